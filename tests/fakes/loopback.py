@@ -1,0 +1,43 @@
+"""Run a WSGI app on 127.0.0.1 on an ephemeral port in a background thread.
+
+Every fake server (OpenAI, Sonarr, Radarr, Twilio) is a WSGI app served through this, so
+the real client libraries talk real HTTP to it. ``stop()`` closes the listening socket, so a
+client then gets "connection refused" exactly as with a server that is down.
+"""
+
+import threading
+
+from werkzeug.serving import make_server
+
+
+class LoopbackServer:
+    def __init__(self, app):
+        self.app = app
+        self._server = None
+        self._thread = None
+        self.port = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self, port: int = 0) -> "LoopbackServer":
+        """Start serving; ``port`` 0 picks a free one, a former port restarts 'in place'."""
+        self._server = make_server("127.0.0.1", port, self.app, threaded=True)
+        self.port = self._server.server_port
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._thread.join(timeout=5)
+            self._server = None
+
+    def __enter__(self):
+        return self.start()
+
+    def __exit__(self, *exc):
+        self.stop()
