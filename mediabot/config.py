@@ -1,0 +1,398 @@
+"""Configuration: one TOML file plus ``MEDIABOT_<SECTION>_<KEY>`` environment overrides.
+
+The file is read with ``tomllib`` into frozen dataclasses. Every problem found becomes one
+line of a single ``ConfigError`` naming the file, the key, the bad value and the fix, so an
+operator fixes everything in one pass. Unknown sections and keys are errors: a typo must not
+be silently ignored.
+"""
+
+import dataclasses
+import os
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlparse
+
+DEFAULT_PATH = "config.toml"
+ENV_PATH = "MEDIABOT_CONFIG"
+ENV_PREFIX = "MEDIABOT_"
+E164 = re.compile(r"^\+[1-9]\d{6,14}$")
+ROLES = ("admin", "member")
+SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
+
+
+class ConfigError(Exception):
+    """Raised with every problem of one config file; ``problems`` holds one line each."""
+
+    def __init__(self, problems: list[str]):
+        self.problems = list(problems)
+        super().__init__("\n".join(self.problems))
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    public_url: str = ""
+    host: str = "127.0.0.1"
+    port: int = 8080
+
+
+@dataclass(frozen=True)
+class DatabaseConfig:
+    path: str = "mediabot.db"
+
+
+@dataclass(frozen=True)
+class TwilioConfig:
+    account_sid: str = ""
+    auth_token: str = field(default="", repr=False)
+    from_number: str = ""
+    messaging_service_sid: str = ""
+    api_base_url: str = ""
+    validate_signature: bool = True
+    timeout_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class LLMConfig:
+    base_url: str = "https://api.openai.com/v1"
+    api_key: str = field(default="", repr=False)
+    model: str = "gpt-4o-mini"
+    timeout_seconds: float = 30.0
+    max_retries: int = 1
+    max_tool_rounds: int = 6
+    temperature: float = 0.3
+
+
+@dataclass(frozen=True)
+class HistoryConfig:
+    max_messages: int = 20
+    max_context_tokens: int = 4000
+    fetch_limit: int = 60
+    summaries: bool = False
+    retention_days: int = 90
+
+
+@dataclass(frozen=True)
+class ConfirmationConfig:
+    ttl_seconds: int = 300
+    sweep_interval_seconds: int = 60
+
+
+@dataclass(frozen=True)
+class ArrConfig:
+    url: str = ""
+    api_key: str = field(default="", repr=False)
+    root_folder: str = ""
+    quality_profile: str = ""
+    timeout_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class SmsConfig:
+    max_reply_chars: int = 480
+    allow_emoji: bool = False
+    unknown_senders: str = "ignore"
+    rate_limit_per_hour: int = 30
+
+
+@dataclass(frozen=True)
+class NotificationsConfig:
+    webhook_secret: str = field(default="", repr=False)
+
+
+@dataclass(frozen=True)
+class UserConfig:
+    phone: str
+    name: str = ""
+    role: str = "member"
+
+
+@dataclass(frozen=True)
+class Config:
+    server: ServerConfig = ServerConfig()
+    database: DatabaseConfig = DatabaseConfig()
+    twilio: TwilioConfig = TwilioConfig()
+    llm: LLMConfig = LLMConfig()
+    history: HistoryConfig = HistoryConfig()
+    confirmation: ConfirmationConfig = ConfirmationConfig()
+    sonarr: ArrConfig | None = None
+    radarr: ArrConfig | None = None
+    sms: SmsConfig = SmsConfig()
+    notifications: NotificationsConfig = NotificationsConfig()
+    users: tuple[UserConfig, ...] = ()
+    source: str = "<defaults>"
+
+
+SECTIONS = {
+    "server": ServerConfig,
+    "database": DatabaseConfig,
+    "twilio": TwilioConfig,
+    "llm": LLMConfig,
+    "history": HistoryConfig,
+    "confirmation": ConfirmationConfig,
+    "sonarr": ArrConfig,
+    "radarr": ArrConfig,
+    "sms": SmsConfig,
+    "notifications": NotificationsConfig,
+}
+OPTIONAL_SECTIONS = ("sonarr", "radarr")
+POSITIVE_KEYS = {
+    "server": ("port",),
+    "twilio": ("timeout_seconds",),
+    "llm": ("timeout_seconds", "max_tool_rounds"),
+    "history": ("max_messages", "max_context_tokens", "fetch_limit", "retention_days"),
+    "confirmation": ("ttl_seconds", "sweep_interval_seconds"),
+    "sonarr": ("timeout_seconds",),
+    "radarr": ("timeout_seconds",),
+    "sms": ("max_reply_chars", "rate_limit_per_hour"),
+}
+NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature")}
+CHOICES = {("sms", "unknown_senders"): ("ignore", "reply")}
+
+
+def resolve_path(path: str | None, environ=os.environ) -> Path:
+    """``--config``, else ``$MEDIABOT_CONFIG``, else ``./config.toml``."""
+    return Path(path or environ.get(ENV_PATH) or DEFAULT_PATH)
+
+
+def load_config(path: str | os.PathLike | None = None, environ=None, *,
+                require_twilio: bool = True) -> Config:
+    """Read, override from the environment and validate; raise ConfigError on any problem.
+
+    ``require_twilio=False`` serves commands that never touch Twilio (``mediabot chat``).
+    """
+    environ = os.environ if environ is None else environ
+    file = resolve_path(os.fspath(path) if path else None, environ)
+    try:
+        raw = tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError([f"{file}: no such file; copy config.example.toml to {file} "
+                           "and fill in the required keys (or pass --config PATH)"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
+    return parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+
+
+def parse_config(raw: dict, *, source: str = "<config>", environ=None,
+                 require_twilio: bool = True) -> Config:
+    """Build a Config from a parsed TOML dict (plus environment overrides)."""
+    problems: list[str] = []
+    raw = _apply_env(dict(raw), environ or {}, source, problems)
+    sections = {}
+    for name, value in raw.items():
+        if name == "users":
+            continue
+        if name not in SECTIONS:
+            problems.append(f"{source}: unknown section [{name}]; "
+                            f"known sections are {', '.join(sorted(SECTIONS))}, [[users]]")
+            continue
+        if not isinstance(value, dict):
+            problems.append(f"{source}: {name} = {value!r} must be a [{name}] table")
+            continue
+        sections[name] = _build_section(name, value, source, problems)
+    users = _build_users(raw.get("users", []), source, problems)
+    config = Config(**{n: s for n, s in sections.items() if s is not None},
+                    users=users, source=source)
+    problems += _validate(config, source, require_twilio)
+    if problems:
+        raise ConfigError(problems)
+    return config
+
+
+def _apply_env(raw: dict, environ, source: str, problems: list[str]) -> dict:
+    for var, text in environ.items():
+        if not var.startswith(ENV_PREFIX) or var == ENV_PATH:
+            continue
+        rest = var[len(ENV_PREFIX):].lower()
+        section, _, key = rest.partition("_")
+        cls = SECTIONS.get(section)
+        fields = {f.name: f for f in dataclasses.fields(cls)} if cls else {}
+        if key not in fields:
+            problems.append(f"environment: {var} is not a known setting; "
+                            f"use MEDIABOT_<SECTION>_<KEY>, e.g. MEDIABOT_LLM_API_KEY")
+            continue
+        try:
+            value = _convert_env(text, fields[key].type)
+        except ValueError as exc:
+            problems.append(f"environment: {var} = {_show(key, text)}: {exc}")
+            continue
+        table = dict(raw.get(section) or {})
+        table[key] = value
+        raw[section] = table
+    return raw
+
+
+def _convert_env(text: str, kind):
+    kinds = str(kind)
+    if "bool" in kinds:
+        lowered = text.strip().lower()
+        if lowered in ("1", "true", "yes", "on"):
+            return True
+        if lowered in ("0", "false", "no", "off"):
+            return False
+        raise ValueError("expected true or false")
+    if "int" in kinds:
+        try:
+            return int(text)
+        except ValueError:
+            raise ValueError("expected a whole number") from None
+    if "float" in kinds:
+        try:
+            return float(text)
+        except ValueError:
+            raise ValueError("expected a number") from None
+    return text
+
+
+def _build_section(name: str, table: dict, source: str, problems: list[str]):
+    cls = SECTIONS[name]
+    fields = {f.name: f for f in dataclasses.fields(cls)}
+    values = {}
+    for key, value in table.items():
+        if key not in fields:
+            problems.append(f"{source}: [{name}] {key} is not a known key; "
+                            f"known keys are {', '.join(fields)}")
+            continue
+        expected = _expected_type(fields[key].type)
+        if not _type_ok(value, expected):
+            problems.append(f"{source}: [{name}] {key} = {_show(key, value)} must be "
+                            f"{_TYPE_WORDS[expected]}")
+            continue
+        values[key] = float(value) if expected is float else value
+    return cls(**values)
+
+
+_TYPE_WORDS = {str: "a string", int: "a whole number", float: "a number", bool: "true or false"}
+
+
+def _expected_type(kind):
+    for candidate in (bool, int, float, str):
+        if str(kind) == candidate.__name__ or kind is candidate:
+            return candidate
+    return str
+
+
+def _type_ok(value, expected) -> bool:
+    if expected is float:
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if expected is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    return isinstance(value, expected)
+
+
+def _build_users(entries, source: str, problems: list[str]) -> tuple[UserConfig, ...]:
+    if not isinstance(entries, list):
+        problems.append(f"{source}: users must be written as [[users]] tables")
+        return ()
+    users, seen = [], set()
+    for i, entry in enumerate(entries, 1):
+        where = f"{source}: [[users]] #{i}"
+        if not isinstance(entry, dict):
+            problems.append(f"{where} must be a table with phone, name, role")
+            continue
+        unknown = set(entry) - {"phone", "name", "role"}
+        if unknown:
+            problems.append(f"{where}: {', '.join(sorted(unknown))} is not a known key; "
+                            "known keys are phone, name, role")
+        phone = entry.get("phone")
+        if not isinstance(phone, str) or not E164.match(phone):
+            problems.append(f"{where}: phone = {phone!r} is not in E.164; "
+                            "write it as + country code and number, e.g. \"+15551234567\"")
+            continue
+        if phone in seen:
+            problems.append(f"{where}: phone {phone} is listed twice; keep one entry")
+            continue
+        seen.add(phone)
+        role = entry.get("role", "member")
+        if role not in ROLES:
+            problems.append(f"{where}: role = {role!r} is not a role; use \"admin\" or \"member\"")
+            continue
+        name = entry.get("name", "")
+        if not isinstance(name, str):
+            problems.append(f"{where}: name = {name!r} must be a string")
+            continue
+        users.append(UserConfig(phone=phone, name=name.strip(), role=role))
+    return tuple(users)
+
+
+def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
+    problems = []
+    url = config.server.public_url
+    if not url:
+        problems.append(f"{source}: [server] public_url is required; set it to the https URL "
+                        "Twilio calls, e.g. \"https://sms.example.com\"")
+    elif not _is_http_url(url):
+        problems.append(f"{source}: [server] public_url = {url!r} is not an http(s) URL; "
+                        "write it like \"https://sms.example.com\"")
+    if require_twilio:
+        problems += _validate_twilio(config.twilio, source)
+    for name, keys in POSITIVE_KEYS.items():
+        section = getattr(config, name)
+        for key in keys if section is not None else ():
+            value = getattr(section, key)
+            if value <= 0:
+                problems.append(f"{source}: [{name}] {key} = {value!r} must be greater than 0")
+    for name, keys in NON_NEGATIVE_KEYS.items():
+        for key in keys:
+            value = getattr(getattr(config, name), key)
+            if value < 0:
+                problems.append(f"{source}: [{name}] {key} = {value!r} must be 0 or more")
+    for (name, key), allowed in CHOICES.items():
+        value = getattr(getattr(config, name), key)
+        if value not in allowed:
+            problems.append(f"{source}: [{name}] {key} = {value!r} is not allowed; use "
+                            + " or ".join(f'"{a}"' for a in allowed))
+    for name in OPTIONAL_SECTIONS:
+        problems += _validate_arr(name, getattr(config, name), source)
+    if not _is_http_url(config.llm.base_url):
+        problems.append(f"{source}: [llm] base_url = {config.llm.base_url!r} is not an http(s) "
+                        "URL; e.g. \"https://api.openai.com/v1\" or \"http://localhost:11434/v1\"")
+    if config.twilio.api_base_url and not _is_http_url(config.twilio.api_base_url):
+        problems.append(f"{source}: [twilio] api_base_url = {config.twilio.api_base_url!r} is "
+                        "not an http(s) URL; leave it empty to use Twilio's")
+    return problems
+
+
+def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:
+    problems = []
+    if not twilio.account_sid:
+        problems.append(f"{source}: [twilio] account_sid is required; copy it from the Twilio "
+                        "console (it starts with AC)")
+    if not twilio.auth_token:
+        problems.append(f"{source}: [twilio] auth_token is required; copy it from the Twilio "
+                        "console or set MEDIABOT_TWILIO_AUTH_TOKEN")
+    if not twilio.from_number and not twilio.messaging_service_sid:
+        problems.append(f"{source}: [twilio] from_number or messaging_service_sid is required; "
+                        "set from_number to your Twilio number, e.g. \"+15550001111\"")
+    elif twilio.from_number and not E164.match(twilio.from_number):
+        problems.append(f"{source}: [twilio] from_number = {twilio.from_number!r} is not in "
+                        "E.164; write it like \"+15550001111\"")
+    return problems
+
+
+def _validate_arr(name: str, arr: ArrConfig | None, source: str) -> list[str]:
+    if arr is None:
+        return []
+    problems = []
+    if not arr.url:
+        problems.append(f"{source}: [{name}] url is required when [{name}] is present; "
+                        f"e.g. \"http://localhost:{8989 if name == 'sonarr' else 7878}\", "
+                        f"or remove [{name}] to turn its tools off")
+    elif not _is_http_url(arr.url):
+        problems.append(f"{source}: [{name}] url = {arr.url!r} is not an http(s) URL")
+    if not arr.api_key:
+        problems.append(f"{source}: [{name}] api_key is required when [{name}] is present; "
+                        f"find it under Settings > General > Security in {name.title()}, "
+                        f"or set MEDIABOT_{name.upper()}_API_KEY")
+    return problems
+
+
+def _is_http_url(url: str) -> bool:
+    parsed = urlparse(url)
+    return parsed.scheme in ("http", "https") and bool(parsed.netloc)
+
+
+def _show(key: str, value) -> str:
+    """Show a bad value in an error, unless the key holds a secret."""
+    return "(hidden)" if key in SECRET_KEYS else repr(value)

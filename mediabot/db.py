@@ -1,0 +1,252 @@
+"""SQLite storage through peewee: models, connection set-up and forward migrations.
+
+The models are bound to one ``SqliteDatabase(None)`` that ``open_database`` initialises, so
+importing this module opens nothing. Migrations are numbered functions in one append-only
+list, recorded in ``schema_version``; each runs once, in a transaction, so an upgrade never
+needs a manual step and never loses rows.
+"""
+
+import datetime as dt
+import logging
+
+import peewee as pw
+
+log = logging.getLogger(__name__)
+
+database = pw.SqliteDatabase(None)
+PRAGMAS = {
+    "journal_mode": "wal",
+    "foreign_keys": 1,
+    "busy_timeout": 10000,
+    "synchronous": "normal",
+}
+
+
+def utcnow() -> dt.datetime:
+    """Naive UTC, the form every timestamp is stored in."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class BaseModel(pw.Model):
+    class Meta:
+        database = database
+
+
+class User(BaseModel):
+    phone = pw.CharField(unique=True)
+    display_name = pw.CharField(null=True)
+    role = pw.CharField(default="member")
+    opted_out = pw.BooleanField(default=False)
+    summary = pw.TextField(null=True)
+    summary_through = pw.IntegerField(null=True)
+    from_config = pw.BooleanField(default=False)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "users"
+
+
+class Message(BaseModel):
+    user = pw.ForeignKeyField(User, backref="messages", on_delete="CASCADE")
+    role = pw.CharField()
+    content = pw.TextField(null=True)
+    tool_calls = pw.TextField(null=True)
+    tool_call_id = pw.CharField(null=True)
+    name = pw.CharField(null=True)
+    prompt_tokens = pw.IntegerField(null=True)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "messages"
+
+
+class PendingAction(BaseModel):
+    user = pw.ForeignKeyField(User, unique=True, on_delete="CASCADE")
+    function_name = pw.CharField()
+    arguments = pw.TextField()
+    prompt_text = pw.TextField()
+    created_at = pw.DateTimeField(default=utcnow)
+    expires_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "pending_actions"
+
+
+class Inbox(BaseModel):
+    message_sid = pw.CharField(unique=True)
+    user = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    from_number = pw.CharField()
+    body = pw.TextField()
+    received_at = pw.DateTimeField(default=utcnow)
+    status = pw.CharField(default="queued")
+    error = pw.TextField(null=True)
+
+    class Meta:
+        table_name = "inbox"
+
+
+class Outbox(BaseModel):
+    user = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    to_number = pw.CharField()
+    body = pw.TextField()
+    segments = pw.IntegerField(default=1)
+    status = pw.CharField(default="pending")
+    twilio_sid = pw.CharField(null=True)
+    attempts = pw.IntegerField(default=0)
+    error = pw.TextField(null=True)
+    inbox = pw.ForeignKeyField(Inbox, null=True, unique=True, on_delete="SET NULL")
+    dedupe_key = pw.CharField(null=True, unique=True)
+    next_attempt_at = pw.DateTimeField(default=utcnow)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "outbox"
+
+
+class Request(BaseModel):
+    user = pw.ForeignKeyField(User, on_delete="CASCADE")
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    title = pw.CharField()
+    created_at = pw.DateTimeField(default=utcnow)
+    notified_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "requests"
+        indexes = ((("user", "service", "external_id"), True),)
+
+
+MODELS = (User, Message, PendingAction, Inbox, Outbox, Request)
+
+
+def m001_initial(db: pw.SqliteDatabase) -> None:
+    """The first schema, written out so later model changes never rewrite history."""
+    statements = [
+        """CREATE TABLE users (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            phone VARCHAR(255) NOT NULL UNIQUE,
+            display_name VARCHAR(255),
+            role VARCHAR(255) NOT NULL DEFAULT 'member',
+            opted_out INTEGER NOT NULL DEFAULT 0,
+            summary TEXT,
+            summary_through INTEGER,
+            from_config INTEGER NOT NULL DEFAULT 0,
+            created_at DATETIME NOT NULL)""",
+        """CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            role VARCHAR(255) NOT NULL,
+            content TEXT,
+            tool_calls TEXT,
+            tool_call_id VARCHAR(255),
+            name VARCHAR(255),
+            prompt_tokens INTEGER,
+            created_at DATETIME NOT NULL)""",
+        "CREATE INDEX messages_user_id_id ON messages (user_id, id)",
+        """CREATE TABLE pending_actions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
+            function_name VARCHAR(255) NOT NULL,
+            arguments TEXT NOT NULL,
+            prompt_text TEXT NOT NULL,
+            created_at DATETIME NOT NULL,
+            expires_at DATETIME NOT NULL)""",
+        "CREATE INDEX pending_actions_expires_at ON pending_actions (expires_at)",
+        """CREATE TABLE inbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            message_sid VARCHAR(255) NOT NULL UNIQUE,
+            user_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+            from_number VARCHAR(255) NOT NULL,
+            body TEXT NOT NULL,
+            received_at DATETIME NOT NULL,
+            status VARCHAR(255) NOT NULL DEFAULT 'queued',
+            error TEXT)""",
+        "CREATE INDEX inbox_status ON inbox (status, id)",
+        """CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+            to_number VARCHAR(255) NOT NULL,
+            body TEXT NOT NULL,
+            segments INTEGER NOT NULL DEFAULT 1,
+            status VARCHAR(255) NOT NULL DEFAULT 'pending',
+            twilio_sid VARCHAR(255),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            error TEXT,
+            inbox_id INTEGER UNIQUE REFERENCES inbox (id) ON DELETE SET NULL,
+            dedupe_key VARCHAR(255) UNIQUE,
+            next_attempt_at DATETIME NOT NULL,
+            created_at DATETIME NOT NULL)""",
+        "CREATE INDEX outbox_status ON outbox (status, next_attempt_at)",
+        """CREATE TABLE requests (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            service VARCHAR(255) NOT NULL,
+            external_id INTEGER NOT NULL,
+            title VARCHAR(255) NOT NULL,
+            created_at DATETIME NOT NULL,
+            notified_at DATETIME)""",
+        "CREATE UNIQUE INDEX requests_user_service_external ON requests "
+        "(user_id, service, external_id)",
+        "CREATE INDEX requests_service_external ON requests (service, external_id)",
+    ]
+    for sql in statements:
+        db.execute_sql(sql)
+
+
+MIGRATIONS = [m001_initial]
+
+
+def open_database(path: str) -> pw.SqliteDatabase:
+    """Initialise the shared database at ``path`` (":memory:" works) and migrate it.
+
+    peewee keeps one connection per thread, so worker threads, the scheduler and request
+    threads each get their own; WAL and the busy timeout let them write without
+    "database is locked".
+    """
+    database.init(path, pragmas=PRAGMAS, check_same_thread=False)
+    database.connect(reuse_if_open=True)
+    migrate(database)
+    return database
+
+
+def migrate(db: pw.SqliteDatabase) -> list[str]:
+    """Apply the migrations this file has not yet seen; return the names applied."""
+    db.execute_sql("CREATE TABLE IF NOT EXISTS schema_version "
+                   "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at DATETIME)")
+    done = {row[0] for row in db.execute_sql("SELECT version FROM schema_version")}
+    applied = []
+    for version, migration in enumerate(MIGRATIONS, 1):
+        if version in done:
+            continue
+        with db.atomic():
+            migration(db)
+            db.execute_sql("INSERT INTO schema_version (version, name, applied_at) "
+                           "VALUES (?, ?, ?)", (version, migration.__name__, utcnow()))
+        log.info("applied migration %s", migration.__name__)
+        applied.append(migration.__name__)
+    return applied
+
+
+def ensure_config_users(users) -> None:
+    """Write ``[[users]]`` into the users table: new ones added, name/role changes applied.
+
+    Users added by command are left alone; a config user later removed from the file keeps
+    its row and history (it is only no longer marked as from the config).
+    """
+    phones = {u.phone for u in users}
+    with database.atomic():
+        for entry in users:
+            user, created = User.get_or_create(
+                phone=entry.phone,
+                defaults={"display_name": entry.name or None, "role": entry.role,
+                          "from_config": True})
+            if created:
+                continue
+            changes = {"role": entry.role, "from_config": True}
+            if entry.name:
+                changes["display_name"] = entry.name
+            User.update(changes).where(User.id == user.id).execute()
+        stale = User.update(from_config=False).where(User.from_config == True)  # noqa: E712
+        if phones:
+            stale = stale.where(User.phone.not_in(list(phones)))
+        stale.execute()
