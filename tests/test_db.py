@@ -1,0 +1,109 @@
+"""Storage: migrations, pragmas, config users, and use from several threads."""
+
+import threading
+
+import peewee
+import pytest
+
+from mediabot import db
+from mediabot.config import UserConfig
+
+
+@pytest.fixture
+def path(tmp_path):
+    return str(tmp_path / "mediabot.db")
+
+
+def test_migrations_on_an_empty_file_then_again_are_a_no_op(path):
+    database = db.open_database(path)
+    versions = [r[0] for r in database.execute_sql("SELECT version FROM schema_version")]
+    assert versions == list(range(1, len(db.MIGRATIONS) + 1))
+    assert db.migrate(database) == []
+    tables = set(database.get_tables())
+    assert {"users", "messages", "pending_actions", "inbox", "outbox", "requests"} <= tables
+
+
+def test_pragmas_wal_foreign_keys_and_busy_timeout(path):
+    database = db.open_database(path)
+    assert database.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
+    assert database.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
+    assert database.execute_sql("PRAGMA busy_timeout").fetchone()[0] >= 5000
+
+
+def test_rows_survive_reopening_the_file(path):
+    db.open_database(path)
+    user = db.User.create(phone="+15551234567", display_name="Alex")
+    db.Message.create(user=user, role="user", content="hi")
+    db.database.close()
+    db.open_database(path)
+    assert db.Message.get().content == "hi"
+    assert db.User.get().display_name == "Alex"
+
+
+def test_the_models_match_the_first_migration(path):
+    """Every model column exists in the migrated schema, so queries never hit a missing column."""
+    database = db.open_database(path)
+    for model in db.MODELS:
+        columns = {c.name for c in database.get_columns(model._meta.table_name)}
+        assert set(model._meta.columns) <= columns, model
+
+
+def test_message_sid_is_unique(path):
+    db.open_database(path)
+    db.Inbox.create(message_sid="SM1", from_number="+15551234567", body="a")
+    with pytest.raises(peewee.IntegrityError):
+        db.Inbox.create(message_sid="SM1", from_number="+15551234567", body="a")
+
+
+def test_one_pending_action_per_user(path):
+    db.open_database(path)
+    user = db.User.create(phone="+15551234567")
+    db.PendingAction.create(user=user, function_name="remove_media", arguments="{}",
+                            prompt_text="?", expires_at=db.utcnow())
+    with pytest.raises(peewee.IntegrityError):
+        db.PendingAction.create(user=user, function_name="remove_media", arguments="{}",
+                                prompt_text="?", expires_at=db.utcnow())
+
+
+def test_config_users_are_written_idempotently(path):
+    db.open_database(path)
+    db.User.create(phone="+15557654321", display_name="Added by command")
+    users = [UserConfig("+15551234567", "Alex", "admin"), UserConfig("+15550000002", "", "member")]
+    db.ensure_config_users(users)
+    db.ensure_config_users(users)
+    assert db.User.select().count() == 3
+    db.ensure_config_users([UserConfig("+15551234567", "Alexandra", "member")])
+    alex = db.User.get(phone="+15551234567")
+    assert (alex.display_name, alex.role, alex.from_config) == ("Alexandra", "member", True)
+    assert db.User.get(phone="+15557654321").display_name == "Added by command"
+    assert db.User.get(phone="+15550000002").from_config is False, "kept, no longer from config"
+
+
+def test_a_name_learnt_in_conversation_is_not_wiped_by_an_unnamed_config_entry(path):
+    db.open_database(path)
+    db.ensure_config_users([UserConfig("+15551234567", "", "member")])
+    db.User.update(display_name="Sam").execute()
+    db.ensure_config_users([UserConfig("+15551234567", "", "member")])
+    assert db.User.get().display_name == "Sam"
+
+
+def test_writes_from_several_threads(path):
+    db.open_database(path)
+    user = db.User.create(phone="+15551234567")
+    errors = []
+
+    def write(n):
+        try:
+            with db.database.connection_context():
+                for i in range(50):
+                    db.Message.create(user=user.id, role="user", content=f"{n}-{i}")
+        except Exception as exc:  # collected and asserted below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert db.Message.select().count() == 200
