@@ -1,0 +1,32 @@
+"""Wiring: build the clients, the engine and the daemon's parts from a Config, once."""
+
+import logging
+
+from . import db
+from .config import Config
+from .engine import Engine, Services
+from .llm import ChatModel, build_client
+from .summaries import Summarizer
+from .tools import ArrClient
+
+log = logging.getLogger(__name__)
+
+
+def open_storage(config: Config) -> None:
+    """Open and migrate the database, and write the config's [[users]] into it."""
+    db.open_database(config.database.path)
+    db.ensure_config_users(config.users)
+
+
+def build_services(config: Config, clock=db.utcnow) -> Services:
+    """Clients are built here, not at import; arr clients connect lazily on first use."""
+    model = ChatModel(build_client(config.llm), config.llm)
+    sonarr = ArrClient("sonarr", config.sonarr) if config.sonarr else None
+    radarr = ArrClient("radarr", config.radarr) if config.radarr else None
+    summarizer = Summarizer(model, config.history) if config.history.summaries else None
+    return Services(config=config, model=model, sonarr=sonarr, radarr=radarr, clock=clock,
+                    summarizer=summarizer)
+
+
+def build_engine(config: Config, clock=db.utcnow) -> Engine:
+    return Engine(build_services(config, clock))

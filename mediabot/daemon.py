@@ -1,0 +1,109 @@
+"""``mediabot serve``: waitress, the worker and the scheduler in one process.
+
+One process, so the scheduler and workers run once. SIGTERM/SIGINT stop accepting, let
+the turns in flight finish (bounded), and exit 0.
+"""
+
+import logging
+import signal
+import threading
+
+from waitress import create_server
+
+from . import db
+from .app import build_services, open_storage
+from .config import Config
+from .engine import Engine
+from .scheduler import build_scheduler, expire_confirmations, prune_history
+from .sender import Sender, build_twilio_client
+from .sms import format_reply
+from .worker import Worker
+
+log = logging.getLogger(__name__)
+DRAIN_SECONDS = 30.0
+OUTBOX_RETRY_SECONDS = 30.0
+
+
+class Daemon:
+    """Everything ``serve`` runs, built from config; ``start``/``stop`` for tests too."""
+
+    def __init__(self, config: Config, *, clock=db.utcnow):
+        self.config = config
+        open_storage(config)
+        services = build_services(config, clock)
+        self.engine = Engine(services)
+        self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock)
+        self.worker = Worker(self.engine, self.sender, config.sms, clock=clock)
+        self.scheduler = build_scheduler(self._jobs(clock))
+        self.app = self._create_app()
+        self.server = None
+
+    def _create_app(self):
+        from .hooks import Hooks
+        from .web import create_app
+
+        hooks = Hooks(self.config, self.sender, clock=self.engine.services.clock)
+        return create_app(self.config, worker=self.worker, scheduler=self.scheduler,
+                          hooks=hooks)
+
+    def _jobs(self, clock):
+        confirmation, history = self.config.confirmation, self.config.history
+        return {
+            "expire-confirmations": (
+                lambda: expire_confirmations(clock(), self._notify),
+                confirmation.sweep_interval_seconds),
+            "retry-outbox": (lambda: self.sender.deliver_due(clock()), OUTBOX_RETRY_SECONDS),
+            "prune-history": (lambda: prune_history(clock(), history.retention_days), 3600),
+        }
+
+    def _notify(self, user: db.User, text: str) -> None:
+        body = format_reply(text, max_chars=self.config.sms.max_reply_chars,
+                            allow_emoji=self.config.sms.allow_emoji)
+        self.sender.send(user.phone, body, user_id=user.id)
+
+    def start(self) -> None:
+        """Recover what a crash left, start the jobs, bind the port (not yet serving)."""
+        self.sender.deliver_due()
+        self.worker.recover()
+        self.scheduler.start()
+        server = self.config.server
+        self.server = create_server(self.app, host=server.host, port=server.port, threads=8,
+                                    ident="mediabot")
+        log.info("mediabot listening on %s:%s (Twilio posts to %s/sms)", server.host,
+                 server.port, self.config.server.public_url.rstrip("/"))
+
+    def stop(self) -> bool:
+        """Stop accepting, drain the turns in flight (bounded), stop the jobs."""
+        if self.server is not None:
+            self.server.close()
+        drained = self.worker.shutdown(DRAIN_SECONDS)
+        if self.scheduler.running:
+            self.scheduler.shutdown(wait=False)
+        db.database.close()
+        log.info("mediabot stopped%s", "" if drained else " (some turns did not finish)")
+        return drained
+
+
+class _Stop(Exception):
+    pass
+
+
+def serve(config: Config) -> int:
+    """Run until SIGTERM/SIGINT; returns the exit code."""
+    daemon = Daemon(config)
+    daemon.start()
+    stopping = threading.Event()
+
+    def on_signal(signum, _frame):
+        log.info("received %s; finishing turns in flight", signal.Signals(signum).name)
+        stopping.set()
+        raise _Stop  # breaks waitress's loop in this (main) thread
+
+    signal.signal(signal.SIGTERM, on_signal)
+    signal.signal(signal.SIGINT, on_signal)
+    try:
+        daemon.server.run()
+    except _Stop:
+        pass
+    daemon.stop()
+    return 0

@@ -1,0 +1,260 @@
+"""One turn of conversation: keywords, confirmations, onboarding, the model loop, persistence.
+
+``Engine.handle(user_id, text)`` returns the reply text for whoever delivers it (SMS worker
+or terminal chat), or None when nothing should be sent. Everything it needs is passed in
+through ``Services``, so tests hand in fakes.
+"""
+
+import datetime as dt
+import json
+import logging
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Callable
+
+from . import confirm, db, history
+from .config import Config
+from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
+from .prompts import build_system_prompt
+from .sms import HELP_TEXT, classify_keyword
+from .summaries import Summarizer
+from .tools import (ToolContext, ToolError, available_tools, get_tool, parse_arguments,
+                    run_tool, tool_schemas)
+
+log = logging.getLogger(__name__)
+
+ONBOARDING_QUESTION = ("Hi! I'm the house media bot: I can find, add and check movies and "
+                       "shows for you. What should I call you?")
+RESET_REPLY = "Done - I've forgotten our conversation. What can I do for you?"
+ROUND_LIMIT_REPLY = "Sorry, I couldn't finish that. Could you try rephrasing it?"
+APOLOGIES = {
+    "timeout": "Sorry, I'm answering too slowly right now. Please try again in a minute.",
+    "unreachable": "Sorry, I can't reach my language model right now. Please try again later.",
+}
+APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
+NAME_PATTERN = re.compile(r"^(?:(?:hi|hey|hello)[,! ]+)?(?:i'?m|i am|it'?s|my name is|call me|"
+                          r"this is|name'?s)?\s*([A-Za-z][\w'\-]*(?: [A-Za-z][\w'\-]*)?)[.!]*$",
+                          re.IGNORECASE)
+
+
+@dataclass
+class Services:
+    """What a turn needs from the outside world, built once from config."""
+
+    config: Config
+    model: ChatModel
+    sonarr: object | None = None
+    radarr: object | None = None
+    clock: Callable[[], dt.datetime] = db.utcnow
+    summarizer: Summarizer | None = field(default=None)
+
+
+class Engine:
+    def __init__(self, services: Services):
+        self.services = services
+        self.config = services.config
+
+    def handle(self, user_id: int, text: str) -> str | None:
+        """Answer one incoming message from a known user."""
+        now = self.services.clock()
+        user = db.User.get_by_id(user_id)
+        keyword = classify_keyword(text)
+        if keyword == "help":
+            return HELP_TEXT
+        if keyword == "reset":
+            return self._reset(user)
+        answer = confirm.parse_answer(text)
+        pending = confirm.active_pending(user.id, now)
+        if pending and answer:
+            return self._resolve(user, pending, answer, text)
+        if answer and (lapsed := self._lapsed(user.id, now)):
+            return self._exchange(user, text, lapsed)
+        if not user.display_name:
+            onboarding = self._onboard(user, text)
+            if onboarding is not None:
+                return onboarding
+            return self._model_turn(user, text, pending, save_user=False)
+        return self._model_turn(user, text, pending)
+
+    # -- keywords, confirmations, onboarding ------------------------------------------
+
+    def _reset(self, user: db.User) -> str:
+        removed = history.clear_history(user.id)
+        confirm.clear_pending(user.id)
+        db.User.update(summary=None, summary_through=None).where(db.User.id == user.id).execute()
+        log.info("user %s reset their conversation (%d messages removed)", user.id, removed)
+        return RESET_REPLY
+
+    def _exchange(self, user: db.User, text: str, reply: str) -> str:
+        """Store a user message and mediabot's own (not the model's) answer to it."""
+        history.save_message(user.id, {"role": "user", "content": text})
+        history.save_message(user.id, {"role": "assistant", "content": reply})
+        return reply
+
+    def _lapsed(self, user_id: int, now: dt.datetime) -> str | None:
+        """A Y/N to an action that expired before the sweep removed it: say so, run nothing."""
+        action = db.PendingAction.get_or_none(db.PendingAction.user == user_id)
+        if action is None or not confirm.take_pending(action):
+            return None
+        log.info("user %s answered an expired confirmation", user_id)
+        return confirm.expiry_notice(action) + " Ask again if you still want it."
+
+    def _resolve(self, user: db.User, pending: db.PendingAction, answer: str, text: str) -> str:
+        if not confirm.take_pending(pending):
+            return self._exchange(user, text, "That request is no longer open, so nothing "
+                                              "was changed.")
+        if answer == "no":
+            log.info("user %s cancelled %s", user.id, pending.function_name)
+            return self._exchange(user, text, "OK, I kept it. Nothing was removed.")
+        log.info("user %s confirmed %s", user.id, pending.function_name)
+        return self._exchange(user, text, self._execute_confirmed(user, pending))
+
+    def _execute_confirmed(self, user: db.User, pending: db.PendingAction) -> str:
+        tool = get_tool(pending.function_name)
+        allowed = {t.name for t in self._tools(user)}
+        if tool is None or tool.name not in allowed:
+            return "Sorry, you're not allowed to do that, so nothing was removed."
+        result = json.loads(run_tool(tool, self._context(user), json.loads(pending.arguments)))
+        if "error" in result:
+            return f"Sorry, that didn't work: {result['error']}"
+        return result.get("message") or "Done."
+
+    def _onboard(self, user: db.User, text: str) -> str | None:
+        """Ask a nameless user for a name once; take their answer as the name if it fits.
+
+        Returns the question on first contact, or None to go on to the model (with the
+        user's message already saved) once the answer has been read.
+        """
+        recent = history.get_history(user.id, self.config.history.fetch_limit)
+        asked = any(m["role"] == "assistant" and m.get("content") == ONBOARDING_QUESTION
+                    for m in recent)
+        if not asked:
+            return self._exchange(user, text, ONBOARDING_QUESTION)
+        history.save_message(user.id, {"role": "user", "content": text})
+        name = extract_name(text) if recent[-1].get("content") == ONBOARDING_QUESTION else None
+        if name:
+            db.User.update(display_name=name).where(db.User.id == user.id).execute()
+            user.display_name = name
+            log.info("user %s gave their name", user.id)
+        return None
+
+    # -- the model turn ------------------------------------------------------------------
+
+    def _tools(self, user: db.User):
+        return available_tools(user.role, sonarr=self.services.sonarr is not None,
+                               radarr=self.services.radarr is not None)
+
+    def _context(self, user: db.User) -> ToolContext:
+        return ToolContext(sonarr=self.services.sonarr, radarr=self.services.radarr,
+                           user_id=user.id, role=user.role,
+                           record_request=lambda service, ext_id, title: record_request(
+                               user.id, service, ext_id, title, self.services.clock()))
+
+    def _model_turn(self, user: db.User, text: str, pending, *, save_user: bool = True) -> str:
+        started = time.monotonic()
+        if save_user:
+            history.save_message(user.id, {"role": "user", "content": text})
+        turn = _Turn(self, user, pending)
+        try:
+            result = run_tool_loop(self.services.model, turn.build, turn.schemas, turn.execute,
+                                   turn.record, self.config.llm.max_tool_rounds)
+        except ModelError as exc:
+            log.warning("turn user=%s model failed: %s", user.id, exc.reason)
+            return APOLOGIES.get(exc.reason, APOLOGY)
+        if turn.confirmation:
+            reply = turn.confirmation
+        elif result.hit_round_limit:
+            reply = ROUND_LIMIT_REPLY
+        else:
+            reply = result.text.strip() or "Sorry, I have no answer to that. Could you rephrase it?"
+        history.save_message(user.id, {"role": "assistant", "content": reply},
+                             prompt_tokens=result.prompt_tokens)
+        log.info("turn user=%s model_calls=%d tools=%s estimated_tokens=%d prompt_tokens=%s "
+                 "evicted=%d duration_ms=%d", user.id, result.model_calls,
+                 ",".join(result.tools_called) or "-", result.estimated_tokens,
+                 result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
+        return reply
+
+    def after_turn(self, user_id: int) -> None:
+        """Work that must not delay the reply: the rolling summary, when turned on."""
+        if self.config.history.summaries and self.services.summarizer is not None:
+            self.services.summarizer.update(user_id)
+
+
+class _Turn:
+    """The state of one model turn: its prompt inputs, tools and the confirmation it asked."""
+
+    def __init__(self, engine: Engine, user: db.User, pending):
+        self.engine, self.user = engine, user
+        self.config = engine.config
+        self.tools = {t.name: t for t in engine._tools(user)}
+        self.schemas = tool_schemas(list(self.tools.values()))
+        self.reserved = history.estimate_tokens(
+            [{"role": "system", "content": json.dumps(self.schemas)}])
+        self.history = history.get_history(user.id, self.config.history.fetch_limit)
+        self.system = build_system_prompt(
+            user.display_name, pending=pending.prompt_text if pending else None,
+            now=engine.services.clock())
+        self.context = engine._context(user)
+        self.confirmation: str | None = None
+
+    def build(self):
+        h = self.config.history
+        summary = self.user.summary if h.summaries else None
+        prompt = history.build_prompt(self.system, self.history, max_messages=h.max_messages,
+                                      max_tokens=h.max_context_tokens, summary=summary,
+                                      reserved_tokens=self.reserved)
+        metrics = prompt.metrics
+        return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
+                                 "evicted": metrics.evicted}
+
+    def record(self, message: dict, prompt_tokens: int | None) -> None:
+        history.save_message(self.user.id, message, prompt_tokens=prompt_tokens)
+        self.history.append(message)
+
+    def execute(self, call: dict) -> ToolOutcome:
+        name, raw = call["function"]["name"], call["function"].get("arguments")
+        tool = self.tools.get(name)
+        if tool is None:
+            known = get_tool(name) is not None
+            error = (f"{name} is not available to this user" if known
+                     else f"there is no tool called {name}")
+            return ToolOutcome(json.dumps({"error": error}))
+        if tool.tier != "destructive":
+            return ToolOutcome(run_tool(tool, self.context, raw))
+        return self._ask_confirmation(tool, raw)
+
+    def _ask_confirmation(self, tool, raw) -> ToolOutcome:
+        try:
+            arguments = parse_arguments(tool, raw)
+            question = tool.describe(self.context, arguments)
+        except ToolError as exc:
+            return ToolOutcome(json.dumps({"error": str(exc)}))
+        ttl = self.config.confirmation.ttl_seconds
+        self.confirmation = confirm.confirmation_text(question, ttl)
+        confirm.create_pending(self.user.id, tool.name, arguments, self.confirmation,
+                               ttl_seconds=ttl, now=self.engine.services.clock())
+        return ToolOutcome(json.dumps({"status": "waiting for the user to reply Y or N",
+                                       "asked": self.confirmation}), end_turn=True)
+
+
+def extract_name(text: str) -> str | None:
+    """'I'm Sam' / 'Sam' / 'call me Jo Ann' -> the name; anything longer is not a name."""
+    match = NAME_PATTERN.match(text.strip())
+    if not match:
+        return None
+    name = match.group(1).strip()
+    if len(name) > 30 or name.lower() in {"yes", "no", "ok", "hi", "hello", "hey"}:
+        return None
+    return " ".join(part[:1].upper() + part[1:] for part in name.split())
+
+
+def record_request(user_id: int, service: str, external_id: int, title: str,
+                   now: dt.datetime) -> None:
+    """Remember who asked for what, so the download webhook can tell them (once per item)."""
+    row, created = db.Request.get_or_create(
+        user=user_id, service=service, external_id=external_id,
+        defaults={"title": title, "created_at": now})
+    if not created and row.notified_at is not None:
+        db.Request.update(notified_at=None, title=title).where(db.Request.id == row.id).execute()

@@ -1,0 +1,143 @@
+"""The model: an OpenAI-compatible client and the bounded tool-call loop.
+
+Works unchanged with OpenAI, Ollama, vLLM and llama.cpp: the loop branches on
+``message.tool_calls``, never on ``finish_reason`` (local servers report "stop" with tool
+calls), and every SDK failure becomes one ``ModelError`` with a short reason.
+"""
+
+import logging
+from dataclasses import dataclass, field
+from typing import Callable
+
+import openai
+
+from .config import LLMConfig
+
+log = logging.getLogger(__name__)
+
+
+class ModelError(Exception):
+    """The model could not answer; ``reason`` is one of timeout/unreachable/rejected/error."""
+
+    def __init__(self, reason: str, detail: str = ""):
+        self.reason = reason
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+
+@dataclass
+class Completion:
+    message: dict
+    prompt_tokens: int | None = None
+
+
+def build_client(config: LLMConfig) -> openai.OpenAI:
+    """The SDK client with our timeout and retries (its own are 600 s and 2 retries)."""
+    return openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
+                         timeout=config.timeout_seconds, max_retries=config.max_retries)
+
+
+class ChatModel:
+    """One chat-completions call at a time, answers as plain OpenAI-shaped dicts."""
+
+    def __init__(self, client: openai.OpenAI, config: LLMConfig):
+        self.client = client
+        self.config = config
+
+    def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
+                 max_tokens: int | None = None) -> Completion:
+        kwargs = {"model": self.config.model, "messages": messages,
+                  "temperature": self.config.temperature}
+        if tools:
+            kwargs["tools"] = tools
+        if max_tokens:
+            kwargs["max_tokens"] = max_tokens
+        try:
+            response = self.client.chat.completions.create(**kwargs)
+        except openai.APITimeoutError as exc:
+            raise ModelError("timeout", f"no answer within {self.config.timeout_seconds:g} s") from exc
+        except openai.APIConnectionError as exc:
+            raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
+        except openai.APIStatusError as exc:
+            reason = "rejected" if exc.status_code < 500 else "error"
+            raise ModelError(reason, f"HTTP {exc.status_code}: {_error_message(exc)}") from exc
+        except openai.OpenAIError as exc:
+            raise ModelError("error", type(exc).__name__) from exc
+        return _completion(response)
+
+
+def _error_message(exc: openai.APIStatusError) -> str:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+    return str(error.get("message") or exc.message)[:200]
+
+
+def _completion(response) -> Completion:
+    if not response.choices:
+        raise ModelError("error", "the answer had no choices")
+    raw = response.choices[0].message
+    message = {"role": "assistant", "content": raw.content}
+    if raw.tool_calls:
+        message["tool_calls"] = [
+            {"id": call.id, "type": "function",
+             "function": {"name": call.function.name, "arguments": call.function.arguments or ""}}
+            for call in raw.tool_calls]
+    elif not raw.content:
+        message["content"] = ""
+    usage = getattr(response, "usage", None)
+    return Completion(message, getattr(usage, "prompt_tokens", None))
+
+
+@dataclass
+class LoopResult:
+    """What the loop did: the final text (None when a tool ended the turn), counters."""
+
+    text: str | None
+    model_calls: int = 0
+    tools_called: list[str] = field(default_factory=list)
+    prompt_tokens: int | None = None
+    estimated_tokens: int = 0
+    evicted: int = 0
+    stopped_by_tool: bool = False
+    hit_round_limit: bool = False
+
+
+@dataclass
+class ToolOutcome:
+    """A tool's result text, and whether the turn must end after it (a confirmation asked)."""
+
+    content: str
+    end_turn: bool = False
+
+
+def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]],
+                  tools: list[dict], execute: Callable[[dict], ToolOutcome],
+                  record: Callable[[dict, int | None], None], max_rounds: int) -> LoopResult:
+    """Call the model until it answers in text, a tool ends the turn, or ``max_rounds``.
+
+    ``build`` returns the prompt (messages, metrics) from the history as it is now, so each
+    round sees the tool results just recorded; ``record`` persists every assistant and tool
+    message as it happens, so a crash mid-turn leaves a history the sanitiser can repair.
+    Raises ModelError when a model call fails.
+    """
+    result = LoopResult(text=None)
+    while result.model_calls < max_rounds:
+        messages, metrics = build()
+        result.estimated_tokens, result.evicted = metrics["estimated_tokens"], metrics["evicted"]
+        completion = model.complete(messages, tools)
+        result.model_calls += 1
+        result.prompt_tokens = completion.prompt_tokens
+        message = completion.message
+        if not message.get("tool_calls"):
+            result.text = message.get("content") or ""
+            return result
+        record(message, completion.prompt_tokens)
+        for call in message["tool_calls"]:
+            result.tools_called.append(call["function"]["name"])
+            outcome = execute(call)
+            record({"role": "tool", "tool_call_id": call["id"],
+                    "name": call["function"]["name"], "content": outcome.content}, None)
+            result.stopped_by_tool |= outcome.end_turn
+        if result.stopped_by_tool:
+            return result
+    result.hit_round_limit = True
+    return result

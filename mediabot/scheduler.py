@@ -1,0 +1,57 @@
+"""APScheduler jobs: expire confirmations, retry unsent replies, prune old history.
+
+Each job is a plain function of ``now`` so tests call it directly with a fixed clock; the
+scheduler only decides when. Jobs log and swallow their own errors so one bad run never
+stops the next.
+"""
+
+import datetime as dt
+import logging
+from typing import Callable
+
+from apscheduler.schedulers.background import BackgroundScheduler
+
+from . import confirm, db, history
+
+log = logging.getLogger(__name__)
+
+
+def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None]) -> int:
+    """Delete lapsed pending actions and tell each user theirs expired (also kept in history)."""
+    expired = confirm.expire_due(now)
+    for action in expired:
+        user = db.User.get_or_none(db.User.id == action.user_id)
+        if user is None:
+            continue
+        notice = confirm.expiry_notice(action)
+        history.save_message(user.id, {"role": "assistant", "content": notice})
+        notify(user, notice)
+    return len(expired)
+
+
+def prune_history(now: dt.datetime, retention_days: int) -> int:
+    """Delete messages older than the retention period; returns how many went."""
+    cutoff = now - dt.timedelta(days=retention_days)
+    removed = db.Message.delete().where(db.Message.created_at < cutoff).execute()
+    if removed:
+        log.info("pruned %d message(s) older than %d days", removed, retention_days)
+    return removed
+
+
+def _guarded(name: str, job: Callable[[], object]) -> Callable[[], None]:
+    def run():
+        try:
+            with db.database.connection_context():
+                job()
+        except Exception:
+            log.exception("scheduled job %s failed; it will run again", name)
+    return run
+
+
+def build_scheduler(jobs: dict[str, tuple[Callable[[], object], float]]) -> BackgroundScheduler:
+    """A started-later BackgroundScheduler running each ``name: (job, every_seconds)``."""
+    scheduler = BackgroundScheduler(timezone="UTC")
+    for name, (job, seconds) in jobs.items():
+        scheduler.add_job(_guarded(name, job), "interval", seconds=seconds, id=name,
+                          max_instances=1, coalesce=True)
+    return scheduler

@@ -1,0 +1,72 @@
+"""Rolling summaries of what fell out of the window (opt-in: ``[history] summaries``).
+
+Run after the reply has gone, never on its critical path. Rate-limited: one model call only
+once ``EVERY`` more messages have been evicted since the last summary. Stored messages are
+never rewritten; the summary lives on the user row with the id of the last message it
+covers. A failed call keeps the old summary (plain eviction goes on working).
+"""
+
+import logging
+
+from . import db, history
+from .config import HistoryConfig
+from .llm import ChatModel, ModelError
+from .prompts import SUMMARY_PROMPT
+
+log = logging.getLogger(__name__)
+EVERY = 10
+MAX_SUMMARY_CHARS = 800
+
+
+class Summarizer:
+    def __init__(self, model: ChatModel, config: HistoryConfig, every: int = EVERY):
+        self.model = model
+        self.config = config
+        self.every = every
+
+    def update(self, user_id: int) -> bool:
+        """Summarise newly evicted messages if there are enough; True when it did."""
+        user = db.User.get_by_id(user_id)
+        fresh = self._newly_evicted(user)
+        if len(fresh) < self.every:
+            return False
+        try:
+            summary = self._summarise(user.summary, fresh)
+        except ModelError as exc:
+            log.warning("summary for user %s failed (%s); keeping the old one", user_id,
+                        exc.reason)
+            return False
+        db.User.update(summary=summary, summary_through=fresh[-1]["_id"]).where(
+            db.User.id == user_id).execute()
+        log.info("summary for user %s now covers messages through %s", user_id,
+                 fresh[-1]["_id"])
+        return True
+
+    def _newly_evicted(self, user: db.User) -> list[dict]:
+        rows = history.get_history(user.id, self.config.fetch_limit)
+        prompt = history.build_prompt("", rows, max_messages=self.config.max_messages,
+                                      max_tokens=self.config.max_context_tokens)
+        evicted = rows[:history.evicted_prefix_length(rows, prompt)]
+        through = user.summary_through or 0
+        return [m for m in evicted if m["_id"] > through]
+
+    def _summarise(self, previous: str | None, messages: list[dict]) -> str:
+        transcript = "\n".join(_line(m) for m in messages if _line(m))
+        content = (f"Previous summary: {previous}\n\n" if previous else "") + transcript
+        completion = self.model.complete([
+            {"role": "system", "content": SUMMARY_PROMPT},
+            {"role": "user", "content": content}], max_tokens=200)
+        text = (completion.message.get("content") or "").strip()
+        if not text:
+            raise ModelError("error", "empty summary")
+        return text[:MAX_SUMMARY_CHARS]
+
+
+def _line(message: dict) -> str:
+    role, content = message["role"], message.get("content")
+    if role == "tool":
+        return ""
+    if role == "assistant" and message.get("tool_calls"):
+        names = ", ".join(c["function"]["name"] for c in message["tool_calls"])
+        return f"assistant used: {names}"
+    return f"{role}: {content}" if content else ""

@@ -1,0 +1,110 @@
+"""The Flask app: Twilio's /sms webhook, Sonarr/Radarr's /hooks/*, and /healthz.
+
+``/sms`` does as little as possible on Twilio's clock: check the signature, record the
+message in the inbox (a repeated MessageSid is a no-op), wake the worker and answer empty
+TwiML at once. The reply goes out later through the REST API, so a slow model never meets
+Twilio's 15 s webhook timeout.
+"""
+
+import logging
+
+import peewee
+from flask import Flask, jsonify, request
+from twilio.request_validator import RequestValidator
+
+from . import db
+from .config import Config
+from .phones import normalise_phone
+from .sms import signature_ok
+
+log = logging.getLogger(__name__)
+EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
+MAX_BODY_CHARS = 10_000
+
+
+def create_app(config: Config, *, worker, scheduler=None, hooks=None) -> Flask:
+    """Build the app around the already-running worker (and scheduler, for /healthz)."""
+    app = Flask("mediabot")
+    app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+    validator = RequestValidator(config.twilio.auth_token)
+    sms_url = config.server.public_url.rstrip("/") + "/sms"
+    if not config.twilio.validate_signature:
+        log.warning("SIGNATURE CHECKING IS OFF ([twilio] validate_signature = false): anyone "
+                    "who finds the URL can text as your household. Use only for local trials.")
+
+    @app.post("/sms")
+    def sms():
+        form = request.form
+        if config.twilio.validate_signature:
+            url = sms_url + ("?" + request.query_string.decode() if request.query_string else "")
+            if not signature_ok(validator, url, form.to_dict(),
+                                request.headers.get("X-Twilio-Signature")):
+                log.warning("/sms: rejected a request with a missing or invalid signature")
+                return _error("invalid signature", 403)
+        problem = _malformed(form)
+        if problem:
+            log.warning("/sms: malformed request (%s)", problem)
+            return _error(problem, 400)
+        _accept(form, config, worker)
+        return app.response_class(EMPTY_TWIML, status=200, mimetype="text/xml")
+
+    @app.get("/healthz")
+    def healthz():
+        return _health(scheduler)
+
+    if hooks is not None:
+        hooks.init_app(app)
+    return app
+
+
+def _malformed(form) -> str | None:
+    sid, sender = form.get("MessageSid", ""), form.get("From", "")
+    if not sid or len(sid) > 64:
+        return "MessageSid is missing"
+    if not sender:
+        return "From is missing"
+    if len(form.get("Body", "")) > MAX_BODY_CHARS:
+        return "Body is too long"
+    try:
+        normalise_phone(sender)
+    except ValueError:
+        return "From is not a phone number"
+    return None
+
+
+def _accept(form, config: Config, worker) -> None:
+    """Record the message once; wake the worker for a known sender."""
+    phone = normalise_phone(form["From"])
+    user = db.User.get_or_none(db.User.phone == phone)
+    status = "queued" if user else "ignored"
+    try:
+        row = db.Inbox.create(message_sid=form["MessageSid"], user=user, from_number=phone,
+                              body=form.get("Body", ""), status=status,
+                              error=None if user else "unknown sender")
+    except peewee.IntegrityError:
+        log.info("/sms: %s already received (Twilio retry); ignored", form["MessageSid"])
+        return
+    if user is None:
+        log.info("inbox %s: message from an unknown number ignored", row.id)
+        if config.sms.unknown_senders == "reply":
+            worker.reply_to_unknown(phone)
+        return
+    log.info("inbox %s: queued for user %s", row.id, user.id)
+    worker.notify(user.id)
+
+
+def _error(reason: str, status: int):
+    return jsonify({"error": reason}), status
+
+
+def _health(scheduler):
+    checks = {}
+    try:
+        db.database.execute_sql("SELECT 1").fetchone()
+        checks["database"] = "ok"
+    except peewee.PeeweeException as exc:
+        checks["database"] = f"error: {type(exc).__name__}"
+    if scheduler is not None:
+        checks["scheduler"] = "running" if scheduler.running else "stopped"
+    healthy = checks["database"] == "ok" and checks.get("scheduler", "running") == "running"
+    return jsonify({"status": "ok" if healthy else "unhealthy", **checks}), 200 if healthy else 503

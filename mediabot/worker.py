@@ -1,0 +1,192 @@
+"""Inbox processing: one turn at a time per user, users in parallel, nothing lost or doubled.
+
+The webhook only records a message and calls ``notify(user_id)``. A small thread pool
+drains each user's queued inbox rows; rows that arrive while that user's turn runs are
+joined (newline-separated) into the next turn, so rapid texting never leaves a run of
+orphaned user messages. Each turn's reply is queued in the outbox against the turn's last
+inbox row (unique), so a retry or a restart after a crash never sends it twice.
+"""
+
+import datetime as dt
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+
+from . import db
+from .config import SmsConfig
+from .sms import classify_keyword, format_reply
+
+log = logging.getLogger(__name__)
+
+RATE_LIMIT_REPLY = ("You've sent a lot of messages this hour, so I'm taking a short break. "
+                    "Try again in a little while.")
+UNKNOWN_SENDER_REPLY = ("Sorry, this number only answers members of its household. Ask the "
+                        "person who runs it to add you.")
+ACTIVE = ("queued", "processing")
+
+
+class Worker:
+    def __init__(self, engine, sender, config: SmsConfig, *, clock=db.utcnow,
+                 max_workers: int = 4):
+        self.engine = engine
+        self.sender = sender
+        self.config = config
+        self.clock = clock
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="turn")
+        self._lock = threading.Lock()
+        self._running: set[int] = set()
+        self._again: set[int] = set()
+        self._idle = threading.Condition(self._lock)
+        self._closed = False
+
+    # -- scheduling -----------------------------------------------------------------------
+
+    def notify(self, user_id: int) -> None:
+        """A message for ``user_id`` is in the inbox: process it now or right after the
+        turn in progress."""
+        with self._lock:
+            if self._closed:
+                return
+            if user_id in self._running:
+                self._again.add(user_id)
+                return
+            self._running.add(user_id)
+        self._pool.submit(self._drain, user_id)
+
+    def recover(self) -> int:
+        """At start: process rows a crash left ``queued`` or ``processing``."""
+        users = {row.user_id for row in db.Inbox.select(db.Inbox.user).where(
+            db.Inbox.status.in_(ACTIVE), db.Inbox.user.is_null(False))}
+        for user_id in users:
+            self.notify(user_id)
+        if users:
+            log.info("recovering unanswered messages of %d user(s)", len(users))
+        return len(users)
+
+    def wait_idle(self, timeout: float | None = None) -> bool:
+        """Block until no turn runs (tests, and draining on shutdown)."""
+        with self._idle:
+            return self._idle.wait_for(lambda: not self._running, timeout)
+
+    def shutdown(self, timeout: float = 30.0) -> bool:
+        """Take no new work and wait (bounded) for the turns in flight to finish."""
+        with self._lock:
+            self._closed = True
+        finished = self.wait_idle(timeout)
+        self._pool.shutdown(wait=finished, cancel_futures=True)
+        return finished
+
+    def _drain(self, user_id: int) -> None:
+        try:
+            while True:
+                try:
+                    with db.database.connection_context():
+                        self.process_user(user_id)
+                except Exception:
+                    log.exception("processing messages of user %s failed", user_id)
+                with self._lock:
+                    if user_id in self._again and not self._closed:
+                        self._again.discard(user_id)
+                        continue
+                    return
+        finally:
+            with self._lock:
+                self._running.discard(user_id)
+                self._again.discard(user_id)
+                self._idle.notify_all()
+
+    # -- one user's queued messages -------------------------------------------------------
+
+    def process_user(self, user_id: int) -> None:
+        """Answer everything this user has queued, as one turn."""
+        rows = list(db.Inbox.select().where(db.Inbox.user == user_id,
+                                            db.Inbox.status.in_(ACTIVE)).order_by(db.Inbox.id))
+        if not rows:
+            return
+        user = db.User.get_by_id(user_id)
+        rows = [row for row in rows if not self._opt_keyword(user, row)]
+        if not rows:
+            return
+        if user.opted_out:
+            self._finish(rows, "ignored", "user opted out")
+            return
+        self._set_status(rows, "processing")
+        if db.Outbox.get_or_none(db.Outbox.inbox == rows[-1].id) is not None:
+            self._finish(rows, "done")  # answered before a crash; never answer twice
+            return
+        if self._rate_limited(user):
+            return self._refuse(user, rows)
+        self._turn(user, rows)
+
+    def _opt_keyword(self, user: db.User, row: db.Inbox) -> bool:
+        """STOP-like and START-like words: flag the user, no model call, no reply."""
+        keyword = classify_keyword(row.body)
+        if keyword in ("opt_in", "yes_opt_in") and user.opted_out:
+            db.User.update(opted_out=False).where(db.User.id == user.id).execute()
+            user.opted_out = False
+            log.info("inbox %s: user %s opted in", row.id, user.id)
+        if keyword == "opt_out":
+            db.User.update(opted_out=True).where(db.User.id == user.id).execute()
+            user.opted_out = True
+            log.info("inbox %s: user %s opted out", row.id, user.id)
+        if keyword in ("opt_out", "opt_in"):
+            self._finish([row], "done")
+            return True
+        return False
+
+    def _turn(self, user: db.User, rows: list[db.Inbox]) -> None:
+        text = "\n".join(row.body for row in rows)
+        log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
+        try:
+            reply = self.engine.handle(user.id, text)
+        except Exception as exc:
+            log.exception("inbox %s: turn failed", rows[-1].id)
+            self._finish(rows, "failed", type(exc).__name__)
+            reply = "Sorry, something went wrong on my side. Please try again."
+        else:
+            self._finish(rows, "done")
+        if reply:
+            self._reply(user, rows[-1], reply)
+        try:
+            self.engine.after_turn(user.id)
+        except Exception:
+            log.exception("after-turn work for user %s failed", user.id)
+
+    def _reply(self, user: db.User, row: db.Inbox, text: str) -> None:
+        body = format_reply(text, max_chars=self.config.max_reply_chars,
+                            allow_emoji=self.config.allow_emoji)
+        outbox = self.sender.enqueue(user.phone, body, user_id=user.id, inbox_id=row.id)
+        if outbox is not None and outbox.status == "pending":
+            self.sender.deliver(outbox.id)
+
+    def _rate_limited(self, user: db.User) -> bool:
+        since = self.clock() - dt.timedelta(hours=1)
+        turns = (db.Outbox.select().where(db.Outbox.user == user.id,
+                                          db.Outbox.inbox.is_null(False),
+                                          db.Outbox.created_at > since).count())
+        return turns >= self.config.rate_limit_per_hour
+
+    def _refuse(self, user: db.User, rows: list[db.Inbox]) -> None:
+        """Past the hourly limit: no model call, and one polite SMS per hour at most."""
+        self._finish(rows, "ignored", "rate limited")
+        hour = self.clock().strftime("%Y%m%d%H")
+        log.warning("inbox %s: user %s is over %d turns an hour", rows[-1].id, user.id,
+                    self.config.rate_limit_per_hour)
+        self.sender.send(user.phone, RATE_LIMIT_REPLY, user_id=user.id,
+                         dedupe_key=f"rate-limit:{user.id}:{hour}")
+
+    def reply_to_unknown(self, from_number: str) -> None:
+        """The one fixed reply for an unknown number, when configured; once per number."""
+        self._pool.submit(self._send_unknown, from_number)
+
+    def _send_unknown(self, from_number: str) -> None:
+        with db.database.connection_context():
+            self.sender.send(from_number, UNKNOWN_SENDER_REPLY,
+                             dedupe_key=f"unknown:{from_number}")
+
+    @staticmethod
+    def _set_status(rows: list[db.Inbox], status: str, error: str | None = None) -> None:
+        ids = [row.id for row in rows]
+        db.Inbox.update(status=status, error=error).where(db.Inbox.id.in_(ids)).execute()
+
+    _finish = _set_status
