@@ -256,5 +256,6 @@ def record_request(user_id: int, service: str, external_id: int, title: str,
     row, created = db.Request.get_or_create(
         user=user_id, service=service, external_id=external_id,
         defaults={"title": title, "created_at": now})
-    if not created and row.notified_at is not None:
-        db.Request.update(notified_at=None, title=title).where(db.Request.id == row.id).execute()
+    if not created and row.notified_at is not None:  # asked again after being told: a new request
+        db.Request.update(notified_at=None, title=title, created_at=now).where(
+            db.Request.id == row.id).execute()
