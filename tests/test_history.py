@@ -1,0 +1,402 @@
+"""History: orphan pruning, sanitising, windowing, metrics, and the store functions."""
+
+import copy
+import inspect
+import json
+import logging
+
+import pytest
+
+from mediabot import db
+from mediabot.config import HistoryConfig
+from mediabot.history import (INTERRUPTED_RESULT, build_llm_messages, build_prompt,
+                              clear_history, estimate_tokens, get_history,
+                              prune_orphaned_user_messages, save_message, validate_messages)
+
+SYSTEM = "You are mediabot."
+
+
+def user(text):
+    return {"role": "user", "content": text}
+
+
+def reply(text):
+    return {"role": "assistant", "content": text}
+
+
+def calls(*specs, content=None):
+    """An assistant tool_calls message; each spec is (id, name)."""
+    return {"role": "assistant", "content": content, "tool_calls": [
+        {"id": i, "type": "function", "function": {"name": name, "arguments": "{}"}}
+        for i, name in specs]}
+
+
+def result(call_id, text="{}"):
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def body(messages):
+    """The prompt without its leading system lines."""
+    index = 0
+    while index < len(messages) and messages[index]["role"] == "system":
+        index += 1
+    return messages[index:]
+
+
+def contents(messages):
+    return [m["content"] for m in messages]
+
+
+# --------------------------------------------------------------- seed 000: orphan pruning
+
+TOOL_CALL = calls(("c1", "search_media"))
+TOOL_RESULT = result("c1")
+
+PRUNE_CASES = [
+    ([user("hi"), user("hello"), reply("hey")], [user("hello"), reply("hey")]),
+    ([user("a"), user("b"), user("c"), reply("ok")], [user("c"), reply("ok")]),
+    ([user("a"), reply("b"), user("c"), user("d")], [user("a"), reply("b"), user("d")]),
+    ([user("a"), TOOL_CALL, TOOL_RESULT, user("b"), user("c")],
+     [user("a"), TOOL_CALL, TOOL_RESULT, user("c")]),
+    ([user("a")], [user("a")]),
+    ([], []),
+    ([reply("a"), user("b")], [reply("a"), user("b")]),
+]
+
+
+@pytest.mark.parametrize("history, expected", PRUNE_CASES)
+def test_prune_keeps_the_last_user_message_of_each_run(history, expected):
+    before = copy.deepcopy(history)
+    assert prune_orphaned_user_messages(history) == expected
+    assert history == before
+
+
+def test_tool_messages_do_not_break_a_run_of_user_messages():
+    history = [user("a"), result("stray"), user("b"), reply("ok")]
+    assert prune_orphaned_user_messages(history) == [result("stray"), user("b"), reply("ok")]
+
+
+def test_the_builder_prunes_before_windowing_so_the_window_is_not_wasted():
+    history = [user("q1"), reply("a1")] + [user(f"spam {i}") for i in range(10)] + [user("q2")]
+    out = build_llm_messages(SYSTEM, history, max_messages=3)
+    assert contents(body(out)) == ["q1", "a1", "q2"]
+
+
+# --------------------------------------------------------- seed 001: atomic tool-call units
+
+def test_a_tool_call_unit_is_evicted_whole_and_named_in_the_pruned_line():
+    history = [user("First request"), calls(("call_1", "analyze_data"), content="I'll look"),
+               result("call_1", "Analysis result"), user("Second request"),
+               reply("Response to second request"), user("Third request")]
+    out = build_llm_messages(SYSTEM, history, max_messages=3)
+    assert out[:2] == [
+        {"role": "system", "content": SYSTEM},
+        {"role": "system",
+         "content": "Earlier messages were pruned. Tool operations included: analyze_data."}]
+    assert body(out) == [user("Second request"), reply("Response to second request"),
+                         user("Third request")]
+
+
+def test_a_unit_that_would_straddle_the_cut_is_evicted_whole():
+    history = ([user("Boundary question"), calls(("b1", "search_media"), ("b2", "add_movie")),
+                result("b1"), result("b2"), reply("Added"), user("Next")])
+    out = build_llm_messages(SYSTEM, history, max_messages=4)   # room for 4 of the 6
+    assert contents(body(out)) == ["Next"]
+    assert out[1]["content"].endswith("Tool operations included: search_media, add_movie.")
+    validate_messages(out)
+
+
+def test_a_unit_that_fits_is_kept_with_all_its_results():
+    history = [user("Keep this"), calls(("k1", "search_media")), result("k1", "Found")]
+    history.append(user("and this"))
+    out = build_llm_messages(SYSTEM, history)
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "user"]
+    assert out[3]["tool_call_id"] == out[2]["tool_calls"][0]["id"]
+
+
+def test_the_pruned_line_has_no_tool_part_when_no_tools_were_evicted():
+    history = [user("old"), reply("old reply")] + [user("q"), reply("a")] * 3 + [user("now")]
+    out = build_llm_messages(SYSTEM, history, max_messages=3)
+    assert out[1] == {"role": "system", "content": "Earlier messages were pruned."}
+
+
+def test_tool_names_are_listed_once_in_first_use_order():
+    history = [user("a"), calls(("1", "search_media")), result("1"), user("b"),
+               calls(("2", "add_movie"), ("3", "search_media")), result("2"), result("3"),
+               user("c")]
+    out = build_llm_messages(SYSTEM, history, max_messages=1)
+    assert out[1]["content"] == ("Earlier messages were pruned. Tool operations included: "
+                                 "search_media, add_movie.")
+
+
+def test_a_summary_takes_the_place_of_the_pruned_line_only_when_something_was_evicted():
+    history = [user("old"), reply("older")] * 5 + [user("now")]
+    out = build_llm_messages(SYSTEM, history, max_messages=3, summary="Alex likes sci-fi.")
+    assert out[1] == {"role": "system", "content": "Alex likes sci-fi."}
+    assert build_llm_messages(SYSTEM, [user("now")], summary="Alex likes sci-fi.") == [
+        {"role": "system", "content": SYSTEM}, user("now")]
+
+
+# --------------------------------------------------------------- seed 002: window rules
+
+def test_the_window_starts_at_a_user_message_even_when_that_keeps_fewer():
+    history = [user("q1"), reply("a1"), user("q2"), calls(("x", "upcoming")), result("x"),
+               reply("a2"), user("q3")]
+    out = build_llm_messages(SYSTEM, history, max_messages=5)
+    assert body(out)[0] == user("q2")
+    assert len(body(out)) == 5
+    out = build_llm_messages(SYSTEM, history, max_messages=4)
+    assert contents(body(out)) == ["q3"]
+
+
+def test_a_history_that_starts_mid_conversation_is_cut_to_its_first_user_message():
+    history = [result("lost"), reply("tail of an old answer"), user("hello"), reply("hi")]
+    history.append(user("what's downloading?"))
+    out = build_llm_messages(SYSTEM, history)
+    assert contents(body(out)) == ["hello", "hi", "what's downloading?"]
+    assert out[1]["content"] == "Earlier messages were pruned."
+
+
+def test_the_system_prompt_comes_first_and_only_once():
+    out = build_llm_messages(SYSTEM, [user("hi")])
+    assert out == [{"role": "system", "content": SYSTEM}, user("hi")]
+
+
+def test_stored_private_keys_never_reach_the_model():
+    history = [dict(user("hi"), _id=7, name="alex"), dict(reply("hey"), _id=8),
+               dict(user("again"), _id=9)]
+    out = build_llm_messages(SYSTEM, history)
+    assert all(set(m) == {"role", "content"} for m in out)
+
+
+def test_an_empty_history_gives_just_the_system_prompt():
+    assert build_llm_messages(SYSTEM, []) == [{"role": "system", "content": SYSTEM}]
+
+
+def test_the_newest_user_message_is_kept_even_when_it_alone_exceeds_both_caps():
+    history = [user("short"), reply("ok"), user("x" * 40_000)]
+    prompt = build_prompt(SYSTEM, history, max_messages=1, max_tokens=100)
+    assert body(prompt.messages) == [user("x" * 40_000)]
+    assert prompt.metrics.estimated_tokens > 100
+
+
+# ----------------------------------------------------------------------------- sanitise
+
+def test_a_tool_result_without_its_call_directly_before_is_dropped():
+    history = [user("a"), reply("b"), result("ghost"), user("c")]
+    prompt = build_prompt(SYSTEM, history)
+    assert [m["role"] for m in body(prompt.messages)] == ["user", "assistant", "user"]
+    assert prompt.metrics.dropped == 1
+
+
+def test_calls_whose_results_were_lost_in_a_crash_are_closed_as_interrupted():
+    history = [user("add dune"), calls(("c1", "search_media"), ("c2", "add_movie")),
+               result("c1", "found"), user("hello?")]
+    prompt = build_prompt(SYSTEM, history)
+    tools = [m for m in prompt.messages if m["role"] == "tool"]
+    assert [t["content"] for t in tools] == ["found", INTERRUPTED_RESULT]
+    assert "unknown" in json.loads(INTERRUPTED_RESULT)["error"]
+    assert prompt.metrics.closed == 1
+    validate_messages(prompt.messages)
+
+
+def test_ids_are_rewritten_short_and_unique_and_ollama_call_0_pairs_by_adjacency():
+    long_id = "chatcmpl-tool-" + "f" * 32     # vLLM's 46 characters
+    history = [user("a"), calls(("call_0", "search_media")), result("call_0", "first"),
+               reply("one"), user("b"), calls(("call_0", "add_movie")),
+               result("call_0", "second"), reply("two"), user("c"),
+               calls((long_id, "upcoming")), result(long_id, "third"), user("d")]
+    out = build_llm_messages(SYSTEM, history)
+    ids = [c["id"] for m in out for c in m.get("tool_calls", ())]
+    assert len(set(ids)) == 3 and all(len(i) <= 40 and i.isalnum() for i in ids)
+    pairs = [(m["tool_call_id"], m["content"]) for m in out if m["role"] == "tool"]
+    assert pairs == list(zip(ids, ["first", "second", "third"]))
+    validate_messages(out)
+
+
+def test_a_result_for_another_call_inside_a_tool_run_is_dropped():
+    history = [user("a"), calls(("c1", "search_media")), result("zz", "stray"),
+               result("c1", "real"), user("b")]
+    prompt = build_prompt(SYSTEM, history)
+    assert [m["content"] for m in prompt.messages if m["role"] == "tool"] == ["real"]
+    assert prompt.metrics.dropped == 1
+
+
+def test_messages_the_api_would_refuse_are_dropped_and_the_users_they_joined_pruned():
+    history = [user("a"), {"role": "assistant", "content": None}, user("b"),
+               {"role": "function", "content": "x"}, reply("ok"), user("c")]
+    prompt = build_prompt(SYSTEM, history)
+    assert contents(body(prompt.messages)) == ["b", "ok", "c"]
+    assert (prompt.metrics.dropped, prompt.metrics.pruned) == (2, 1)
+
+
+def test_empty_tool_calls_make_a_plain_reply():
+    history = [user("a"), {"role": "assistant", "content": "hi", "tool_calls": []}, user("b")]
+    out = build_llm_messages(SYSTEM, history)
+    assert body(out)[1] == reply("hi")
+
+
+def test_arguments_stored_as_objects_are_sent_as_json_text():
+    message = calls(("c1", "search_media"))
+    message["tool_calls"][0]["function"]["arguments"] = {"query": "dune"}
+    out = build_llm_messages(SYSTEM, [user("a"), message, result("c1"), user("b")])
+    assert json.loads(out[2]["tool_calls"][0]["function"]["arguments"]) == {"query": "dune"}
+
+
+# --------------------------------------------------------- seed 003: budget and metrics
+
+def test_defaults_match_the_history_config_defaults():
+    params = inspect.signature(build_llm_messages).parameters
+    config = HistoryConfig()
+    assert params["max_messages"].default == config.max_messages == 20
+    assert params["max_tokens"].default == config.max_context_tokens == 4000
+
+
+def test_estimate_tokens_counts_four_characters_a_token_over_content_and_tool_calls():
+    assert estimate_tokens([]) == 0
+    assert estimate_tokens([user("abcd" * 25)]) == 25
+    assert estimate_tokens([user("abc")]) == 1
+    message = calls(("c1", "search_media"))
+    serialised = json.dumps(message["tool_calls"], separators=(",", ":"))
+    assert estimate_tokens([message]) == -(-len(serialised) // 4)
+    parts = [{"type": "text", "text": "hello"}]
+    assert estimate_tokens([user(parts)]) == -(-len(json.dumps(parts, separators=(",", ":")))
+                                               // 4)
+
+
+def test_under_and_exactly_at_the_cap_nothing_is_evicted():
+    history = [user("q"), reply("a")] * 9 + [user("q"), reply("a")]
+    assert len(history) == 20
+    prompt = build_prompt(SYSTEM, history + [user("now")], max_messages=21)
+    assert (prompt.metrics.evicted, prompt.metrics.kept) == (0, 21)
+    assert len(prompt.messages) == 22
+
+
+def test_the_token_budget_counts_system_prompt_pruned_line_and_reserved_tokens():
+    history = [user("x" * 400), reply("y" * 400)] * 5 + [user("now")]
+    for reserved in (0, 300):
+        prompt = build_prompt(SYSTEM, history, max_tokens=600, reserved_tokens=reserved)
+        assert prompt.metrics.estimated_tokens <= 600
+        assert prompt.metrics.estimated_tokens == estimate_tokens(prompt.messages) + reserved
+    assert prompt.metrics.kept < build_prompt(SYSTEM, history, max_tokens=600).metrics.kept
+
+
+def test_metrics_add_up_after_trimming():
+    history = ([user("dup"), user("q"), calls(("c", "search_media")), result("ghost"),
+                reply("a")] * 4 + [user("now")])
+    m = build_prompt(SYSTEM, history, max_messages=5).metrics
+    assert m.total == len(history)
+    assert m.total == m.pruned + m.dropped + m.evicted + m.kept - m.closed
+    assert (m.pruned, m.dropped, m.closed) == (4, 4, 4)
+    assert m.evicted_tools == ("search_media",)
+
+
+def test_first_kept_id_names_the_oldest_row_in_the_window():
+    history = [dict(user("q1"), _id=1), dict(reply("a1"), _id=2), dict(user("q2"), _id=3)]
+    assert build_prompt(SYSTEM, history, max_messages=1).metrics.first_kept_id == 3
+    assert build_prompt(SYSTEM, history).metrics.first_kept_id == 1
+
+
+def test_a_warning_is_logged_above_80_percent_of_the_budget(caplog):
+    caplog.set_level(logging.INFO, logger="mediabot.history")
+    build_prompt(SYSTEM, [user("x" * 3000)], max_tokens=1000)
+    assert not [r for r in caplog.records if r.levelno == logging.WARNING]
+    build_prompt(SYSTEM, [user("x" * 3400)], max_tokens=1000)
+    warnings = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert len(warnings) == 1 and "80%" in warnings[0]
+    assert "xxxx" not in caplog.text      # no message bodies in the log
+
+
+# ------------------------------------------------------- seed 004: multi-turn and roles
+
+def test_consecutive_same_role_messages_are_logged_not_fatal(caplog):
+    caplog.set_level(logging.WARNING, logger="mediabot.history")
+    history = [user("a"), reply("first"), reply("second"), user("b")]
+    out = build_llm_messages(SYSTEM, history)
+    assert contents(body(out)) == ["a", "first", "second", "b"]
+    assert "consecutive assistant messages at prompt positions 2 and 3" in caplog.text
+
+
+def test_the_whole_window_reaches_the_model_not_just_the_last_message():
+    turns = [("I'm Alex and I only watch things in 4K.", "Noted, Alex."),
+             ("Anything new this week?", "Severance returns Friday."),
+             ("Which quality do I like?", None)]
+    history = []
+    for question, answer in turns:
+        history.append(user(question))
+        if answer:
+            history.append(reply(answer))
+    out = build_llm_messages(SYSTEM, history)
+    assert "4K" in out[1]["content"] and body(out)[-1] == user("Which quality do I like?")
+    assert len(body(out)) == 5
+
+
+# ------------------------------------------------------------------------------- store
+
+@pytest.fixture
+def database(tmp_path):
+    path = str(tmp_path / "m.db")
+    db.open_database(path)
+    yield path
+    db.database.close()
+
+
+@pytest.fixture
+def alex(database):
+    return db.User.create(phone="+15551234567", display_name="Alex").id
+
+
+def test_messages_round_trip_through_the_store(alex):
+    msgs = [user("find dune"), calls(("c1", "search_media")), result("c1", "[1]"),
+            reply("Found Dune (2021).")]
+    ids = [save_message(alex, m, prompt_tokens=42 if m["role"] == "assistant" else None)
+           for m in msgs]
+    history = get_history(alex, 10)
+    assert [m["_id"] for m in history] == ids
+    assert [{k: v for k, v in m.items() if k != "_id" and v is not None} for m in history] == [
+        {k: v for k, v in m.items() if v is not None} for m in msgs]
+    assert db.Message.get_by_id(ids[1]).tool_calls == json.dumps(msgs[1]["tool_calls"])
+    assert db.Message.get_by_id(ids[3]).prompt_tokens == 42
+
+
+def test_history_survives_reopening_the_database_file(database, alex):
+    save_message(alex, user("remember me"))
+    db.database.close()
+    db.open_database(database)
+    assert [m["content"] for m in get_history(alex, 5)] == ["remember me"]
+
+
+def test_get_history_returns_the_newest_n_in_order_and_only_that_users(alex):
+    sam = db.User.create(phone="+15557654321").id
+    for i in range(10):
+        save_message(alex, user(f"alex {i}"))
+        save_message(sam, user(f"sam {i}"))
+    assert contents(get_history(alex, 3)) == ["alex 7", "alex 8", "alex 9"]
+    assert contents(get_history(sam, 100)) == [f"sam {i}" for i in range(10)]
+
+
+def test_clear_history_deletes_only_that_users_rows(alex):
+    sam = db.User.create(phone="+15557654321").id
+    for who in (alex, alex, sam):
+        save_message(who, user("hi"))
+    assert clear_history(alex) == 2
+    assert get_history(alex, 10) == [] and len(get_history(sam, 10)) == 1
+
+
+def test_building_a_prompt_never_changes_stored_rows(alex):
+    for m in [user("a"), user("b"), calls(("x" * 46, "search_media")), user("c")]:
+        save_message(alex, m)
+    before = list(db.Message.select().dicts())
+    stored = get_history(alex, 60)
+    snapshot = copy.deepcopy(stored)
+    build_prompt(SYSTEM, stored, max_messages=2)
+    assert stored == snapshot
+    assert list(db.Message.select().dicts()) == before
+
+
+def test_unreadable_tool_calls_json_is_ignored_not_fatal(alex, caplog):
+    db.Message.create(user=alex, role="assistant", content="hi", tool_calls="{not json")
+    save_message(alex, user("b"))
+    history = get_history(alex, 5)
+    assert "tool_calls" not in history[0] and "unreadable" in caplog.text
+    assert contents(body(build_llm_messages(SYSTEM, history))) == ["b"]
