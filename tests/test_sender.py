@@ -1,0 +1,304 @@
+"""The outbox sender against the fake Twilio over loopback HTTP, through the real SDK."""
+
+import datetime as dt
+import logging
+import threading
+
+import pytest
+
+from mediabot.config import TwilioConfig
+from mediabot.db import Inbox, Outbox, User, open_database
+from mediabot.sender import Backoff, Sender, build_twilio_client, check_twilio
+from tests.fakes.loopback import LoopbackServer
+from tests.fakes.twilio import FakeTwilio
+
+TOKEN = "tok-5f2b9c0e7d1a4b3c"
+FROM = "+15550001111"
+ALEX = "+15551234567"
+START = dt.datetime(2025, 3, 1, 12, 0, 0)
+
+
+class FakeClock:
+    def __init__(self, now=START):
+        self.now = now
+
+    def __call__(self):
+        return self.now
+
+    def advance(self, seconds: float):
+        self.now += dt.timedelta(seconds=seconds)
+
+
+@pytest.fixture
+def db(tmp_path):
+    database = open_database(str(tmp_path / "mediabot.db"))
+    yield database
+    database.close()
+
+
+@pytest.fixture(scope="module")
+def twilio_server():
+    """One server for the module (stopping one takes half a second); tests reset it."""
+    server = LoopbackServer(FakeTwilio(auth_token=TOKEN, owned_numbers=[FROM])).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def twilio(twilio_server):
+    fake = twilio_server.app
+    fake.reset()
+    fake.server = twilio_server
+    yield fake
+    if twilio_server._server is None:  # a test took Twilio down: bring it back
+        twilio_server.start(port=twilio_server.port)
+
+
+@pytest.fixture
+def config(twilio):
+    return TwilioConfig(account_sid=twilio.account_sid, auth_token=TOKEN, from_number=FROM,
+                        api_base_url=twilio.server.url, timeout_seconds=2)
+
+
+@pytest.fixture
+def clock():
+    return FakeClock()
+
+
+@pytest.fixture
+def sleeps():
+    return []
+
+
+@pytest.fixture
+def sender(db, config, clock, sleeps):
+    return Sender(build_twilio_client(config), config, clock=clock, sleep=sleeps.append)
+
+
+@pytest.fixture
+def alex(db):
+    return User.create(phone=ALEX, display_name="Alex")
+
+
+def inbox_row(user, sid="SM-in-1"):
+    return Inbox.create(message_sid=sid, user=user, from_number=user.phone, body="hi")
+
+
+def test_client_has_timeout_and_points_at_base_url(config, twilio):
+    client = build_twilio_client(config)
+    assert client.http_client.timeout == 2
+    assert client.api.base_url == twilio.server.url
+    assert client.messages.create(to=ALEX, from_=FROM, body="x").sid.startswith("SM")
+    assert twilio.requests[-1]["path"] == \
+        f"/2010-04-01/Accounts/{twilio.account_sid}/Messages.json"
+
+
+def test_delivers_once_with_from_to_and_body(sender, twilio, alex):
+    row = sender.send(ALEX, "Dune is downloading.", user_id=alex.id)
+    assert row.status == "sent"
+    assert row.attempts == 1 and row.error is None and row.segments == 1
+    assert len(twilio.sent) == 1
+    message = twilio.sent[0]
+    assert (message["to"], message["from"], message["body"]) == (ALEX, FROM,
+                                                                 "Dune is downloading.")
+    assert row.twilio_sid == message["sid"]
+
+
+def test_messaging_service_is_used_when_configured(db, twilio, config, clock):
+    config = TwilioConfig(account_sid=config.account_sid, auth_token=TOKEN,
+                          messaging_service_sid="MG" + "1" * 32,
+                          api_base_url=config.api_base_url)
+    sender = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+    assert sender.send(ALEX, "hello").status == "sent"
+    assert twilio.requests[-1]["form"]["MessagingServiceSid"] == "MG" + "1" * 32
+    assert "From" not in twilio.requests[-1]["form"]
+
+
+def test_server_error_then_success_sends_once(sender, twilio, sleeps):
+    twilio.fail_next(500)
+    row = sender.send(ALEX, "hello")
+    assert row.status == "sent" and row.attempts == 2 and row.error is None
+    assert len(twilio.sent) == 1
+    assert sleeps == [1.0]
+
+
+def test_rate_limit_is_retried_with_backoff(sender, twilio, sleeps):
+    twilio.fail_next(429, 20429, "Too Many Requests", times=2)
+    row = sender.send(ALEX, "hello")
+    assert row.status == "sent" and row.attempts == 3
+    assert sleeps == [1.0, 2.0]
+    assert len(twilio.sent) == 1
+
+
+def test_unsubscribed_is_not_retried_and_marks_user_opted_out(sender, twilio, alex, sleeps):
+    twilio.fail_next(400, 21610, "Attempt to send to unsubscribed recipient")
+    row = sender.send(ALEX, "hello", user_id=alex.id)
+    assert row.status == "failed" and row.attempts == 1 and "21610" in row.error
+    assert sleeps == [] and twilio.sent == []
+    assert User.get_by_id(alex.id).opted_out
+    later = sender.send(ALEX, "another", user_id=alex.id)
+    assert later.status == "failed" and later.error == "opted out" and later.attempts == 0
+    assert twilio.sent == []
+
+
+def test_invalid_number_is_not_retried(sender, twilio, sleeps):
+    row = sender.send("+1555", "hello")
+    assert row.status == "failed" and row.attempts == 1 and "21211" in row.error
+    assert sleeps == []
+    twilio.fail_next(400, 21617)
+    assert sender.send(ALEX, "long").status == "failed"
+
+
+def test_opted_out_user_is_never_sent_to(sender, twilio, alex):
+    User.update(opted_out=True).where(User.id == alex.id).execute()
+    assert sender.send(ALEX, "hello", user_id=alex.id).status == "failed"
+    assert sender.send(ALEX, "no user id given").error == "opted out"
+    assert twilio.sent == [] and twilio.requests == []
+
+
+def test_persistent_server_errors_leave_row_pending_for_later(sender, twilio, clock):
+    twilio.fail_next(503, times=3)
+    row = sender.send(ALEX, "hello")
+    assert row.status == "pending" and row.attempts == 3 and "503" in row.error
+    assert row.next_attempt_at == START + dt.timedelta(seconds=60)
+    assert sender.deliver_due() == 0
+    clock.advance(60)
+    assert sender.deliver_due() == 1
+    row = Outbox.get_by_id(row.id)
+    assert row.status == "sent" and row.attempts == 4
+    assert len(twilio.sent) == 1
+
+
+def test_network_down_then_recovered_delivers_once(sender, twilio, clock):
+    twilio.server.stop()
+    row = sender.send(ALEX, "hello")
+    assert row.status == "pending" and row.attempts == 3
+    assert row.error == "network: ConnectionError"
+    assert row.next_attempt_at > clock()
+    twilio.server.start(port=twilio.server.port)
+    assert sender.deliver_due() == 0
+    clock.advance(61)
+    assert sender.deliver_due() == 1
+    assert sender.deliver_due() == 0
+    clock.advance(3600)
+    assert sender.deliver_due() == 0
+    assert [m["body"] for m in twilio.sent] == ["hello"]
+
+
+def test_timeout_is_retried(db, twilio, config, clock):
+    config = TwilioConfig(account_sid=config.account_sid, auth_token=TOKEN, from_number=FROM,
+                          api_base_url=config.api_base_url, timeout_seconds=0.2)
+    sender = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None,
+                    backoff=Backoff(attempts=1))
+    twilio.set_delay(0.5)
+    row = sender.send(ALEX, "hello")
+    assert row.status == "pending" and row.error.startswith("network: timed out")
+    twilio.set_delay(0)
+
+
+def test_retry_delay_doubles_and_gives_up_after_max_age(sender, twilio, clock):
+    twilio.fail_next(500, times=6)
+    row = sender.send(ALEX, "hello")
+    clock.advance(60)
+    sender.deliver_due()
+    row = Outbox.get_by_id(row.id)
+    assert row.attempts == 6 and row.next_attempt_at == clock() + dt.timedelta(seconds=120)
+    twilio.fail_next(500, times=3)
+    clock.advance(86400)
+    sender.deliver_due()
+    row = Outbox.get_by_id(row.id)
+    assert row.status == "failed" and row.error.startswith("gave up") and twilio.sent == []
+
+
+def test_duplicate_enqueue_for_one_inbox_row_sends_once(sender, twilio, alex):
+    inbox = inbox_row(alex)
+    first = sender.enqueue(ALEX, "reply", user_id=alex.id, inbox_id=inbox.id)
+    second = sender.enqueue(ALEX, "reply again", user_id=alex.id, inbox_id=inbox.id)
+    assert first.id == second.id and second.body == "reply"
+    assert sender.deliver(first.id) == "sent"
+    assert sender.deliver(first.id) == "sent"
+    assert sender.send(ALEX, "third", inbox_id=inbox.id).status == "sent"
+    assert sender.deliver_due() == 0
+    assert len(twilio.sent) == 1 and Outbox.select().count() == 1
+
+
+def test_dedupe_key_makes_enqueue_idempotent(sender, twilio):
+    assert sender.send(ALEX, "Dune is ready", dedupe_key="radarr:42:alex").status == "sent"
+    assert sender.send(ALEX, "Dune is ready", dedupe_key="radarr:42:alex").status == "sent"
+    assert len(twilio.sent) == 1
+
+
+def test_empty_body_is_not_queued(sender, twilio):
+    assert sender.enqueue(ALEX, "  \n") is None
+    assert sender.send(ALEX, "") is None
+    assert Outbox.select().count() == 0
+
+
+def test_crash_recovery_sends_rows_left_pending(db, config, clock, twilio):
+    crashed = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+    rows = [crashed.enqueue(ALEX, f"reply {i}") for i in range(3)]
+    restarted = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+    assert restarted.deliver_due() == 3
+    assert [m["body"] for m in twilio.sent] == ["reply 0", "reply 1", "reply 2"]
+    assert all(Outbox.get_by_id(r.id).status == "sent" for r in rows)
+
+
+def test_concurrent_deliver_due_never_sends_twice(db, config, clock, twilio):
+    senders = [Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+               for _ in range(3)]
+    for i in range(12):
+        senders[0].enqueue(ALEX, f"reply {i}")
+    barrier = threading.Barrier(3)
+    counts = []
+
+    def run(sender):
+        barrier.wait()
+        counts.append(sender.deliver_due())
+
+    threads = [threading.Thread(target=run, args=(s,)) for s in senders]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=30)
+    assert sum(counts) == 12
+    assert sorted(twilio.bodies()) == sorted(f"reply {i}" for i in range(12))
+
+
+def test_wrong_token_fails_without_leaking_it(db, config, clock, twilio, caplog):
+    bad = TwilioConfig(account_sid=config.account_sid, auth_token="wrong-token-123456",
+                       from_number=FROM, api_base_url=config.api_base_url)
+    sender = Sender(build_twilio_client(bad), bad, clock=clock, sleep=lambda s: None)
+    with caplog.at_level(logging.DEBUG):
+        row = sender.send(ALEX, "hello")
+    assert row.status == "failed" and "20003" in row.error
+    assert "wrong-token-123456" not in caplog.text + row.error
+    assert any(r.levelno == logging.ERROR for r in caplog.records)
+
+
+def test_secrets_and_bodies_stay_out_of_logs(sender, twilio, caplog):
+    body = "Your secret movie list is long"
+    twilio.fail_next(500)
+    twilio.fail_next(400, 21211)
+    with caplog.at_level(logging.DEBUG):
+        sender.send(ALEX, body)
+        sender.send(ALEX, body + " again")
+        twilio.server.stop()
+        sender.send(ALEX, "third " + body)
+    assert TOKEN not in caplog.text
+    assert all(TOKEN not in (row.error or "") for row in Outbox.select())
+    above_debug = [r.getMessage() for r in caplog.records if r.levelno > logging.DEBUG]
+    assert above_debug and not any(body in line for line in above_debug)
+    assert any(body in r.getMessage() for r in caplog.records if r.levelno == logging.DEBUG)
+
+
+def test_check_twilio(config, twilio):
+    client = build_twilio_client(config)
+    ok, line = check_twilio(client, config)
+    assert ok and "active" in line
+    other = TwilioConfig(account_sid=config.account_sid, auth_token=TOKEN,
+                         from_number="+15559998888", api_base_url=config.api_base_url)
+    ok, line = check_twilio(client, other)
+    assert not ok and "+15559998888" in line
+    twilio.server.stop()
+    ok, line = check_twilio(client, config)
+    assert not ok and "network" in line
