@@ -1,0 +1,71 @@
+"""The shapes every tool shares: the tool record, the per-call context and the one error type.
+
+Kept apart from the registry so that the service modules (sonarr.py, radarr.py) and the
+client (arr.py) can raise ``ToolError`` without importing the catalogue of tools.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Callable
+
+if TYPE_CHECKING:
+    from mediabot.tools.arr import ArrClient
+
+SAFE = "safe"
+DESTRUCTIVE = "destructive"
+EVERYONE = frozenset({"admin", "member"})
+ADMINS = frozenset({"admin"})
+
+
+class ToolError(Exception):
+    """A failure the model can explain to the user; ``str(exc)`` is one short sentence."""
+
+
+class AlreadyInLibrary(ToolError):
+    """Raised by the add tools; ``complete`` is False while files are still missing."""
+
+    def __init__(self, title: str, complete: bool):
+        super().__init__(f"{title} is already in the library")
+        self.title = title
+        self.complete = complete
+
+
+@dataclass(frozen=True)
+class Tool:
+    name: str
+    description: str
+    parameters: dict
+    tier: str
+    roles: frozenset[str]
+    services: tuple[str, ...]
+    handler: Callable[["ToolContext", dict], dict]
+    describe: Callable[["ToolContext", dict], str] | None = None
+
+
+def utc_now() -> dt.datetime:
+    return dt.datetime.now(dt.timezone.utc)
+
+
+@dataclass
+class ToolContext:
+    """What a tool call may touch: the configured clients and who is asking.
+
+    ``record_request(service, external_id, title)`` remembers that this user wants a text
+    when the title arrives; ``clock`` returns an aware UTC datetime (tests pin it).
+    """
+
+    sonarr: "ArrClient | None"
+    radarr: "ArrClient | None"
+    user_id: int | None = None
+    role: str = "member"
+    record_request: Callable[[str, int, str], None] | None = None
+    clock: Callable[[], dt.datetime] = utc_now
+
+    def client(self, service: str) -> "ArrClient":
+        """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""
+        client = self.sonarr if service == "sonarr" else self.radarr
+        if client is None:
+            raise ToolError(f"{service.title()} is not set up on this server")
+        return client

@@ -1,0 +1,242 @@
+"""The tools the model may call: their schemas, descriptions (written for the model) and
+handlers. Handlers pick the service(s), call the sonarr/radarr functions through
+``ArrClient.run`` and shape one compact result dict; failures are ToolErrors.
+"""
+
+import datetime as dt
+from types import ModuleType
+
+from mediabot.tools import radarr, sonarr
+from mediabot.tools.base import (ADMINS, DESTRUCTIVE, EVERYONE, SAFE, AlreadyInLibrary, Tool,
+                                 ToolContext, ToolError)
+from mediabot.tools.format import human_size
+
+SEARCH_LIMIT = 5
+QUEUE_LIMIT = 8
+CALENDAR_LIMIT = 10
+SERVICES = {"series": ("sonarr", sonarr, "TVDB"), "movie": ("radarr", radarr, "TMDB")}
+
+
+def _services(ctx: ToolContext, kind: str) -> list[tuple[str, ModuleType]]:
+    """The (service, module) pairs a kind needs; ToolError when none is set up."""
+    if kind != "any":
+        service, module, _ = SERVICES[kind]
+        ctx.client(service)
+        return [(service, module)]
+    pairs = [(s, m) for s, m, _ in SERVICES.values() if getattr(ctx, s) is not None]
+    if not pairs:
+        raise ToolError("neither Sonarr nor Radarr is set up on this server")
+    return pairs
+
+
+def _each_service(ctx: ToolContext, kind: str, fn_name: str, *args) -> tuple[list, list[str]]:
+    """Run ``module.fn_name`` on every service of ``kind``: (results, error sentences).
+
+    One service failing does not hide the other's answer; all failing is a ToolError.
+    """
+    results, errors = [], []
+    for service, module in _services(ctx, kind):
+        try:
+            results.append(ctx.client(service).run(getattr(module, fn_name), *args))
+        except ToolError as exc:
+            errors.append(str(exc))
+    if errors and not results:
+        raise ToolError(" and ".join(errors))
+    return results, errors
+
+
+def _with_warnings(result: dict, errors: list[str]) -> dict:
+    if errors:
+        result["warnings"] = errors
+    return result
+
+
+def _interleave(lists: list[list]) -> list:
+    longest = max((len(items) for items in lists), default=0)
+    return [items[i] for i in range(longest) for items in lists if i < len(items)]
+
+
+def search_media(ctx: ToolContext, args: dict) -> dict:
+    results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT)
+    hits = _interleave(results)[:SEARCH_LIMIT]
+    if not hits:
+        raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    return _with_warnings({"results": hits}, errors)
+
+
+def library_status(ctx: ToolContext, args: dict) -> dict:
+    pairs, errors = _each_service(ctx, args["kind"], "library_matches", args["query"],
+                                  ctx.clock())
+    owned = [item for found, _ in pairs for item in found]
+    others = _interleave([rest for _, rest in pairs])[:3]
+    if not owned and not others:
+        raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    result = {"in_library": owned}
+    if others:
+        result["not_in_library"] = others
+    return _with_warnings(result, errors)
+
+
+def _record(ctx: ToolContext, service: str, external_id: int, title: str) -> bool:
+    if ctx.record_request is None:
+        return False
+    ctx.record_request(service, external_id, title)
+    return True
+
+
+def _add(ctx: ToolContext, kind: str, external_id: int, *args) -> dict:
+    """Shared by add_movie/add_series: add, record the request, or explain why not."""
+    service, module, source = SERVICES[kind]
+    client = ctx.client(service)
+    try:
+        result = client.run(module.add, external_id, *args, client.config,
+                            not_found=f"no {kind} has {source} id {external_id}")
+    except AlreadyInLibrary as exc:
+        if exc.complete or not _record(ctx, service, external_id, exc.title):
+            raise
+        raise ToolError(f"{exc.title} is already in the library but not downloaded yet; "
+                        "the user will get a text when it arrives") from None
+    notified = _record(ctx, service, external_id, result["title"])
+    result["message"] = (f"Added {result['title']}; {client.name} is searching for it."
+                         + (" The user will get a text when it is ready." if notified else ""))
+    return result
+
+
+def add_movie(ctx: ToolContext, args: dict) -> dict:
+    return _add(ctx, "movie", args["tmdb_id"], args.get("quality_profile"))
+
+
+def add_series(ctx: ToolContext, args: dict) -> dict:
+    return _add(ctx, "series", args["tvdb_id"], args["seasons"], args.get("quality_profile"))
+
+
+def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):
+    service, module, source = SERVICES[args["kind"]]
+    return ctx.client(service).run(getattr(module, fn_name), args["id"], *extra,
+                                   not_found=f"no {args['kind']} has {source} id {args['id']}")
+
+
+def remove_media(ctx: ToolContext, args: dict) -> dict:
+    title = _library_call(ctx, args, "remove", args["delete_files"])
+    if args["delete_files"]:
+        return {"ok": True, "message": f"Removed {title} and deleted its files."}
+    return {"ok": True, "message": f"Removed {title} from the library; its files were kept."}
+
+
+def describe_remove(ctx: ToolContext, args: dict) -> str:
+    """The confirmation question, with title, year and size on disk."""
+    title, size = _library_call(ctx, args, "size_and_label")
+    if not args["delete_files"]:
+        return f"Remove {title} from the library, keeping its files?"
+    if not size:
+        return f"Remove {title}? It has no files on disk."
+    return f"Remove {title} and delete its {human_size(size)} of files?"
+
+
+def download_queue(ctx: ToolContext, args: dict) -> dict:
+    pairs, errors = _each_service(ctx, "any", "queue")
+    items = [item for found, _ in pairs for item in found]
+    total = sum(count for _, count in pairs)
+    result = {"downloads": items[:QUEUE_LIMIT], "total": total}
+    if not total:
+        result["message"] = "nothing is downloading"
+    return _with_warnings(result, errors)
+
+
+def upcoming(ctx: ToolContext, args: dict) -> dict:
+    start = ctx.clock()
+    end = start + dt.timedelta(days=args["days"])
+    result, errors = {"days": args["days"]}, []
+    for key, (service, module, _) in (("episodes", SERVICES["series"]),
+                                      ("movies", SERVICES["movie"])):
+        if getattr(ctx, service) is None:
+            continue
+        try:
+            found = ctx.client(service).run(module.calendar, start, end)
+        except ToolError as exc:
+            errors.append(str(exc))
+            continue
+        result[key] = found[:CALENDAR_LIMIT]
+        if len(found) > CALENDAR_LIMIT:
+            result[f"{key}_total"] = len(found)
+    if errors and len(result) == 1:
+        raise ToolError(" and ".join(errors))
+    return _with_warnings(result, errors)
+
+
+def notify_me(ctx: ToolContext, args: dict) -> dict:
+    title, in_library, ready = _library_call(ctx, args, "lookup_title")
+    if ready:
+        return {"ok": True, "message": f"{title} is already downloaded and ready to watch."}
+    service = SERVICES[args["kind"]][0]
+    if not _record(ctx, service, args["id"], title):
+        raise ToolError("notifications are not available in this conversation")
+    message = f"The user will get a text when {title} is ready."
+    if not in_library:
+        tool = "add_movie" if args["kind"] == "movie" else "add_series"
+        message += f" {title} is not in the library yet; it only arrives once added ({tool})."
+    return {"ok": True, "message": message}
+
+
+_KIND = {"type": "string", "enum": ["movie", "series"]}
+_KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any"}
+_QUERY = {"type": "string", "minLength": 1, "description": "Title to look for"}
+_PROFILE = {"type": "string", "description": "Quality profile name; omit for the default"}
+_SEASONS = {"anyOf": [{"type": "string", "enum": ["all", "latest", "future"]},
+                      {"type": "array", "items": {"type": "integer", "minimum": 0},
+                       "minItems": 1}],
+            "default": "all",
+            "description": "\"all\", \"latest\", \"future\" (new episodes only) or a list "
+                           "of season numbers"}
+
+
+def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required),
+            "additionalProperties": False}
+
+
+TOOLS = (
+    Tool("search_media",
+         "Look a title up in Radarr (movies) and/or Sonarr (series). Returns up to 5 matches "
+         "with title, year, tmdb_id or tvdb_id, a short overview and in_library. Use it to "
+         "find the id before adding, and ask the user when several matches fit.",
+         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         SAFE, EVERYONE, ("sonarr", "radarr"), search_media),
+    Tool("library_status",
+         "Answer \"do we have X?\": whether a title is in the library, monitored, which "
+         "episodes/files are on disk, size on disk and what is still missing.",
+         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         SAFE, EVERYONE, ("sonarr", "radarr"), library_status),
+    Tool("add_movie",
+         "Add a movie to Radarr by TMDB id (from search_media) and start searching for it. "
+         "The user is texted when it has downloaded.",
+         _object({"tmdb_id": {"type": "integer", "minimum": 1}, "quality_profile": _PROFILE},
+                 ("tmdb_id",)),
+         SAFE, EVERYONE, ("radarr",), add_movie),
+    Tool("add_series",
+         "Add a series to Sonarr by TVDB id (from search_media), monitor the chosen seasons "
+         "and search for them. The user is texted when episodes arrive.",
+         _object({"tvdb_id": {"type": "integer", "minimum": 1}, "seasons": _SEASONS,
+                  "quality_profile": _PROFILE}, ("tvdb_id",)),
+         SAFE, EVERYONE, ("sonarr",), add_series),
+    Tool("remove_media",
+         "Remove a movie (TMDB id) or series (TVDB id) from the library, optionally deleting "
+         "its files. mediabot asks the user to confirm first; just call it.",
+         _object({"kind": _KIND, "id": {"type": "integer", "minimum": 1},
+                  "delete_files": {"type": "boolean", "default": False}}, ("kind", "id")),
+         DESTRUCTIVE, ADMINS, ("sonarr", "radarr"), remove_media, describe_remove),
+    Tool("download_queue",
+         "What is downloading now: title, episodes, progress, time left, status and "
+         "warnings, plus the total count.",
+         _object({}), SAFE, EVERYONE, ("sonarr", "radarr"), download_queue),
+    Tool("upcoming",
+         "Calendar for the next days: monitored episodes airing (series, SxxEyy, when, UTC) "
+         "and movies releasing (cinema, digital or physical release, and date).",
+         _object({"days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7}}),
+         SAFE, EVERYONE, ("sonarr", "radarr"), upcoming),
+    Tool("notify_me",
+         "Text this user when a movie (TMDB id) or series (TVDB id) becomes available, e.g. "
+         "something someone else already added.",
+         _object({"kind": _KIND, "id": {"type": "integer", "minimum": 1}}, ("kind", "id")),
+         SAFE, EVERYONE, ("sonarr", "radarr"), notify_me),
+)

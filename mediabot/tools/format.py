@@ -1,0 +1,96 @@
+"""Pure formatting helpers that turn Sonarr/Radarr values into short, model-friendly text."""
+
+import datetime as dt
+import re
+
+_TIMELEFT = re.compile(r"^(?:(\d+)\.)?(\d+):(\d+):(\d+)")
+
+
+def human_size(size: int | float | None) -> str:
+    """Bytes in decimal units, two significant figures at most: "62 GB", "4.2 GB"."""
+    size = float(size or 0)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1000:
+            return _number(size, unit)
+        size /= 1000
+    return _number(size, "TB")
+
+
+def _number(value: float, unit: str) -> str:
+    if value < 10 and unit not in ("B", "KB"):
+        text = f"{value:.1f}".removesuffix(".0")
+    else:
+        text = f"{value:.0f}"
+    return f"{text} {unit}"
+
+
+def short_text(text: str | None, limit: int = 160) -> str:
+    """Cut at a word boundary so the model gets the gist, not a paragraph."""
+    text = " ".join((text or "").split())
+    if len(text) <= limit:
+        return text
+    cut = text[:limit - 3].rsplit(" ", 1)[0].rstrip(",;:")
+    return cut + "..."
+
+
+def label(title: str, year: int | None) -> str:
+    """ "The Office (2005)"; the year is left off when unknown or already in the title."""
+    if not year or str(year) in title:
+        return title
+    return f"{title} ({year})"
+
+
+def episode_code(season: int | None, episode: int | None) -> str:
+    return f"S{season or 0:02d}E{episode or 0:02d}"
+
+
+def episode_range(episodes: list[tuple[int, int]]) -> str:
+    """One code, a same-season range ("S02E01-E10") or a count for mixed seasons."""
+    episodes = sorted(set(episodes))
+    if len(episodes) == 1:
+        return episode_code(*episodes[0])
+    seasons = {season for season, _ in episodes}
+    if len(seasons) == 1:
+        first, last = episodes[0], episodes[-1]
+        return f"{episode_code(*first)}-E{last[1]:02d}"
+    return f"{len(episodes)} episodes"
+
+
+def human_timeleft(timeleft: str | None) -> str | None:
+    """Sonarr's "d.hh:mm:ss" as "2 h 5 min"; None when unknown."""
+    match = _TIMELEFT.match(timeleft or "")
+    if not match:
+        return None
+    days, hours, minutes, seconds = (int(part or 0) for part in match.groups())
+    if days:
+        return f"{days} d {hours} h" if hours else f"{days} d"
+    if hours:
+        return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+    return f"{max(minutes + (seconds >= 30), 1)} min"
+
+
+def parse_utc(text: str | None) -> dt.datetime | None:
+    """Parse Sonarr/Radarr's "2026-11-22T20:00:00Z" (fractions optional) as aware UTC."""
+    if not text:
+        return None
+    try:
+        return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def utc_text(moment: dt.datetime) -> str:
+    """An instant for the model: "Tue 2026-11-24 02:00 UTC"."""
+    return moment.astimezone(dt.timezone.utc).strftime("%a %Y-%m-%d %H:%M UTC")
+
+
+def api_time(moment: dt.datetime) -> str:
+    """The form Sonarr/Radarr accept in query strings: "2026-11-22T20:00:00Z"."""
+    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def progress(size: float | None, sizeleft: float | None) -> str | None:
+    if not size:
+        return None
+    done = max(0.0, min(1.0, 1 - (sizeleft or 0) / size))
+    return f"{done * 100:.0f}%"

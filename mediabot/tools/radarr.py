@@ -1,0 +1,128 @@
+"""Movie work through arrapi's RadarrAPI. Every function takes the API object and runs
+inside ``ArrClient.run`` (so failures are translated there) and returns plain data.
+
+Only ``obj._data`` is read: arrapi re-fetches a partial object whenever an attribute it
+parsed is None, which would turn a harmless read into another request.
+"""
+
+import datetime as dt
+
+from mediabot.config import ArrConfig
+from mediabot.tools.base import AlreadyInLibrary, ToolError
+from mediabot.tools.choices import pick_quality_profile, pick_root_folder
+from mediabot.tools.format import api_time, human_size, label, parse_utc, utc_text
+from mediabot.tools.summaries import not_in_library, queue_summary, search_hit
+
+QUEUE_PAGE_SIZE = 50
+RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
+            ("physicalRelease", "physical"))
+
+
+def search(api, query: str, limit: int) -> list[dict]:
+    return [search_hit(movie._data, "movie", "tmdb_id")
+            for movie in api.search_movies(query)[:limit]]
+
+
+def library_matches(api, query: str, now: dt.datetime,
+                    limit: int = 3) -> tuple[list[dict], list[dict]]:
+    """(status of library hits, lookup hits not in the library) for "do we have X?"."""
+    hits = [movie._data for movie in api.search_movies(query)]
+    owned = [status(api.get_movie(movie_id=data["id"])._data, now)
+             for data in [hit for hit in hits if hit.get("id")][:limit]]
+    return owned, not_in_library(hits, "movie", "tmdb_id", limit)
+
+
+def status(data: dict, now: dt.datetime) -> dict:
+    """In library, monitored, downloaded, size and quality, or which release to wait for."""
+    result = {
+        "kind": "movie", "title": data.get("title"), "year": data.get("year"),
+        "tmdb_id": data.get("tmdbId"), "in_library": True,
+        "monitored": bool(data.get("monitored")), "downloaded": bool(data.get("hasFile")),
+        "size": human_size(data.get("sizeOnDisk")),
+    }
+    if data.get("hasFile"):
+        quality = ((data.get("movieFile") or {}).get("quality") or {}).get("quality") or {}
+        result["quality"] = quality.get("name")
+    else:
+        result["missing"] = _why_missing(data, now)
+    return {key: value for key, value in result.items() if value is not None}
+
+
+def _why_missing(data: dict, now: dt.datetime) -> str:
+    for key, word in reversed(RELEASES):
+        when = parse_utc(data.get(key))
+        if when and when <= now:
+            return f"the movie file (released {word} {when:%Y-%m-%d}; Radarr is looking for it)"
+    upcoming = [(parse_utc(data.get(key)), word) for key, word in RELEASES
+                if parse_utc(data.get(key))]
+    if upcoming:
+        when, word = min(upcoming)
+        return f"the movie file (not released yet; {word} release {when:%Y-%m-%d})"
+    return "the movie file (no release date known yet)"
+
+
+def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig) -> dict:
+    """Add the movie and search for it. Raises AlreadyInLibrary or ToolError."""
+    movie = api.get_movie(tmdb_id=tmdb_id)
+    data = movie._data
+    if data.get("id"):
+        raise AlreadyInLibrary(label(data["title"], data.get("year")), bool(data.get("hasFile")))
+    root = pick_root_folder(api, "Radarr", config.root_folder)
+    profile = pick_quality_profile(api, "Radarr", quality_profile, config.quality_profile)
+    movie.add(root, profile, monitor=True, search=True, minimum_availability="announced")
+    added = movie._data
+    return {"ok": True, "title": label(added["title"], added.get("year")), "tmdb_id": tmdb_id,
+            "searching": True}
+
+
+def in_library(api, tmdb_id: int):
+    """The library movie for a TMDB id; ToolError when it was never added."""
+    movie = api.get_movie(tmdb_id=tmdb_id)
+    if not movie._data.get("id"):
+        raise ToolError(f"{label(movie._data['title'], movie._data.get('year'))} "
+                        "is not in the library")
+    return movie
+
+
+def size_and_label(api, tmdb_id: int) -> tuple[str, int]:
+    data = in_library(api, tmdb_id)._data
+    return label(data["title"], data.get("year")), data.get("sizeOnDisk") or 0
+
+
+def remove(api, tmdb_id: int, delete_files: bool) -> str:
+    movie = in_library(api, tmdb_id)
+    title = label(movie._data["title"], movie._data.get("year"))
+    movie.delete(deleteFiles=delete_files)
+    return title
+
+
+def lookup_title(api, tmdb_id: int) -> tuple[str, bool, bool]:
+    """(label, in library, ready to watch)."""
+    data = api.get_movie(tmdb_id=tmdb_id)._data
+    return (label(data["title"], data.get("year")), bool(data.get("id")),
+            bool(data.get("id") and data.get("hasFile")))
+
+
+def queue(api) -> tuple[list[dict], int]:
+    """(downloads, total) with the movie's title and year instead of the release name."""
+    page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeMovie=True)
+    return queue_summary(page, _movie_label)
+
+
+def _movie_label(record: dict) -> str:
+    movie = record.get("movie") or {}
+    return label(movie["title"], movie.get("year")) if movie.get("title") else record.get("title")
+
+
+def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
+    """One entry per release (cinema, digital, physical) that falls in [start, end)."""
+    entries = []
+    for movie in api.calendar(start=api_time(start), end=api_time(end)):
+        data = movie._data
+        for key, word in RELEASES:
+            when = parse_utc(data.get(key))
+            if when and start <= when < end:
+                entries.append((when, {"title": label(data["title"], data.get("year")),
+                                       "release": word, "date": utc_text(when)[:14],
+                                       "downloaded": bool(data.get("hasFile"))}))
+    return [entry for _, entry in sorted(entries, key=lambda pair: pair[0])]

@@ -1,0 +1,177 @@
+"""Series work through arrapi's SonarrAPI. Every function takes the API object and runs
+inside ``ArrClient.run`` (so failures are translated there) and returns plain data.
+
+Only ``obj._data`` is read: arrapi re-fetches a partial object whenever an attribute it
+parsed is None, which would turn a harmless read into another request.
+"""
+
+import datetime as dt
+
+from mediabot.config import ArrConfig
+from mediabot.tools.base import AlreadyInLibrary, ToolError
+from mediabot.tools.choices import pick_language_profile, pick_quality_profile, pick_root_folder
+from mediabot.tools.format import (api_time, episode_code, human_size, label, parse_utc,
+                                   utc_text)
+from mediabot.tools.summaries import not_in_library, queue_summary, search_hit
+
+QUEUE_PAGE_SIZE = 50
+_MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
+
+
+def search(api, query: str, limit: int) -> list[dict]:
+    """Lookup hits with the number of regular seasons (so "which seasons?" can be asked)."""
+    results = []
+    for series in api.search_series(query)[:limit]:
+        hit = search_hit(series._data, "series", "tvdb_id")
+        hit["seasons"] = len(_regular_seasons(series._data))
+        results.append(hit)
+    return results
+
+
+def library_matches(api, query: str, now: dt.datetime,
+                    limit: int = 3) -> tuple[list[dict], list[dict]]:
+    """(status of library hits, lookup hits not in the library) for "do we have X?"."""
+    hits = [series._data for series in api.search_series(query)]
+    owned = [status(api.get_series(series_id=data["id"])._data)
+             for data in [hit for hit in hits if hit.get("id")][:limit]]
+    return owned, not_in_library(hits, "series", "tvdb_id", limit)
+
+
+def status(data: dict) -> dict:
+    """In library, monitored, episodes and size on disk, and what is missing, per season."""
+    stats = data.get("statistics") or {}
+    seasons = [s for s in data.get("seasons") or []
+               if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
+    result = {
+        "kind": "series", "title": data.get("title"), "year": data.get("year"),
+        "tvdb_id": data.get("tvdbId"), "in_library": True,
+        "monitored": bool(data.get("monitored")), "status": data.get("status"),
+        "episodes_on_disk": f"{stats.get('episodeFileCount', 0)}/"
+                            f"{stats.get('totalEpisodeCount', 0)}",
+        "size": human_size(stats.get("sizeOnDisk")),
+        "seasons": [_season_line(season) for season in seasons],
+        "missing": _missing(seasons) or "nothing",
+    }
+    next_airing = parse_utc(data.get("nextAiring"))
+    if next_airing:
+        result["next_episode_airs"] = utc_text(next_airing)
+    return result
+
+
+def _season_line(season: dict) -> str:
+    stats = season.get("statistics") or {}
+    line = (f"S{season['seasonNumber']} {stats.get('episodeFileCount', 0)}/"
+            f"{stats.get('totalEpisodeCount', 0)}")
+    return line if season.get("monitored") else line + " unmonitored"
+
+
+def _missing(seasons: list[dict]) -> str:
+    parts = []
+    for season in seasons:
+        stats = season.get("statistics") or {}
+        count = stats.get("episodeCount", 0) - stats.get("episodeFileCount", 0)
+        if count > 0:
+            parts.append(f"S{season['seasonNumber']}: {count} aired episode"
+                         f"{'s' if count > 1 else ''}")
+    return ", ".join(parts)
+
+
+def _regular_seasons(data: dict) -> list[int]:
+    return sorted(s["seasonNumber"] for s in data.get("seasons") or [] if s["seasonNumber"] > 0)
+
+
+def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConfig) -> dict:
+    """Add the series, monitor the asked seasons and search for them.
+
+    Raises AlreadyInLibrary (with whether all aired episodes are on disk) or ToolError for
+    an unknown season, root folder or quality profile; arrapi's NotFound is translated by
+    the caller's ``not_found`` message.
+    """
+    series = api.get_series(tvdb_id=tvdb_id)
+    data = series._data
+    if data.get("id"):
+        stats = data.get("statistics") or {}
+        complete = stats.get("episodeFileCount", 0) >= stats.get("episodeCount", 0)
+        raise AlreadyInLibrary(label(data["title"], data.get("year")), complete)
+    monitor = _monitor_seasons(data, seasons)
+    root = pick_root_folder(api, "Sonarr", config.root_folder)
+    profile = pick_quality_profile(api, "Sonarr", quality_profile, config.quality_profile)
+    language = pick_language_profile(api)
+    series.add(root, profile, language, monitor=monitor, search=True, unmet_search=False)
+    added = series._data
+    monitored = [s["seasonNumber"] for s in added.get("seasons") or []
+                 if s.get("monitored") and s["seasonNumber"] > 0]
+    return {"ok": True, "title": label(added["title"], added.get("year")), "tvdb_id": tvdb_id,
+            "monitored_seasons": monitored, "searching": True}
+
+
+def _monitor_seasons(data: dict, seasons) -> str:
+    """Sonarr's addOptions.monitor for the asked seasons; a list sets the season flags."""
+    if isinstance(seasons, str):
+        return _MONITOR[seasons]
+    known = _regular_seasons(data)
+    unknown = sorted(set(seasons) - set(known))
+    if unknown:
+        have = f"{known[0]}-{known[-1]}" if known else "none yet"
+        raise ToolError(f"{data.get('title')} has no season {unknown[0]}; its seasons are {have}")
+    for season in data.get("seasons") or []:
+        season["monitored"] = season["seasonNumber"] in seasons
+    return "unknown"
+
+
+def in_library(api, tvdb_id: int):
+    """The library series for a TVDB id; ToolError when it was never added."""
+    series = api.get_series(tvdb_id=tvdb_id)
+    if not series._data.get("id"):
+        raise ToolError(f"{label(series._data['title'], series._data.get('year'))} "
+                        "is not in the library")
+    return series
+
+
+def size_and_label(api, tvdb_id: int) -> tuple[str, int]:
+    data = in_library(api, tvdb_id)._data
+    return label(data["title"], data.get("year")), (data.get("statistics") or {}).get(
+        "sizeOnDisk", 0)
+
+
+def remove(api, tvdb_id: int, delete_files: bool) -> str:
+    series = in_library(api, tvdb_id)
+    title = label(series._data["title"], series._data.get("year"))
+    series.delete(deleteFiles=delete_files)
+    return title
+
+
+def lookup_title(api, tvdb_id: int) -> tuple[str, bool, bool]:
+    """(label, in library, ready): ready only for an ended series with every episode."""
+    data = api.get_series(tvdb_id=tvdb_id)._data
+    stats = data.get("statistics") or {}
+    ready = (bool(data.get("id")) and data.get("status") == "ended"
+             and stats.get("episodeFileCount", 0) >= stats.get("totalEpisodeCount", 0) > 0)
+    return label(data["title"], data.get("year")), bool(data.get("id")), ready
+
+
+def queue(api) -> tuple[list[dict], int]:
+    """(downloads, total): series title and episode codes instead of release names."""
+    page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeSeries=True,
+                              includeEpisode=True)
+    return queue_summary(page, lambda record: (record.get("series") or {}).get("title")
+                         or record.get("title"))
+
+
+def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
+    """Monitored episodes airing in [start, end), soonest first."""
+    episodes = [episode._data for episode in
+                api.calendar(start=api_time(start), end=api_time(end), include_series=True)]
+    episodes.sort(key=lambda data: data.get("airDateUtc") or "")
+    return [_calendar_item(data) for data in episodes]
+
+
+def _calendar_item(data: dict) -> dict:
+    airs = parse_utc(data.get("airDateUtc"))
+    return {
+        "series": (data.get("series") or {}).get("title"),
+        "episode": episode_code(data.get("seasonNumber"), data.get("episodeNumber")),
+        "title": data.get("title"),
+        "airs": utc_text(airs) if airs else data.get("airDate"),
+        "downloaded": bool(data.get("hasFile")),
+    }

@@ -1,0 +1,85 @@
+"""Pure functions that shrink Sonarr/Radarr payloads to the few fields a model needs.
+
+Shared by sonarr.py and radarr.py: search hits and download-queue records look alike in
+both servers. Everything here takes plain dicts (arrapi's ``obj._data``) and returns dicts.
+"""
+
+from mediabot.tools.format import episode_range, human_timeleft, progress, short_text
+
+_STATE_WORDS = {
+    "importBlocked": "import blocked",
+    "importPending": "waiting to import",
+    "importing": "importing",
+    "failedPending": "failed",
+    "failed": "failed",
+}
+
+
+def search_hit(data: dict, kind: str, id_key: str) -> dict:
+    """title, year, the external id, a short overview and whether it is already added."""
+    return {
+        "kind": kind,
+        "title": data.get("title"),
+        "year": data.get("year") or None,
+        id_key: data.get(id_key.replace("_id", "Id")),
+        "overview": short_text(data.get("overview")),
+        "in_library": bool(data.get("id")),
+    }
+
+
+def not_in_library(hits: list[dict], kind: str, id_key: str, limit: int) -> list[dict]:
+    """Lookup hits that are not added yet, as title/year/id only (for "did you mean")."""
+    return [{"kind": kind, "title": data.get("title"), "year": data.get("year") or None,
+             id_key: data.get(id_key.replace("_id", "Id"))}
+            for data in hits if not data.get("id")][:limit]
+
+
+def queue_summary(page: dict | None, title_of) -> tuple[list[dict], int]:
+    """(downloads, total) from one queue page; ``title_of(record)`` names a download."""
+    page = page or {}
+    records = page.get("records") or []
+    items = [queue_item(group, title_of(group[0])) for group in group_queue(records)]
+    unseen = max(0, (page.get("totalRecords") or 0) - len(records))
+    return items, len(items) + unseen
+
+
+def group_queue(records: list[dict]) -> list[list[dict]]:
+    """Season packs arrive as one record per episode: group them by download."""
+    groups: dict[str, list[dict]] = {}
+    for record in records:
+        key = record.get("downloadId") or f"id:{record.get('id')}"
+        groups.setdefault(key, []).append(record)
+    return list(groups.values())
+
+
+def queue_item(records: list[dict], title: str) -> dict:
+    """One download: progress, time left, status and any warning, in a few short fields."""
+    first = records[0]
+    item = {
+        "title": title,
+        "progress": progress(first.get("size"), first.get("sizeleft")),
+        "time_left": human_timeleft(first.get("timeleft")),
+        "status": _status(first),
+    }
+    episodes = [(r["episode"]["seasonNumber"], r["episode"]["episodeNumber"])
+                for r in records if r.get("episode")]
+    if episodes:
+        item["episodes"] = episode_range(episodes)
+    warning = _warning(first)
+    if warning:
+        item["warning"] = warning
+    return {key: value for key, value in item.items() if value is not None}
+
+
+def _status(record: dict) -> str:
+    state = _STATE_WORDS.get(record.get("trackedDownloadState") or "")
+    return state or record.get("status") or "unknown"
+
+
+def _warning(record: dict) -> str | None:
+    if record.get("trackedDownloadStatus") not in ("warning", "error"):
+        return record.get("errorMessage") or None
+    messages = [message for status in record.get("statusMessages") or []
+                for message in status.get("messages") or []]
+    text = record.get("errorMessage") or (messages[0] if messages else "needs attention")
+    return short_text(text, 120)
