@@ -170,7 +170,8 @@ class Sender:
         """Send one due ``pending`` row and return its status afterwards.
 
         A row that is not due, already claimed by another thread, sent or failed is left
-        alone (its current status is returned). Twilio errors never raise from here.
+        alone (its current status is returned). Twilio and network errors never raise
+        from here; an unknown ``row_id`` raises ``Outbox.DoesNotExist``.
         """
         status = self._deliver_claimed(row_id, now or self.clock())
         return status or Outbox.get_by_id(row_id).status

@@ -11,6 +11,8 @@ loses meaning; symbols and emoji are dropped unless emoji are allowed.
 import re
 import unicodedata
 
+from twilio.request_validator import RequestValidator
+
 GSM7_BASIC = frozenset(
     "@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !\"#¤%&'()*+,-./0123456789:;<=>?"
     "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà")
@@ -246,7 +248,7 @@ def classify_keyword(body: str) -> str | None:
     return KEYWORDS.get(word)
 
 
-def signature_ok(validator, url: str, params, signature: str | None, *,
+def signature_ok(validator: RequestValidator, url: str, params, signature: str | None, *,
                  algorithm: str | None = None) -> bool:
     """Check ``X-Twilio-Signature`` for a webhook Twilio posted to ``url``.
 

@@ -186,6 +186,8 @@ def _error(status: int, code: int | None, message: str | None = None) -> Respons
     code = code if code is not None else (20429 if status == 429 else 20500)
     body = {"code": code, "message": message or ERROR_MESSAGES.get(code, "Error"),
             "more_info": ERROR_DOCS.format(code=code), "status": status}
+    if code == 20003:
+        body["detail"] = "Your AccountSid or AuthToken was incorrect."
     return _json(status, body)
 
 
