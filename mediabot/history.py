@@ -23,7 +23,7 @@ The result always passes ``validate_messages``; a failure there is a bug and rai
 import itertools
 import json
 import logging
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mediabot import db
 from mediabot.validation import find_violation
@@ -73,7 +73,6 @@ class _Unit:
 
     kind: str                       # "user", "assistant", "calls" or "system"
     messages: list[dict]
-    ids: list = field(default_factory=list)   # store _ids of the messages, when known
     tools: tuple[str, ...] = ()
     chars: int = 0
 
@@ -272,15 +271,14 @@ def _group(messages: list[dict]) -> list[_Unit]:
             units.append(_Unit(_kind(message), [message]))
     for unit in units:
         unit.chars = sum(_chars(m) for m in unit.messages)
-        unit.ids = [m["_id"] for m in unit.messages if "_id" in m]
         unit.tools = tuple(c["function"]["name"] for c in unit.messages[0].get("tool_calls", ()))
     return units
 
 
 def _kind(message: dict) -> str:
-    if message["role"] == "assistant":
-        return "calls" if message.get("tool_calls") else "assistant"
-    return "user" if message["role"] == "user" else "system"
+    if message["role"] == "assistant" and message.get("tool_calls"):
+        return "calls"
+    return message["role"] if message["role"] in ("user", "assistant") else "system"
 
 
 def _tools(units: list[_Unit]) -> list[str]:
@@ -329,7 +327,7 @@ def _assemble(system_prompt: str, evicted: list[_Unit], kept: list[_Unit],
 
 def _metrics(history, pruned, sane, clean, units, start, messages, **settings) -> Metrics:
     kept_units = units[start:]
-    kept_ids = [i for unit in kept_units for i in unit.ids]
+    kept_ids = [m["_id"] for unit in kept_units for m in unit.messages if "_id" in m]
     return Metrics(
         total=len(history),
         kept=sum(len(u.messages) for u in kept_units),
