@@ -34,9 +34,11 @@ def short_text(text: str | None, limit: int = 160) -> str:
 
 
 def label(title: str, year: int | None) -> str:
-    """ "The Office (2005)"; the year is left off when unknown or already in the title."""
+    """ "The Office (2005)", "The Office (UK, 2001)"; no year when unknown or already there."""
     if not year or str(year) in title:
         return title
+    if title.endswith(")"):
+        return f"{title[:-1]}, {year})"
     return f"{title} ({year})"
 
 

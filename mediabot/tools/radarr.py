@@ -38,7 +38,7 @@ def status(data: dict, now: dt.datetime) -> dict:
         "kind": "movie", "title": data.get("title"), "year": data.get("year"),
         "tmdb_id": data.get("tmdbId"), "in_library": True,
         "monitored": bool(data.get("monitored")), "downloaded": bool(data.get("hasFile")),
-        "size": human_size(data.get("sizeOnDisk")),
+        "size": human_size(data["sizeOnDisk"]) if data.get("sizeOnDisk") else None,
     }
     if data.get("hasFile"):
         quality = ((data.get("movieFile") or {}).get("quality") or {}).get("quality") or {}
@@ -49,16 +49,19 @@ def status(data: dict, now: dt.datetime) -> dict:
 
 
 def _why_missing(data: dict, now: dt.datetime) -> str:
-    for key, word in reversed(RELEASES):
-        when = parse_utc(data.get(key))
-        if when and when <= now:
-            return f"the movie file (released {word} {when:%Y-%m-%d}; Radarr is looking for it)"
-    upcoming = [(parse_utc(data.get(key)), word) for key, word in RELEASES
-                if parse_utc(data.get(key))]
+    released = [(when, word) for when, word in _releases(data) if when <= now]
+    if released:
+        when, word = max(released)
+        return f"not downloaded yet; out since {when:%Y-%m-%d} ({word}), Radarr is searching"
+    upcoming = [(when, word) for when, word in _releases(data) if when > now]
     if upcoming:
         when, word = min(upcoming)
-        return f"the movie file (not released yet; {word} release {when:%Y-%m-%d})"
-    return "the movie file (no release date known yet)"
+        return f"not released yet; {word} release {when:%Y-%m-%d}"
+    return "not downloaded yet; no release date known"
+
+
+def _releases(data: dict) -> list[tuple[dt.datetime, str]]:
+    return [(parse_utc(data[key]), word) for key, word in RELEASES if parse_utc(data.get(key))]
 
 
 def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig) -> dict:
@@ -119,10 +122,7 @@ def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
     entries = []
     for movie in api.calendar(start=api_time(start), end=api_time(end)):
         data = movie._data
-        for key, word in RELEASES:
-            when = parse_utc(data.get(key))
-            if when and start <= when < end:
-                entries.append((when, {"title": label(data["title"], data.get("year")),
-                                       "release": word, "date": utc_text(when)[:14],
-                                       "downloaded": bool(data.get("hasFile"))}))
+        entries += [(when, {"title": label(data["title"], data.get("year")), "release": word,
+                            "date": utc_text(when)[:14], "downloaded": bool(data.get("hasFile"))})
+                    for when, word in _releases(data) if start <= when < end]
     return [entry for _, entry in sorted(entries, key=lambda pair: pair[0])]

@@ -1,0 +1,179 @@
+"""Series tools through arrapi against the fake Sonarr (v4 unless a test says v3)."""
+
+import json
+
+import pytest
+
+from mediabot.tools import describe_action, get_tool, run_tool
+from tests.fakes.arr_fixtures import OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB
+from tests.fakes.arr_stack import ArrStack
+
+
+@pytest.fixture
+def stack():
+    stack = ArrStack()
+    yield stack
+    stack.close()
+
+
+def call(ctx, name: str, **arguments) -> dict:
+    return json.loads(run_tool(get_tool(name), ctx, json.dumps(arguments)))
+
+
+def test_search_lists_few_compact_hits_with_library_flag(stack):
+    result = call(stack.context(radarr=False), "search_media", query="the office", kind="series")
+    hits = result["results"]
+    assert hits[0]["title"] == "The Office" and hits[0]["in_library"] is True
+    assert hits[0]["tvdb_id"] == OFFICE_TVDB and hits[0]["seasons"] == 9
+    assert 2 <= len(hits) <= 5 and not any(hit["in_library"] for hit in hits[1:])
+    assert all(len(hit["overview"]) <= 160 for hit in hits)
+
+
+def test_search_result_is_under_a_tenth_of_the_lookup(stack):
+    text = run_tool(get_tool("search_media"), stack.context(radarr=False), '{"query": "office"}')
+    raw = stack.sonarr.requests_to("series/lookup")[-1].response_bytes
+    assert len(text.encode()) < raw / 10
+
+
+def test_nothing_found_is_said_plainly(stack):
+    result = call(stack.context(radarr=False), "search_media", query="zzqx", kind="series")
+    assert result == {"error": "nothing matches 'zzqx'"}
+
+
+def test_search_backend_down_is_explained(stack):
+    stack.sonarr.lookup_status = 503
+    result = call(stack.context(radarr=False), "search_media", query="office")
+    assert "Sonarr had a problem (503)" in result["error"]
+
+
+def test_library_status_counts_episodes_and_says_what_is_missing(stack):
+    result = call(stack.context(radarr=False), "library_status", query="severance")
+    [show] = result["in_library"]
+    assert show["episodes_on_disk"] == "13/19" and show["seasons"] == ["S1 9/9", "S2 4/10"]
+    assert show["missing"] == "S2: 6 aired episodes" and show["size"] == "27 GB"
+
+
+def test_library_status_of_a_title_not_added_offers_matches(stack):
+    result = call(stack.context(radarr=False), "library_status", query="office girls")
+    assert result["in_library"] == []
+    assert result["not_in_library"][0]["title"] == "Office Girls"
+
+
+def test_add_series_monitors_the_asked_seasons_and_searches(stack):
+    result = call(stack.context(radarr=False), "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=[2])
+    assert result["ok"] and result["monitored_seasons"] == [2]
+    body = stack.sonarr.requests_to("series", "POST")[-1].body
+    assert body["addOptions"]["searchForMissingEpisodes"] is True
+    assert [s["monitored"] for s in body["seasons"]] == [False, True]
+    assert body["rootFolderPath"] == "/tv" and body["qualityProfileId"] == 1
+    assert stack.recorded == [("sonarr", OFFICE_UK_TVDB, "The Office (UK, 2001)")]
+
+
+@pytest.mark.parametrize("seasons, monitored", [("all", [True, True]), ("latest", [False, True]),
+                                                ("future", [False, True])])
+def test_add_series_season_choices(stack, seasons, monitored):
+    call(stack.context(radarr=False), "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=seasons)
+    added = stack.sonarr.library[-1]
+    assert [s["monitored"] for s in added["seasons"]] == monitored
+
+
+def test_add_series_with_a_season_that_does_not_exist(stack):
+    result = call(stack.context(radarr=False), "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=[7])
+    assert result == {"error": "The Office (UK) has no season 7; its seasons are 1-2"}
+    assert not stack.sonarr.requests_to("series", "POST")
+
+
+def test_add_series_uses_the_configured_profile_and_rejects_unknown_ones(stack):
+    ctx = stack.context(radarr=False, quality_profile="HD-1080p")
+    call(ctx, "add_series", tvdb_id=OFFICE_UK_TVDB)
+    assert stack.sonarr.requests_to("series", "POST")[-1].body["qualityProfileId"] == 4
+    result = call(ctx, "add_series", tvdb_id=SEVERANCE_TVDB + 1, quality_profile="HD-4K")
+    assert "no series has TVDB id" in result["error"]
+    result = call(ctx, "add_series", tvdb_id=438781, quality_profile="HD-4K")
+    assert result["error"] == ("Sonarr has no quality profile 'HD-4K'; it has: Any, SD, "
+                               "HD-720p, HD-1080p, Ultra-HD, HD - 720p/1080p")
+
+
+def test_add_series_with_a_missing_root_folder(stack):
+    result = call(stack.context(radarr=False, root_folder="/data/tv"), "add_series",
+                  tvdb_id=OFFICE_UK_TVDB)
+    assert result["error"] == ("Sonarr has no root folder '/data/tv'; it has: /tv "
+                               "(fix [sonarr] root_folder)")
+
+
+def test_add_series_when_the_root_folder_is_unmounted(stack):
+    stack.sonarr.root_folders[0]["accessible"] = False
+    result = call(stack.context(radarr=False), "add_series", tvdb_id=OFFICE_UK_TVDB)
+    assert result["error"] == "Sonarr refused: Root folder '/tv' does not exist"
+    assert stack.recorded == []
+
+
+def test_adding_a_complete_series_again(stack):
+    result = call(stack.context(radarr=False), "add_series", tvdb_id=OFFICE_TVDB)
+    assert result == {"error": "The Office (2005) is already in the library"}
+    assert stack.recorded == []
+
+
+def test_adding_an_incomplete_series_again_still_notifies(stack):
+    result = call(stack.context(radarr=False), "add_series", tvdb_id=SEVERANCE_TVDB)
+    assert "already in the library but not downloaded yet" in result["error"]
+    assert stack.recorded == [("sonarr", SEVERANCE_TVDB, "Severance (2022)")]
+
+
+def test_sonarr_v3_sends_the_first_language_profile(stack):
+    v3 = ArrStack(sonarr_version="3.0.10.1567")
+    try:
+        result = call(v3.context(radarr=False), "add_series", tvdb_id=OFFICE_UK_TVDB)
+        assert result["ok"]
+        assert v3.sonarr.requests_to("series", "POST")[-1].body["languageProfileId"] == 1
+        assert v3.sonarr.requests_to("languageprofile")
+    finally:
+        v3.close()
+
+
+def test_sonarr_v4_asks_for_no_language_profile(stack):
+    assert call(stack.context(radarr=False), "add_series", tvdb_id=OFFICE_UK_TVDB)["ok"]
+    assert not stack.sonarr.requests_to("languageprofile")
+
+
+def test_remove_asks_with_size_then_deletes(stack):
+    ctx = stack.context("admin", radarr=False)
+    args = {"kind": "series", "id": OFFICE_TVDB, "delete_files": True}
+    question = describe_action(get_tool("remove_media"), ctx, json.dumps(args))
+    assert question == "Remove The Office (2005) and delete its 62 GB of files?"
+    assert stack.sonarr.deleted == []
+    assert call(ctx, "remove_media", **args) == {
+        "ok": True, "message": "Removed The Office (2005) and deleted its files."}
+    assert stack.sonarr.deleted == [{"id": 1, "title": "The Office", "deleteFiles": True}]
+
+
+def test_remove_keeping_files_and_of_something_not_added(stack):
+    ctx = stack.context("admin", radarr=False)
+    tool = get_tool("remove_media")
+    assert describe_action(tool, ctx, {"kind": "series", "id": OFFICE_TVDB}) == (
+        "Remove The Office (2005) from the library, keeping its files?")
+    result = call(ctx, "remove_media", kind="series", id=OFFICE_UK_TVDB)
+    assert result == {"error": "The Office (UK, 2001) is not in the library"}
+
+
+def test_queue_names_series_and_episodes_and_groups_season_packs(stack):
+    result = call(stack.context(radarr=False), "download_queue")
+    first, stalled, pack = result["downloads"]
+    assert first == {"title": "Severance", "progress": "63%", "time_left": "12 min",
+                     "status": "downloading", "episodes": "S02E05"}
+    assert stalled["warning"] == "The download is stalled with no connections"
+    assert pack["episodes"] == "S02E07-E10" and result["total"] == 3
+
+
+def test_upcoming_lists_episodes_airing(stack):
+    result = call(stack.context(radarr=False), "upcoming", days=7)
+    [episode] = result["episodes"]
+    assert episode["series"] == "Slow Horses" and episode["episode"] == "S05E04"
+    assert call(stack.context(radarr=False), "upcoming", days=1)["episodes"] == []
+
+
+def test_notify_me_records_the_request(stack):
+    result = call(stack.context(radarr=False), "notify_me", kind="series", id=SEVERANCE_TVDB)
+    assert result["ok"] and stack.recorded == [("sonarr", SEVERANCE_TVDB, "Severance (2022)")]
+    result = call(stack.context(radarr=False), "notify_me", kind="series", id=OFFICE_TVDB)
+    assert "ready to watch" in result["message"] and len(stack.recorded) == 1
