@@ -46,9 +46,10 @@ class Summarizer:
         rows = history.get_history(user.id, self.config.fetch_limit)
         prompt = history.build_prompt("", rows, max_messages=self.config.max_messages,
                                       max_tokens=self.config.max_context_tokens)
-        evicted = rows[:history.evicted_prefix_length(rows, prompt)]
+        first_kept = prompt.metrics.first_kept_id
         through = user.summary_through or 0
-        return [m for m in evicted if m["_id"] > through]
+        return [m for m in rows
+                if through < m["_id"] and (first_kept is None or m["_id"] < first_kept)]
 
     def _summarise(self, previous: str | None, messages: list[dict]) -> str:
         transcript = "\n".join(_line(m) for m in messages if _line(m))

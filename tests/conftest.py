@@ -1,0 +1,73 @@
+"""Shared fixtures: a fresh database per test, fake servers shared per module (reset per test)."""
+
+import datetime as dt
+
+import pytest
+
+from mediabot import db
+from mediabot.config import parse_config
+from tests.fakes.openai import FakeOpenAI
+
+ADMIN = "+15551230001"
+MEMBER = "+15551230002"
+
+
+class Clock:
+    """A settable clock: tests move time instead of sleeping."""
+
+    def __init__(self, now=dt.datetime(2026, 11, 22, 20, 0, 0)):
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def advance(self, **delta) -> None:
+        self.now += dt.timedelta(**delta)
+
+
+@pytest.fixture
+def clock():
+    return Clock()
+
+
+@pytest.fixture
+def database(tmp_path):
+    db.open_database(str(tmp_path / "mediabot.db"))
+    yield db.database
+    db.database.close()
+
+
+@pytest.fixture(scope="module")
+def openai_server():
+    with FakeOpenAI() as server:
+        yield server
+
+
+@pytest.fixture
+def fake_llm(openai_server):
+    openai_server.reset()
+    return openai_server
+
+
+def make_config(*, llm_url: str, sonarr_url: str | None = None, radarr_url: str | None = None,
+                twilio_url: str = "", db_path: str = "mediabot.db", **sections):
+    """A valid Config pointing at the fakes; ``sections`` override tables (e.g. history={...})."""
+    raw = {
+        "server": {"public_url": "https://sms.example.com"},
+        "database": {"path": db_path},
+        "twilio": {"account_sid": "AC" + "0" * 32, "auth_token": "secret-token",
+                   "from_number": "+15550001111", "api_base_url": twilio_url},
+        "llm": {"base_url": llm_url + "/v1", "api_key": "sk-test", "model": "gpt-4o-mini",
+                "timeout_seconds": 5, "max_retries": 0},
+        "users": [{"phone": ADMIN, "name": "Alex", "role": "admin"},
+                  {"phone": MEMBER, "name": "Sam", "role": "member"}],
+    }
+    if not twilio_url:
+        del raw["twilio"]["api_base_url"]
+    if sonarr_url:
+        raw["sonarr"] = {"url": sonarr_url, "api_key": "sonarr-key", "timeout_seconds": 2}
+    if radarr_url:
+        raw["radarr"] = {"url": radarr_url, "api_key": "radarr-key", "timeout_seconds": 2}
+    for name, table in sections.items():
+        raw.setdefault(name, {}).update(table)
+    return parse_config(raw, environ={})

@@ -1,0 +1,211 @@
+"""One turn, end to end against the fake OpenAI server through the real openai SDK."""
+
+import json
+
+import pytest
+
+from mediabot import db, history
+from mediabot.app import build_services, open_storage
+from mediabot.engine import (APOLOGIES, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
+                             Engine, extract_name)
+from mediabot.sms import HELP_TEXT
+from tests.conftest import ADMIN, make_config
+
+
+@pytest.fixture
+def engine_for(fake_llm, tmp_path, clock):
+    def build(**sections):
+        config = make_config(llm_url=fake_llm.url, db_path=str(tmp_path / "m.db"), **sections)
+        open_storage(config)
+        return Engine(build_services(config, clock))
+    yield build
+    db.database.close()
+
+
+@pytest.fixture
+def engine(engine_for):
+    return engine_for()
+
+
+@pytest.fixture
+def alex(engine):
+    return db.User.get(phone=ADMIN).id
+
+
+def non_system(request):
+    return [m for m in request["messages"] if m["role"] != "system"]
+
+
+def test_a_plain_turn_stores_both_sides_with_prompt_tokens(engine, alex, fake_llm):
+    fake_llm.enqueue_text("Hi Alex! What would you like to watch?")
+    assert engine.handle(alex, "hello") == "Hi Alex! What would you like to watch?"
+    stored = history.get_history(alex, 10)
+    assert [(m["role"], m["content"]) for m in stored] == [
+        ("user", "hello"), ("assistant", "Hi Alex! What would you like to watch?")]
+    row = db.Message.get(db.Message.role == "assistant")
+    assert row.prompt_tokens and row.prompt_tokens > 0
+    system = fake_llm.requests[0]["messages"][0]
+    assert system["role"] == "system" and "Alex" in system["content"]
+
+
+def test_recall_across_turns_seed_004(engine, alex, fake_llm):
+    """A fact from turn 1 reaches the model at turn 3 without being repeated."""
+    for reply in ("Noted!", "Nothing is downloading.", "You said your favourite is Alien."):
+        fake_llm.enqueue_text(reply)
+    engine.handle(alex, "My favourite film is Alien, remember that.")
+    engine.handle(alex, "What's downloading?")
+    engine.handle(alex, "What's my favourite film?")
+    third = fake_llm.requests[2]
+    contents = [m.get("content") or "" for m in non_system(third)]
+    assert any("Alien" in c for c in contents[:-1]), "turn 1's fact is in turn 3's prompt"
+    assert contents[-1] == "What's my favourite film?"
+    assert sum("favourite film is Alien" in c for c in contents) == 1
+
+
+def test_model_error_then_recovery_leaves_no_orphans(engine, alex, fake_llm):
+    fake_llm.enqueue_error(500, "The server had an error")
+    assert engine.handle(alex, "add Dune") == "Sorry, something went wrong on my side. Please try again in a moment."
+    fake_llm.enqueue_text("Which Dune: 1984 or 2021?")
+    assert engine.handle(alex, "add Dune please") == "Which Dune: 1984 or 2021?"
+    request = fake_llm.requests[-1]
+    users = [m for m in non_system(request) if m["role"] == "user"]
+    assert [m["content"] for m in users] == ["add Dune please"], "the failed turn's message was pruned"
+    stored = [m["content"] for m in history.get_history(alex, 10) if m["role"] == "user"]
+    assert stored == ["add Dune", "add Dune please"], "the user's message stayed stored"
+
+
+def test_model_timeout_is_a_short_apology(engine_for, fake_llm, clock):
+    engine = engine_for(llm={"timeout_seconds": 0.5})
+    alex = db.User.get(phone=ADMIN).id
+    fake_llm.enqueue_delay(2)
+    fake_llm.enqueue_text("too late")
+    assert engine.handle(alex, "hello?") == APOLOGIES["timeout"]
+
+
+def test_model_unreachable(engine_for, fake_llm):
+    engine = engine_for(llm={"base_url": "http://127.0.0.1:9/v1"})
+    alex = db.User.get(phone=ADMIN).id
+    assert engine.handle(alex, "hello?") == APOLOGIES["unreachable"]
+
+
+def test_tool_round_limit(engine_for, fake_llm):
+    engine = engine_for(llm={"max_tool_rounds": 3})
+    alex = db.User.get(phone=ADMIN).id
+    fake_llm.set_responder(lambda body: [("download_queue", {})])
+    assert engine.handle(alex, "loop forever") == ROUND_LIMIT_REPLY
+    assert len(fake_llm.requests) == 3
+
+
+def test_unknown_tool_and_invalid_arguments_become_tool_errors(engine, alex, fake_llm):
+    fake_llm.enqueue_tool_calls([("launch_rockets", "{not json")])
+    fake_llm.enqueue_text("Sorry, I can't do that.")
+    assert engine.handle(alex, "launch") == "Sorry, I can't do that."
+    tool_message = non_system(fake_llm.requests[1])[-1]
+    assert tool_message["role"] == "tool"
+    assert "no tool called launch_rockets" in json.loads(tool_message["content"])["error"]
+
+
+def test_ollama_ids_reused_across_turns_still_pair(engine, alex, fake_llm):
+    for _ in range(3):
+        fake_llm.enqueue_tool_calls([("nothing_here", {})], ids="ollama")
+        fake_llm.enqueue_text("done")
+    for text in ("one", "two", "three"):
+        assert engine.handle(alex, text) == "done"
+    assert all("error" not in r for r in fake_llm.requests)
+
+
+def test_help_and_reset_need_no_model(engine, alex, fake_llm):
+    fake_llm.enqueue_text("Noted.")
+    engine.handle(alex, "I like sci-fi")
+    assert engine.handle(alex, "HELP") == HELP_TEXT
+    assert engine.handle(alex, "reset") == RESET_REPLY
+    assert history.get_history(alex, 10) == []
+    assert len(fake_llm.requests) == 1
+
+
+def test_a_hundred_turns_stay_within_window_and_budget(engine_for, fake_llm):
+    engine = engine_for(history={"max_messages": 10, "max_context_tokens": 2500})
+    alex = db.User.get(phone=ADMIN).id
+    fake_llm.set_responder(lambda body: "Sure thing, here is a reasonably long answer " * 3)
+    for i in range(100):
+        engine.handle(alex, f"question number {i} " + "padding " * 10)
+    assert len(fake_llm.requests) == 100
+    for request in fake_llm.requests[20:]:
+        assert len(non_system(request)) <= 10
+        assert history.estimate_tokens(request["messages"]) <= 2500
+    assert db.Message.select().count() == 200, "nothing stored is ever lost"
+
+
+class TestOnboarding:
+    @pytest.fixture
+    def nameless(self, engine):
+        return db.User.create(phone="+15559990000", role="member").id
+
+    def test_asked_once_then_named_and_answered(self, engine, nameless, fake_llm):
+        assert engine.handle(nameless, "can you get Dune?") == ONBOARDING_QUESTION
+        assert fake_llm.requests == []
+        fake_llm.enqueue_text("Nice to meet you, Jordan! Which Dune?")
+        assert engine.handle(nameless, "I'm jordan") == "Nice to meet you, Jordan! Which Dune?"
+        assert db.User.get_by_id(nameless).display_name == "Jordan"
+        request = fake_llm.requests[0]
+        assert "Jordan" in request["messages"][0]["content"]
+        assert any("Dune" in (m.get("content") or "") for m in non_system(request))
+
+    def test_not_asked_again_when_the_answer_is_not_a_name(self, engine, nameless, fake_llm):
+        engine.handle(nameless, "hi")
+        fake_llm.enqueue_text("Here's what's downloading.")
+        engine.handle(nameless, "what is downloading right now for the house?")
+        fake_llm.enqueue_text("Anything else?")
+        assert engine.handle(nameless, "thanks") == "Anything else?"
+        assert db.User.get_by_id(nameless).display_name is None
+
+
+@pytest.mark.parametrize("text,name", [("Sam", "Sam"), ("i'm jo ann", "Jo Ann"),
+                                       ("My name is Alex.", "Alex"), ("call me Kit", "Kit"),
+                                       ("what's downloading right now", None), ("yes", None)])
+def test_extract_name(text, name):
+    assert extract_name(text) == name
+
+
+class TestSummaries:
+    def test_off_by_default_no_summary_calls(self, engine_for, fake_llm):
+        engine = engine_for(history={"max_messages": 4})
+        alex = db.User.get(phone=ADMIN).id
+        fake_llm.set_responder(lambda body: "ok")
+        for i in range(20):
+            engine.handle(alex, f"message {i}")
+            engine.after_turn(alex)
+        assert len(fake_llm.requests) == 20
+        assert db.User.get_by_id(alex).summary is None
+
+    def test_on_summary_replaces_the_pruned_line(self, engine_for, fake_llm):
+        engine = engine_for(history={"max_messages": 4, "summaries": True})
+        alex = db.User.get(phone=ADMIN).id
+
+        def respond(body):
+            if "summary" in body["messages"][0]["content"].lower() and len(body["messages"]) == 2:
+                return "Alex likes sci-fi and asked for Alien."
+            return "ok"
+        fake_llm.set_responder(respond)
+        engine.handle(alex, "I like sci-fi; get me Alien")
+        engine.after_turn(alex)
+        for i in range(12):
+            engine.handle(alex, f"message {i}")
+            engine.after_turn(alex)
+        user = db.User.get_by_id(alex)
+        assert user.summary == "Alex likes sci-fi and asked for Alien."
+        assert user.summary_through is not None
+        last = fake_llm.requests[-1]["messages"]
+        assert any(m["role"] == "system" and "Alien" in m["content"] for m in last[1:3])
+        assert db.Message.select().count() == 26, "stored messages are never rewritten"
+
+    def test_failed_summary_keeps_the_old_one(self, engine_for, fake_llm):
+        engine = engine_for(history={"max_messages": 4, "summaries": True})
+        alex = db.User.get(phone=ADMIN).id
+        db.User.update(summary="old summary").execute()
+        fake_llm.set_responder(lambda body: "ok")
+        for i in range(8):
+            engine.handle(alex, f"message {i}")
+        fake_llm.enqueue_error(500, "boom")
+        engine.after_turn(alex)
+        assert db.User.get_by_id(alex).summary == "old summary"
