@@ -14,9 +14,11 @@ from . import db
 from .app import build_services, open_storage
 from .config import Config
 from .engine import Engine
+from .hooks import BURST_SECONDS, Hooks
 from .scheduler import build_scheduler, expire_confirmations, prune_history
-from .sender import Sender, build_twilio_client
+from .sender import Backoff, Sender, build_twilio_client
 from .sms import format_reply
+from .web import create_app
 from .worker import Worker
 
 log = logging.getLogger(__name__)
@@ -27,24 +29,25 @@ OUTBOX_RETRY_SECONDS = 30.0
 class Daemon:
     """Everything ``serve`` runs, built from config; ``start``/``stop`` for tests too."""
 
-    def __init__(self, config: Config, *, clock=db.utcnow):
+    def __init__(self, config: Config, *, clock=db.utcnow, backoff: Backoff = Backoff(),
+                 burst_seconds: float = BURST_SECONDS):
         self.config = config
         open_storage(config)
         services = build_services(config, clock)
         self.engine = Engine(services)
-        self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock)
+        self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
+                             backoff=backoff)
+        self.burst_seconds = burst_seconds
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock)
         self.scheduler = build_scheduler(self._jobs(clock))
         self.app = self._create_app()
         self.server = None
 
     def _create_app(self):
-        from .hooks import Hooks
-        from .web import create_app
-
-        hooks = Hooks(self.config, self.sender, clock=self.engine.services.clock)
+        self.hooks = Hooks(self.config, self.sender, clock=self.engine.services.clock,
+                           burst_seconds=self.burst_seconds)
         return create_app(self.config, worker=self.worker, scheduler=self.scheduler,
-                          hooks=hooks)
+                          hooks=self.hooks)
 
     def _jobs(self, clock):
         confirmation, history = self.config.confirmation, self.config.history
@@ -77,6 +80,7 @@ class Daemon:
         if self.server is not None:
             self.server.close()
         drained = self.worker.shutdown(DRAIN_SECONDS)
+        self.hooks.flush()  # episode notices still being gathered go out now
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         db.database.close()

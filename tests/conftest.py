@@ -71,3 +71,28 @@ def make_config(*, llm_url: str, sonarr_url: str | None = None, radarr_url: str 
     for name, table in sections.items():
         raw.setdefault(name, {}).update(table)
     return parse_config(raw, environ={})
+
+
+@pytest.fixture(scope="module")
+def twilio_server():
+    from tests.fakes.loopback import LoopbackServer
+    from tests.fakes.twilio import FakeTwilio
+
+    fake = FakeTwilio()
+    server = LoopbackServer(fake).start()
+    fake.url = server.url
+    yield fake
+    server.stop()
+
+
+@pytest.fixture
+def fake_twilio(twilio_server):
+    twilio_server.reset()
+    return twilio_server
+
+
+def sign(url: str, params: dict, token: str = "secret-token") -> str:
+    """X-Twilio-Signature exactly as Twilio computes it."""
+    from twilio.request_validator import RequestValidator
+
+    return RequestValidator(token).compute_signature(url, params)
