@@ -1,0 +1,205 @@
+"""End to end: a real `mediabot serve` process on loopback, texted the way Twilio does.
+
+The fake OpenAI and Twilio servers run in this test process; the daemon runs as a child
+process with a config file pointing at them, exactly as an operator would run it.
+"""
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import requests
+
+from tests.conftest import ADMIN, sign
+
+PUBLIC = "https://sms.example.com"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, timeout=10.0, step=0.02):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
+
+
+class Serve:
+    """One `mediabot serve` child process with its config file and database."""
+
+    def __init__(self, tmp: Path, llm_url: str, twilio_url: str):
+        self.port = free_port()
+        self.config = tmp / "config.toml"
+        self.log = tmp / "serve.log"
+        self.config.write_text(f"""
+[server]
+public_url = "{PUBLIC}"
+host = "127.0.0.1"
+port = {self.port}
+[database]
+path = "{tmp / 'mediabot.db'}"
+[twilio]
+account_sid = "AC{'0' * 32}"
+from_number = "+15550001111"
+api_base_url = "{twilio_url}"
+timeout_seconds = 3
+[llm]
+base_url = "{llm_url}/v1"
+model = "gpt-4o-mini"
+timeout_seconds = 10
+max_retries = 0
+[[users]]
+phone = "{ADMIN}"
+name = "Alex"
+role = "admin"
+""")
+        self.proc = None
+        self._sids = iter(range(10**6))
+
+    @property
+    def url(self):
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self):
+        env = {**os.environ, "MEDIABOT_TWILIO_AUTH_TOKEN": "secret-token",
+               "MEDIABOT_LLM_API_KEY": "sk-test"}
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "mediabot.cli", "serve", "--config", str(self.config)],
+            stdout=subprocess.DEVNULL, stderr=self.log.open("ab"), env=env)
+        assert wait_for(self._healthy, 20), self.log.read_text()
+        return self
+
+    def _healthy(self):
+        try:
+            return requests.get(self.url + "/healthz", timeout=1).status_code == 200
+        except requests.ConnectionError:
+            return False
+
+    def text(self, body, sender=ADMIN, sid=None, signature=None):
+        form = {"MessageSid": sid or f"SM{os.getpid():08d}{next(self._sids):024d}",
+                "AccountSid": "AC" + "0" * 32, "From": sender, "To": "+15550001111",
+                "Body": body, "NumMedia": "0"}
+        headers = {"X-Twilio-Signature": sign(PUBLIC + "/sms", form)
+                   if signature is None else signature}
+        return requests.post(self.url + "/sms", data=form, headers=headers, timeout=5)
+
+    def stop(self, sig=signal.SIGTERM):
+        if self.proc and self.proc.poll() is None:
+            self.proc.send_signal(sig)
+            self.proc.wait(timeout=60)
+        return self.proc.returncode
+
+
+@pytest.fixture
+def serve(tmp_path, fake_llm, fake_twilio):
+    made = []
+
+    def start():
+        s = Serve(tmp_path, fake_llm.url, fake_twilio.url).start()
+        made.append(s)
+        return s
+    yield start
+    for s in made:
+        s.stop(signal.SIGKILL)
+
+
+def test_a_signed_sms_gets_its_reply(serve, fake_llm, fake_twilio):
+    daemon = serve()
+    fake_llm.enqueue_text("**Dune** is downloading — 45% done.")
+    response = daemon.text("what's downloading?")
+    assert response.status_code == 200 and response.text.endswith("<Response/>")
+    assert wait_for(lambda: fake_twilio.sent)
+    assert fake_twilio.sent[0]["to"] == ADMIN
+    assert fake_twilio.sent[0]["body"] == "Dune is downloading - 45% done."
+
+
+def test_bad_signatures_are_refused_and_duplicates_answered_once(serve, fake_llm, fake_twilio):
+    daemon = serve()
+    assert daemon.text("hello", signature="").status_code == 403
+    assert daemon.text("hello", signature="bm90IGEgc2lnbmF0dXJl").status_code == 403
+    fake_llm.set_responder(lambda body: "Just once.")
+    for _ in range(3):
+        assert daemon.text("hello", sid="SM" + "5" * 32).status_code == 200
+    assert wait_for(lambda: fake_twilio.sent)
+    time.sleep(0.5)
+    assert fake_twilio.bodies() == ["Just once."]
+    assert len(fake_llm.requests) == 1
+
+
+def test_three_rapid_texts_make_at_most_two_turns(serve, fake_llm, fake_twilio):
+    daemon = serve()
+    fake_llm.enqueue_delay(0.4)
+    fake_llm.set_responder(lambda body: "ok")
+    for body in ("get Dune", "the 2021 one", "in 4K please"):
+        daemon.text(body)
+        time.sleep(0.1)
+    assert wait_for(lambda: len(fake_llm.requests) >= 1 and len(fake_twilio.sent) >= 1)
+    time.sleep(1.0)
+    assert 1 <= len(fake_llm.requests) <= 2
+    seen = "\n".join(m["content"] for r in fake_llm.requests for m in r["messages"]
+                     if m["role"] == "user")
+    for body in ("get Dune", "the 2021 one", "in 4K please"):
+        assert body in seen, "every text reaches the model"
+    for request in fake_llm.requests:
+        roles = [m["role"] for m in request["messages"]]
+        assert all(not (a == b == "user") for a, b in zip(roles, roles[1:]))
+
+
+def test_kill_9_mid_turn_then_restart_answers_exactly_once(serve, fake_llm, fake_twilio):
+    daemon = serve()
+    fake_llm.enqueue_delay(3)
+    fake_llm.enqueue_text("too late, the process died")
+    fake_llm.set_responder(lambda body: "Answered after the restart.")
+    daemon.text("are you there?")
+    assert wait_for(lambda: len(fake_llm.requests) == 1)
+    daemon.stop(signal.SIGKILL)
+    daemon.start()
+    assert wait_for(lambda: fake_twilio.sent)
+    time.sleep(0.5)
+    daemon.stop(signal.SIGKILL)
+    daemon.start()
+    time.sleep(1.0)
+    assert fake_twilio.bodies() == ["Answered after the restart."]
+
+
+def test_sigterm_finishes_the_turn_in_flight_and_exits_0(serve, fake_llm, fake_twilio):
+    daemon = serve()
+    fake_llm.enqueue_delay(1.0)
+    fake_llm.enqueue_text("Finished before stopping.")
+    daemon.text("slow question")
+    assert wait_for(lambda: len(fake_llm.requests) == 1)
+    assert daemon.stop(signal.SIGTERM) == 0
+    assert fake_twilio.bodies() == ["Finished before stopping."]
+
+
+def test_stop_start_unknown_and_twilio_failures(serve, fake_llm, fake_twilio):
+    daemon = serve()
+    daemon.text("STOP")
+    daemon.text("hello?")
+    daemon.text("hi", sender="+15559998888")
+    time.sleep(0.8)
+    assert fake_twilio.sent == [] and fake_llm.requests == []
+    daemon.text("START")
+    fake_twilio.fail_next(500)
+    fake_llm.enqueue_text("Welcome back.")
+    daemon.text("hello again")
+    assert wait_for(lambda: fake_twilio.sent, timeout=15)
+    assert fake_twilio.bodies() == ["Welcome back."], "Twilio 500 then success: delivered once"
+    fake_twilio.fail_next(400, code=21610)
+    fake_llm.enqueue_text("This one cannot be delivered.")
+    daemon.text("one more")
+    assert wait_for(lambda: len(fake_twilio.requests) >= 3)
+    time.sleep(1.5)
+    posts = [r for r in fake_twilio.requests if r.get("method", "POST") == "POST"]
+    assert len(posts) == 3, "21610 is not retried"
