@@ -19,8 +19,8 @@ from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from .prompts import build_system_prompt
 from .sms import HELP_TEXT, classify_keyword
 from .summaries import Summarizer
-from .tools import (ToolContext, ToolError, available_tools, get_tool, parse_arguments,
-                    run_tool, tool_schemas)
+from .tools import (ToolContext, ToolError, available_tools, describe_action, get_tool,
+                    parse_arguments, run_tool, tool_schemas)
 
 log = logging.getLogger(__name__)
 
@@ -228,7 +228,7 @@ class _Turn:
     def _ask_confirmation(self, tool, raw) -> ToolOutcome:
         try:
             arguments = parse_arguments(tool, raw)
-            question = tool.describe(self.context, arguments)
+            question = describe_action(tool, self.context, arguments)
         except ToolError as exc:
             return ToolOutcome(json.dumps({"error": str(exc)}))
         ttl = self.config.confirmation.ttl_seconds

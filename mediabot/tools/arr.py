@@ -80,13 +80,14 @@ class ArrClient:
         self.name = kind.title()
         self.config = config
         self.url = config.url.rstrip("/")
+        self.shown_url = scrub(self.url, config.api_key)
         self._session = session or requests.Session()
         self._session.mount(self.url + "/", _ArrAdapter(config.api_key, config.timeout_seconds))
         self._api = None
         self._lock = threading.Lock()
 
     def __repr__(self) -> str:
-        return f"ArrClient({self.kind!r}, url={self.url!r})"
+        return f"ArrClient({self.kind!r}, url={self.shown_url!r})"
 
     def run(self, fn: Callable[..., T], *args, not_found: str | None = None) -> T:
         """Call ``fn(api, *args)``; any arrapi/requests failure becomes a ToolError.
@@ -99,7 +100,7 @@ class ArrClient:
         except ToolError:
             raise
         except (arrapi.ArrException, requests.RequestException) as exc:
-            error = _translate(exc, self.name, self.url, not_found)
+            error = _translate(exc, self.name, self.shown_url, not_found)
             log.warning("%s: %s (%s)", self.name, error,
                         scrub(f"{type(exc).__name__}: {exc}", self.config.api_key))
             raise error from None
@@ -116,13 +117,13 @@ class ArrClient:
         try:
             api = KINDS[self.kind](self.url, self.config.api_key, session=self._session)
         except (TypeError, ValueError, AttributeError):
-            raise Unreachable(f"{self.url} did not answer like {self.name} does; check "
+            raise Unreachable(f"{self.shown_url} did not answer like {self.name} does; check "
                             f"[{self.kind}] url (it should be the address of the web UI)") from None
         if self.kind == "sonarr":
             # Sonarr's own default, "unknown", means "use the seasons' monitored flags as
             # sent"; arrapi's list lacks it, and add_series needs it for a list of seasons.
             api.monitor_options.append("unknown")
-        log.info("%s client ready (%s, API %s)", self.name, self.url,
+        log.info("%s client ready (%s, API %s)", self.name, self.shown_url,
                  "v4" if api._raw.v4 else "v3")
         return api
 

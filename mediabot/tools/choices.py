@@ -67,10 +67,10 @@ def check_client(client: "ArrClient") -> list[tuple[bool, str]]:
     try:
         version = client.run(lambda api: api.system_status().version)
     except KeyRejected as exc:
-        return [(True, f"{name} answers at {client.url}"), (False, str(exc))]
+        return [(True, f"{name} answers at {client.shown_url}"), (False, str(exc))]
     except ToolError as exc:
         return [(False, f"{exc} — is it running? Check [{key}] url")]
-    lines = [(True, f"{name} {version} answers at {client.url}"),
+    lines = [(True, f"{name} {version} answers at {client.shown_url}"),
              (True, f"{name} accepted the API key")]
     lines.append(_check_line(client.run, _root_folder_line, name, client.config.root_folder))
     lines.append(_check_line(client.run, _profile_line, name, client.config.quality_profile))

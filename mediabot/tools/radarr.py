@@ -49,15 +49,19 @@ def status(data: dict, now: dt.datetime) -> dict:
 
 
 def _why_missing(data: dict, now: dt.datetime) -> str:
-    released = [(when, word) for when, word in _releases(data) if when <= now]
-    if released:
-        when, word = max(released)
+    """Home releases decide when a download can exist; a cinema run alone does not."""
+    home = [(when, word) for when, word in _releases(data) if word != "cinema"]
+    out = [(when, word) for when, word in home if when <= now]
+    if out:
+        when, word = max(out)
         return f"not downloaded yet; out since {when:%Y-%m-%d} ({word}), Radarr is searching"
-    upcoming = [(when, word) for when, word in _releases(data) if when > now]
-    if upcoming:
-        when, word = min(upcoming)
-        return f"not released yet; {word} release {when:%Y-%m-%d}"
-    return "not downloaded yet; no release date known"
+    cinema = parse_utc(data.get("inCinemas"))
+    text = (f"in cinemas since {cinema:%Y-%m-%d}" if cinema and cinema <= now
+            else "not released yet")
+    if home:
+        when, word = min(home)
+        return f"{text}; {word} release {when:%Y-%m-%d}"
+    return f"{text}; no home release date known"
 
 
 def _releases(data: dict) -> list[tuple[dt.datetime, str]]:

@@ -60,7 +60,20 @@ def _sonarr_catalog(now) -> list[dict]:
     def lookup_only(tvdb_id, title, year, seasons, text, network, status="ended"):
         return series(tvdb_id, title, year, [(n, 8, 8, 0, False) for n in range(1, seasons + 1)],
                       overview=text, network=network, genres=("Comedy",), status=status)
-    return [
+    remakes = [lookup_only(tvdb_id, f"The Office ({country})", year, seasons,
+                           f"The {country} remake of the workplace mockumentary: a camera crew "
+                           f"follows a {boss} who is sure the team loves him, while the "
+                           "staff try to get through another day of meetings and pranks.",
+                           network)
+               for tvdb_id, country, year, seasons, boss, network in (
+                   (374281, "IN", 2019, 2, "branch manager of a Faridabad paper company",
+                    "Hotstar"),
+                   (401762, "PL", 2021, 3, "manager of a paper wholesaler in Siedlce",
+                    "CANAL+"),
+                   (353447, "SA", 2022, 1, "Riyadh office manager", "Shahid"),
+                   (78890, "DE", 2004, 5, "insurance office head in Capitol Versicherung",
+                    "ProSieben"))]
+    return remakes + [
         lookup_only(OFFICE_UK_TVDB, "The Office (UK)", 2001, 2,
                     "The day-to-day lives of office employees at the Slough branch of the "
                     "Wernham Hogg paper company, filmed as a fly-on-the-wall documentary "
@@ -122,7 +135,7 @@ def radarr_seed(now: dt.datetime) -> dict:
                                "realises he is humanity's last chance.",
                       studio="Amazon MGM Studios", genres=("Science Fiction", "Drama"),
                       in_cinemas=now - 40 * day, digital=now + 3 * day,
-                      physical=now + 60 * day, library_id=3, now=now)
+                      physical=now + 45 * day, library_id=3, now=now)
     for item in (dune_two, hail_mary):
         item["monitored"] = True
     return {"movies": [dune, dune_two, hail_mary], "catalog": _radarr_catalog(now),

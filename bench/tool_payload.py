@@ -1,0 +1,49 @@
+"""How much smaller a tool result is than the Sonarr/Radarr JSON it was made from.
+
+Runs the fake servers (tests/fakes) on loopback, calls the real tools through arrapi and
+prints JSON: for each case the raw response bytes of the endpoint(s) the result came from,
+the result's bytes, and their ratio (target <= 0.10). Run from the repository root:
+
+    .venv/bin/python bench/tool_payload.py
+"""
+
+import json
+import pathlib
+import sys
+
+CASES = [
+    ("queue", "download_queue", {}, ("queue",)),
+    ("calendar", "upcoming", {"days": 60}, ("calendar",)),
+    ("lookup_series", "search_media", {"query": "office", "kind": "series"},
+     ("series/lookup",)),
+    ("lookup_movies", "search_media", {"query": "dune", "kind": "movie"}, ("movie/lookup",)),
+    ("lookup_any", "search_media", {"query": "dune"}, ("series/lookup", "movie/lookup")),
+]
+
+
+def measure(stack, tool_name: str, arguments: dict, paths: tuple[str, ...]) -> dict:
+    from mediabot.tools import get_tool, run_tool
+    fakes = (stack.sonarr, stack.radarr)
+    before = [len(fake.requests) for fake in fakes]
+    result = run_tool(get_tool(tool_name), stack.context("admin"), arguments)
+    raw = sum(record.response_bytes
+              for fake, start in zip(fakes, before) for record in fake.requests[start:]
+              if record.path.removeprefix("/api/v3/") in paths)
+    size = len(result.encode())
+    return {"raw_bytes": raw, "result_bytes": size, "ratio": round(size / raw, 3)}
+
+
+def main() -> None:
+    sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
+    from tests.fakes.arr_stack import ArrStack
+    stack = ArrStack()
+    try:
+        results = {name: measure(stack, tool, args, paths) for name, tool, args, paths in CASES}
+    finally:
+        stack.close()
+    results["all_within_target"] = all(r["ratio"] <= 0.10 for r in results.values())
+    print(json.dumps(results, indent=2))
+
+
+if __name__ == "__main__":
+    main()

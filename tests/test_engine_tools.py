@@ -1,0 +1,149 @@
+"""The engine with its hands: tools through arrapi against the fake Sonarr/Radarr, and the
+confirmation protocol for removals."""
+
+import json
+
+import pytest
+
+from mediabot import db
+from mediabot.app import build_services, open_storage
+from mediabot.engine import Engine
+from tests.conftest import ADMIN, MEMBER, make_config
+from tests.fakes.arr import API_KEY
+from tests.fakes.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
+from tests.fakes.arr_stack import ArrStack
+
+
+@pytest.fixture
+def stack():
+    stack = ArrStack()
+    yield stack
+    stack.close()
+
+
+@pytest.fixture
+def engine(fake_llm, stack, tmp_path, clock):
+    config = make_config(llm_url=fake_llm.url, db_path=str(tmp_path / "m.db"),
+                         sonarr_url=stack.servers["sonarr"].url,
+                         radarr_url=stack.servers["radarr"].url,
+                         sonarr={"api_key": API_KEY}, radarr={"api_key": API_KEY})
+    open_storage(config)
+    yield Engine(build_services(config, clock))
+    db.database.close()
+
+
+@pytest.fixture
+def alex(engine):
+    return db.User.get(phone=ADMIN).id
+
+
+@pytest.fixture
+def sam(engine):
+    return db.User.get(phone=MEMBER).id
+
+
+def tool_results(request):
+    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
+
+
+def offered(request):
+    return {t["function"]["name"] for t in request.get("tools", [])}
+
+
+def office_in_library(stack):
+    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
+
+
+def ask_removal(engine, fake_llm, user, delete_files=True):
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB,
+                                                   "delete_files": delete_files})])
+    return engine.handle(user, "delete The Office")
+
+
+def test_search_then_add_records_the_request(engine, alex, fake_llm, stack):
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "dune", "kind": "movie"})])
+    fake_llm.enqueue_text("I found Dune (2021), Dune (1984) and more. Which one?")
+    engine.handle(alex, "can you get dune?")
+    results = tool_results(fake_llm.requests[1])[0]
+    assert any(r.get("year") == 1984 for r in results["results"])
+    fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": DUNE_1984_TMDB})])
+    fake_llm.enqueue_text("Added Dune (1984). I'll text you when it's ready.")
+    assert engine.handle(alex, "the 1984 one") == "Added Dune (1984). I'll text you when it's ready."
+    assert "error" not in tool_results(fake_llm.requests[-1])[-1]
+    assert stack.radarr.requests_to("movie", "POST"), "the add reached Radarr"
+    request = db.Request.get()
+    assert (request.user_id, request.service, request.external_id) == (alex, "radarr", DUNE_1984_TMDB)
+
+
+def test_remove_asks_then_y_executes_without_a_model_call(engine, alex, fake_llm, stack):
+    reply = ask_removal(engine, fake_llm, alex)
+    assert reply.startswith("Remove The Office (2005) and delete its ")
+    assert reply.endswith("of files? Reply Y to confirm or N to keep it (expires in 5 min).")
+    assert len(fake_llm.requests) == 1, "the prompt is mediabot's, not the model's"
+    assert office_in_library(stack), "nothing removed on the model's word"
+    assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
+    assert len(fake_llm.requests) == 1
+    assert not office_in_library(stack)
+    assert db.PendingAction.select().count() == 0
+
+
+def test_n_keeps_it(engine, alex, fake_llm, stack):
+    ask_removal(engine, fake_llm, alex)
+    assert engine.handle(alex, "nope") == "OK, I kept it. Nothing was removed."
+    assert office_in_library(stack) and len(fake_llm.requests) == 1
+    assert engine.handle(alex, "y") != "Removed The Office (2005) and deleted its files."
+    assert office_in_library(stack)
+
+
+def test_an_unrelated_message_leaves_it_pending_and_tells_the_model(engine, alex, fake_llm, stack):
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("Nothing is downloading. Still want The Office removed? Y or N.")
+    engine.handle(alex, "wait, what's downloading?")
+    system = fake_llm.requests[-1]["messages"][0]["content"]
+    assert "Remove The Office (2005)" in system
+    assert db.PendingAction.select().count() == 1
+    assert engine.handle(alex, "yes") == "Removed The Office (2005) and deleted its files."
+    assert not office_in_library(stack)
+
+
+def test_cancel_and_stop_are_not_no(engine, alex, fake_llm, stack):
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("ok")
+    engine.handle(alex, "CANCEL")
+    assert db.PendingAction.select().count() == 1, "CANCEL unsubscribes; it is not an answer"
+
+
+def test_after_expiry_y_executes_nothing(engine, alex, fake_llm, stack, clock):
+    ask_removal(engine, fake_llm, alex)
+    clock.advance(seconds=301)
+    reply = engine.handle(alex, "Y")
+    assert reply.startswith("Your request to remove The Office (2005) expired")
+    assert office_in_library(stack)
+    assert len(fake_llm.requests) == 1
+
+
+def test_a_member_cannot_remove_even_when_the_model_calls_it(engine, sam, fake_llm, stack):
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB})])
+    fake_llm.enqueue_text("Sorry, only an admin can remove things.")
+    assert engine.handle(sam, "delete The Office") == "Sorry, only an admin can remove things."
+    assert "remove_media" not in offered(fake_llm.requests[0])
+    assert "error" in tool_results(fake_llm.requests[1])[0]
+    assert db.PendingAction.select().count() == 0
+    assert engine.handle(sam, "Y") is not None and office_in_library(stack)
+
+
+def test_admin_is_offered_remove(engine, alex, fake_llm):
+    fake_llm.enqueue_text("hi")
+    engine.handle(alex, "hi")
+    assert "remove_media" in offered(fake_llm.requests[0])
+    assert {"search_media", "add_movie", "add_series", "download_queue", "upcoming",
+            "library_status", "notify_me"} <= offered(fake_llm.requests[0])
+
+
+def test_sonarr_down_becomes_a_tool_error_the_model_explains(engine, alex, fake_llm, stack):
+    stack.down("sonarr")
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "severance", "kind": "series"})])
+    fake_llm.enqueue_text("Sonarr isn't answering right now.")
+    assert engine.handle(alex, "do we have severance?") == "Sonarr isn't answering right now."
+    error = tool_results(fake_llm.requests[1])[0]["error"]
+    assert "not answering" in error and API_KEY not in error

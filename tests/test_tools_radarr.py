@@ -1,0 +1,133 @@
+"""Movie tools through arrapi against the fake Radarr, and the tools that span both."""
+
+import json
+
+import pytest
+
+from mediabot.tools import describe_action, get_tool, run_tool
+from tests.fakes.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB
+from tests.fakes.arr_stack import ArrStack
+
+
+@pytest.fixture
+def stack():
+    stack = ArrStack()
+    yield stack
+    stack.close()
+
+
+def call(ctx, name: str, **arguments) -> dict:
+    return json.loads(run_tool(get_tool(name), ctx, json.dumps(arguments)))
+
+
+def test_search_movies_by_title(stack):
+    hits = call(stack.context(sonarr=False), "search_media", query="dune")["results"]
+    assert [(h["title"], h["year"], h["in_library"]) for h in hits[:2]] == [
+        ("Dune", 2021, True), ("Dune", 1984, False)]
+    assert hits[0]["tmdb_id"] == DUNE_TMDB and len(hits) == 5
+
+
+def test_search_any_interleaves_both_services(stack):
+    hits = call(stack.context(), "search_media", query="dune")["results"]
+    assert {hit["kind"] for hit in hits} == {"movie", "series"} and len(hits) == 5
+
+
+def test_search_any_with_one_service_down_still_answers(stack):
+    stack.down("sonarr")
+    result = call(stack.context(), "search_media", query="dune")
+    assert result["results"][0]["kind"] == "movie"
+    assert result["warnings"] == [f"Sonarr is not answering at {stack.servers['sonarr'].url}"]
+
+
+def test_library_status_of_downloaded_and_waiting_movies(stack):
+    owned = call(stack.context(sonarr=False), "library_status", query="dune")["in_library"]
+    dune, dune_two = owned
+    assert dune["downloaded"] and dune["size"] == "21 GB" and dune["quality"] == "Bluray-2160p"
+    assert not dune_two["downloaded"] and "Radarr is searching" in dune_two["missing"]
+
+
+def test_library_status_of_an_unreleased_movie(stack):
+    [movie] = call(stack.context(sonarr=False), "library_status",
+                   query="project hail mary")["in_library"]
+    assert movie["missing"].startswith("in cinemas since ")
+    assert "; digital release " in movie["missing"]
+
+
+def test_add_movie_searches_and_records_the_request(stack):
+    result = call(stack.context(sonarr=False), "add_movie", tmdb_id=DUNE_1984_TMDB)
+    assert result["ok"] and result["title"] == "Dune (1984)"
+    body = stack.radarr.requests_to("movie", "POST")[-1].body
+    assert body["addOptions"] == {"searchForMovie": True} and body["monitored"] is True
+    assert body["rootFolderPath"] == "/movies" and body["qualityProfileId"] == 1
+    assert stack.recorded == [("radarr", DUNE_1984_TMDB, "Dune (1984)")]
+
+
+def test_add_movie_with_a_named_profile(stack):
+    call(stack.context(sonarr=False), "add_movie", tmdb_id=DUNE_1984_TMDB,
+         quality_profile="ultra-hd")
+    assert stack.radarr.requests_to("movie", "POST")[-1].body["qualityProfileId"] == 5
+
+
+def test_add_movie_already_downloaded(stack):
+    result = call(stack.context(sonarr=False), "add_movie", tmdb_id=DUNE_TMDB)
+    assert result == {"error": "Dune (2021) is already in the library"}
+    assert stack.recorded == [] and not stack.radarr.requests_to("movie", "POST")
+
+
+def test_add_movie_already_added_but_not_downloaded_notifies(stack):
+    result = call(stack.context(sonarr=False), "add_movie", tmdb_id=DUNE_TWO_TMDB)
+    assert result["error"].startswith("Dune: Part Two (2024) is already in the library but")
+    assert stack.recorded == [("radarr", DUNE_TWO_TMDB, "Dune: Part Two (2024)")]
+
+
+def test_add_unknown_movie(stack):
+    result = call(stack.context(sonarr=False), "add_movie", tmdb_id=999999999)
+    assert result == {"error": "no movie has TMDB id 999999999"}
+
+
+def test_remove_movie_with_confirmation_text(stack):
+    ctx = stack.context("admin", sonarr=False)
+    args = {"kind": "movie", "id": DUNE_TMDB, "delete_files": True}
+    assert describe_action(get_tool("remove_media"), ctx, args) == (
+        "Remove Dune (2021) and delete its 21 GB of files?")
+    assert call(ctx, "remove_media", **args)["message"] == (
+        "Removed Dune (2021) and deleted its files.")
+    assert stack.radarr.deleted == [{"id": 1, "title": "Dune", "deleteFiles": True}]
+    args["id"] = DUNE_TWO_TMDB
+    assert describe_action(get_tool("remove_media"), ctx, args) == (
+        "Remove Dune: Part Two (2024)? It has no files on disk.")
+
+
+def test_queue_across_both_services(stack):
+    result = call(stack.context(), "download_queue")
+    assert result["total"] == 4 and len(result["downloads"]) == 4
+    assert result["downloads"][-1] == {"title": "Dune: Part Two (2024)", "progress": "63%",
+                                       "time_left": "2 h 15 min", "status": "downloading"}
+
+
+def test_empty_queue(stack):
+    stack.radarr.queue = []
+    assert call(stack.context(sonarr=False), "download_queue") == {
+        "downloads": [], "total": 0, "message": "nothing is downloading"}
+
+
+def test_upcoming_says_which_release(stack):
+    result = call(stack.context(), "upcoming")
+    assert [m["release"] for m in result["movies"]] == ["digital"]
+    assert result["movies"][0]["title"] == "Project Hail Mary (2026)"
+    assert result["episodes"][0]["episode"] == "S05E04"
+    assert "physical" in [m["release"] for m in call(stack.context(), "upcoming",
+                                                     days=60)["movies"]]
+
+
+def test_notify_me_for_a_movie_not_in_the_library(stack):
+    result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=DUNE_1984_TMDB)
+    assert "not in the library yet" in result["message"] and "add_movie" in result["message"]
+    assert stack.recorded == [("radarr", DUNE_1984_TMDB, "Dune (1984)")]
+    result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=HAIL_MARY_TMDB)
+    assert result["message"] == "The user will get a text when Project Hail Mary (2026) is ready."
+
+
+def test_series_tools_without_sonarr(stack):
+    result = call(stack.context(sonarr=False), "notify_me", kind="series", id=1)
+    assert result == {"error": "Sonarr is not set up on this server"}

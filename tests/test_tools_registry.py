@@ -1,0 +1,113 @@
+"""The registry the engine uses: visibility by role and service, OpenAI schemas, argument
+checking and run_tool's never-raise contract. No server is needed for most of these."""
+
+import json
+
+import pytest
+
+from mediabot.tools import (ToolContext, ToolError, available_tools, describe_action,
+                            get_tool, parse_arguments, run_tool, tool_schemas)
+from mediabot.tools.base import Tool
+
+ALL = ["search_media", "library_status", "add_movie", "add_series", "remove_media",
+       "download_queue", "upcoming", "notify_me"]
+
+
+def names(tools) -> list[str]:
+    return [tool.name for tool in tools]
+
+
+def test_admins_see_every_tool_and_members_cannot_see_remove():
+    assert names(available_tools("admin", sonarr=True, radarr=True)) == ALL
+    assert "remove_media" not in names(available_tools("member", sonarr=True, radarr=True))
+
+
+def test_tools_follow_the_configured_services():
+    movies_only = names(available_tools("admin", sonarr=False, radarr=True))
+    assert "add_series" not in movies_only and "add_movie" in movies_only
+    assert available_tools("admin", sonarr=False, radarr=False) == []
+
+
+def test_schemas_are_in_openai_format():
+    [schema] = tool_schemas([get_tool("add_series")])
+    assert schema["type"] == "function"
+    function = schema["function"]
+    assert function["name"] == "add_series" and function["description"]
+    assert function["parameters"]["required"] == ["tvdb_id"]
+    assert len(json.dumps(tool_schemas(available_tools("admin", sonarr=True,
+                                                       radarr=True)))) < 5000
+
+
+@pytest.mark.parametrize("raw, expected", [
+    ('{"tvdb_id": 5}', {"tvdb_id": 5, "seasons": "all"}),
+    ({"tvdb_id": 5, "seasons": [1, 3]}, {"tvdb_id": 5, "seasons": [1, 3]}),
+    ('{"tvdb_id": 5, "seasons": "latest", "quality_profile": "Any"}',
+     {"tvdb_id": 5, "seasons": "latest", "quality_profile": "Any"}),
+])
+def test_valid_arguments_get_defaults(raw, expected):
+    assert parse_arguments(get_tool("add_series"), raw) == expected
+
+
+@pytest.mark.parametrize("raw, problem", [
+    ('{"tvdb_id": 5', "the arguments are not valid JSON"),
+    ("[1]", "the arguments must be a JSON object"),
+    ("{}", "missing required argument tvdb_id"),
+    ('{"tvdb_id": "73244"}', "tvdb_id must be a whole number, not a string '73244'"),
+    ('{"tvdb_id": true}', "tvdb_id must be a whole number, not true or false"),
+    ('{"tvdb_id": 0}', "tvdb_id must be at least 1, not 0"),
+    ('{"tvdb_id": 5, "season": 2}', "unknown argument season; the arguments are: tvdb_id"),
+    ('{"tvdb_id": 5, "seasons": "some"}', "seasons must be one of 'all', 'latest', 'future'"),
+    ('{"tvdb_id": 5, "seasons": []}', "seasons must not be an empty list"),
+    ('{"tvdb_id": 5, "seasons": [1, "2"]}', "seasons[1] must be a whole number"),
+])
+def test_invalid_arguments_name_the_problem(raw, problem):
+    with pytest.raises(ToolError) as caught:
+        parse_arguments(get_tool("add_series"), raw)
+    assert problem in str(caught.value)
+
+
+def test_enum_and_empty_string_checks():
+    with pytest.raises(ToolError, match="kind must be one of 'movie', 'series', 'any'"):
+        parse_arguments(get_tool("search_media"), '{"query": "x", "kind": "book"}')
+    with pytest.raises(ToolError, match="query must not be empty"):
+        parse_arguments(get_tool("search_media"), '{"query": "  "}')
+    assert parse_arguments(get_tool("download_queue"), "") == {}
+    assert parse_arguments(get_tool("upcoming"), None) == {"days": 7}
+
+
+def test_run_tool_turns_bad_json_into_an_error_result():
+    ctx = ToolContext(sonarr=None, radarr=None)
+    result = run_tool(get_tool("search_media"), ctx, "{not json")
+    assert json.loads(result)["error"].startswith("the arguments are not valid JSON")
+
+
+def test_run_tool_without_any_service():
+    ctx = ToolContext(sonarr=None, radarr=None)
+    assert json.loads(run_tool(get_tool("download_queue"), ctx, "{}")) == {
+        "error": "neither Sonarr nor Radarr is set up on this server"}
+
+
+def test_a_member_cannot_run_or_describe_remove():
+    ctx = ToolContext(sonarr=None, radarr=None, role="member")
+    tool = get_tool("remove_media")
+    assert json.loads(run_tool(tool, ctx, '{"kind": "movie", "id": 1}')) == {
+        "error": "remove_media is only for admins"}
+    with pytest.raises(ToolError, match="only for admins"):
+        describe_action(tool, ctx, '{"kind": "movie", "id": 1}')
+
+
+def test_a_crashing_handler_becomes_an_error_result(caplog):
+    def broken(ctx, args):
+        raise KeyError("boom")
+    tool = Tool("broken", "d", {"type": "object", "properties": {}}, "safe",
+                frozenset({"member"}), ("sonarr",), broken)
+    result = json.loads(run_tool(tool, ToolContext(sonarr=None, radarr=None), "{}"))
+    assert result == {"error": "broken failed unexpectedly; the operator can see why in the log"}
+    assert "KeyError" in caplog.text
+
+
+def test_results_are_compact_json():
+    def handler(ctx, args):
+        return {"a": [1, 2], "b": "é"}
+    tool = Tool("t", "d", {"type": "object"}, "safe", frozenset({"member"}), ("radarr",), handler)
+    assert run_tool(tool, ToolContext(sonarr=None, radarr=None), {}) == '{"a":[1,2],"b":"é"}'
