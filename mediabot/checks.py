@@ -1,0 +1,259 @@
+"""``mediabot check``: is everything the daemon talks to reachable and set up right?
+
+Each check returns ``Line``s: ``ok``, ``warn`` (works, but the operator should know) or
+``FAIL`` with the fix written into the text. Checks never raise for a network or HTTP
+problem; each one is bounded by the timeout of its own config section and makes no retries.
+Every line passes through ``redact`` before it is shown, so an API key, the Twilio auth
+token or an ``apikey=`` query string can never reach the terminal.
+"""
+
+import dataclasses
+import logging
+import os
+import re
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import urlparse
+
+import openai
+
+from .config import Config, LLMConfig
+
+log = logging.getLogger(__name__)
+
+OK, WARN, FAIL = "ok", "warn", "FAIL"
+MODELS_SHOWN = 5
+
+
+@dataclass(frozen=True)
+class Line:
+    status: str      # OK, WARN or FAIL
+    subject: str     # "sonarr", "llm", ...
+    text: str
+
+    def render(self) -> str:
+        return f"{self.status:<4} {self.subject}: {self.text}"
+
+
+def run_checks(config: Config) -> list[Line]:
+    """Every check, in the order an operator fixes things: local first, then the network."""
+    lines = [Line(OK, "config", f"{config.source} is valid "
+                                f"({_count(len(config.users), 'user')} in [[users]])")]
+    lines.append(check_database(config.database.path))
+    lines += check_server(config)
+    for kind in ("sonarr", "radarr"):
+        lines += check_arr(kind, config)
+    lines.append(check_llm(config.llm))
+    lines.append(check_twilio_line(config))
+    secrets = _secrets(config)
+    return [dataclasses.replace(line, text=redact(line.text, secrets)) for line in lines]
+
+
+def redact(text: str, secrets) -> str:
+    """Blank out every secret and any ``apikey=``/``api_key=`` value in ``text``."""
+    text = re.sub(r"(?i)(api_?key=)[^&\s'\"]+", r"\1***", text)
+    for secret in secrets:
+        if secret and len(secret) >= 4:
+            text = text.replace(secret, "***")
+    return text
+
+
+def _secrets(config: Config) -> list[str]:
+    found = [config.llm.api_key, config.twilio.auth_token, config.notifications.webhook_secret]
+    found += [arr.api_key for arr in (config.sonarr, config.radarr) if arr is not None]
+    return found
+
+
+# ------------------------------------------------------------------ local checks
+
+def check_database(path: str) -> Line:
+    """Can this process write the SQLite file (or create it)?
+
+    An existing file is opened and a table is created inside a transaction that is rolled
+    back, so nothing changes. WAL mode also writes ``-wal``/``-shm`` files beside it, so the
+    directory must be writable too.
+    """
+    if path == ":memory:":
+        return Line(WARN, "database", "path is :memory:; nothing is kept across restarts — "
+                                      "set [database] path to a file")
+    file = Path(path)
+    folder = file.parent if str(file.parent) else Path(".")
+    if not folder.is_dir():
+        return Line(FAIL, "database", f"directory {folder} does not exist — create it or "
+                                      "fix [database] path")
+    if not os.access(folder, os.W_OK | os.X_OK):
+        return Line(FAIL, "database", f"directory {folder} is not writable by this user — "
+                                      f"fix its owner/permissions or [database] path")
+    if not file.exists():
+        return Line(OK, "database", f"{file} will be created on first start ({folder} is "
+                                    "writable)")
+    problem = _write_and_roll_back(file)
+    if problem:
+        return Line(FAIL, "database", f"{file} is not writable ({problem}) — fix its "
+                                      "owner/permissions or [database] path")
+    return Line(OK, "database", f"{file} is writable")
+
+
+def _write_and_roll_back(file: Path) -> str | None:
+    """None when a write succeeds; otherwise SQLite's reason."""
+    try:
+        connection = sqlite3.connect(file, timeout=5, isolation_level=None)
+    except sqlite3.Error as exc:
+        return str(exc)
+    try:
+        connection.execute("BEGIN IMMEDIATE")
+        connection.execute("CREATE TABLE mediabot_check_probe (x)")
+        connection.execute("ROLLBACK")
+    except sqlite3.Error as exc:
+        return str(exc)
+    finally:
+        connection.close()
+    return None
+
+
+def check_server(config: Config) -> list[Line]:
+    """public_url must be https for Twilio; the hooks need a webhook secret to work at all."""
+    url = config.server.public_url
+    if urlparse(url).scheme == "https":
+        lines = [Line(OK, "server", f"Twilio should post to {url.rstrip('/')}/sms")]
+    else:
+        lines = [Line(WARN, "server", f"public_url is http; Twilio needs https — serve "
+                                      f"{url} through an https proxy and set [server] "
+                                      "public_url to its https address")]
+    arrs = config.sonarr is not None or config.radarr is not None
+    if arrs and not config.notifications.webhook_secret:
+        lines.append(Line(WARN, "notifications", "webhook_secret is empty, so /hooks/sonarr and "
+                                                 "/hooks/radarr refuse every call and nobody "
+                                                 "hears when downloads finish — set "
+                                                 "[notifications] webhook_secret"))
+    return lines
+
+
+# ------------------------------------------------------------------ Sonarr / Radarr
+
+def check_arr(kind: str, config: Config) -> list[Line]:
+    """ArrClient.check's lines (reachable, key, root folder, profile), or why it is off."""
+    from .tools import ArrClient
+
+    arr = getattr(config, kind)
+    if arr is None:
+        tools = "series" if kind == "sonarr" else "movie"
+        return [Line(WARN, kind, f"no [{kind}] section, so the {tools} tools are off — add "
+                                 f"[{kind}] url and api_key to turn them on")]
+    try:
+        results = ArrClient(kind, arr).check()
+    except Exception as exc:  # noqa: BLE001 - a check must report, never crash the command
+        log.debug("%s check crashed", kind, exc_info=True)
+        return [Line(FAIL, kind, f"check failed unexpectedly ({type(exc).__name__}) — "
+                                 f"check [{kind}] url")]
+    return [Line(OK if ok else FAIL, kind, text) for ok, text in results]
+
+
+# ------------------------------------------------------------------ the model
+
+def check_llm(config: LLMConfig) -> Line:
+    """The endpoint answers, accepts the key and serves ``model``.
+
+    Lists ``GET /models`` first (free, no tokens); servers that do not list models (404,
+    405, 501) get a one-token completion instead.
+    """
+    from .llm import build_client
+
+    client = build_client(dataclasses.replace(config, max_retries=0))
+    try:
+        available = [model.id for model in client.models.list()]
+    except openai.APIStatusError as exc:
+        if exc.status_code in (401, 403):
+            return _llm_failure(config, exc)
+        available = []
+    except openai.OpenAIError as exc:
+        return _llm_failure(config, exc)
+    if not available:
+        return _llm_by_completion(client, config)
+    if config.model in available:
+        return Line(OK, "llm", f"model {config.model} is served at {config.base_url}")
+    return _model_missing(config, available)
+
+
+def _llm_by_completion(client: openai.OpenAI, config: LLMConfig) -> Line:
+    try:
+        client.chat.completions.create(model=config.model, max_tokens=1,
+                                       messages=[{"role": "user", "content": "Say OK."}])
+    except openai.OpenAIError as exc:
+        return _llm_failure(config, exc)
+    return Line(OK, "llm", f"model {config.model} answered at {config.base_url} (the server "
+                           "does not list its models)")
+
+
+def _model_missing(config: LLMConfig, available: list[str]) -> Line:
+    shown = ", ".join(sorted(available)[:MODELS_SHOWN])
+    more = len(available) - MODELS_SHOWN
+    if more > 0:
+        shown += f" and {more} more"
+    return Line(FAIL, "llm", f"model {config.model!r} is not on the server at "
+                             f"{config.base_url}; it has {shown} — fix [llm] model")
+
+
+def _llm_failure(config: LLMConfig, exc: openai.OpenAIError) -> Line:
+    """One line with the fix for each way the model server can fail."""
+    where = config.base_url
+    if isinstance(exc, openai.APITimeoutError):
+        text = (f"no answer within {config.timeout_seconds:g} s from {where} — is it running? "
+                "check [llm] base_url or raise [llm] timeout_seconds")
+    elif isinstance(exc, openai.APIConnectionError):
+        text = f"not answering at {where} — is it running? check [llm] base_url"
+    elif isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
+        text = (f"the model server rejected [llm] api_key (HTTP {exc.status_code}) — set it, or "
+                "MEDIABOT_LLM_API_KEY, to a valid key")
+    elif isinstance(exc, openai.NotFoundError):
+        text = (f"model {config.model!r} was not found at {where} (or base_url is wrong; it "
+                "usually ends in /v1) — fix [llm] model or [llm] base_url")
+    elif isinstance(exc, openai.APIStatusError):
+        text = (f"{where} answered HTTP {exc.status_code}: {_status_message(exc)} — check "
+                "[llm] base_url and model")
+    else:
+        text = f"{type(exc).__name__} talking to {where} — check [llm] base_url"
+    return Line(FAIL, "llm", text)
+
+
+def _status_message(exc: openai.APIStatusError) -> str:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body)
+    message = error.get("message") if isinstance(error, dict) else None
+    return str(message or exc.message)[:160]
+
+
+# ------------------------------------------------------------------ Twilio
+
+def check_twilio_line(config: Config) -> Line:
+    """``sender.check_twilio`` (credentials, from_number owned) as a Line."""
+    from .sender import build_twilio_client, check_twilio
+
+    try:
+        ok, text = check_twilio(build_twilio_client(config.twilio), config.twilio)
+    except Exception as exc:  # noqa: BLE001 - a check must report, never crash the command
+        log.debug("twilio check crashed", exc_info=True)
+        return Line(FAIL, "twilio", f"check failed unexpectedly ({type(exc).__name__}) — "
+                                    "check [twilio] account_sid and api_base_url")
+    text = text.removeprefix("twilio: ")
+    if ok:
+        return Line(OK, "twilio", "credentials accepted " + text.removeprefix("ok ").strip())
+    if text.startswith("network:"):
+        host = config.twilio.api_base_url or "https://api.twilio.com"
+        text += f" — can this host reach {host}? check [twilio] api_base_url and the network"
+    return Line(FAIL, "twilio", text)
+
+
+def summary(lines: list[Line]) -> str:
+    """The last line: how many failed, or that all passed."""
+    failed = sum(line.status == FAIL for line in lines)
+    warnings = _count(sum(line.status == WARN for line in lines), "warning")
+    if failed:
+        return (f"{_count(failed, 'check')} failed, {warnings}; fix the FAIL lines and run "
+                "mediabot check again")
+    return f"all checks passed ({warnings})"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")

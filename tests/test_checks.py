@@ -1,0 +1,262 @@
+"""``mediabot check`` against loopback fakes of Sonarr, Radarr, the model server and Twilio.
+
+Each test writes a real config file, runs the real command through click's CliRunner and
+reads its lines; the real arrapi, openai and twilio clients do real HTTP to the fakes.
+"""
+
+import os
+import re
+
+import pytest
+from click.testing import CliRunner
+
+from mediabot.checks import redact
+from mediabot.cli import main
+from tests.fakes.arr import API_KEY, FakeRadarr, FakeSonarr
+from tests.fakes.loopback import LoopbackServer
+from tests.fakes.openai import FakeOpenAI
+from tests.fakes.twilio import FakeTwilio
+
+LLM_KEY = "sk-test-llm-key-0001"
+TWILIO_TOKEN = "twilio-auth-token-0001"
+WEBHOOK_SECRET = "hook-secret-0001"
+ACCOUNT_SID = "AC" + "1" * 32
+SECRETS = (API_KEY, LLM_KEY, TWILIO_TOKEN, WEBHOOK_SECRET)
+
+
+@pytest.fixture(scope="module")
+def servers():
+    """One set of fakes for the module; tests that change one restore it."""
+    fakes = {"sonarr": FakeSonarr(), "radarr": FakeRadarr(),
+             "twilio": FakeTwilio(account_sid=ACCOUNT_SID, auth_token=TWILIO_TOKEN)}
+    running = {name: LoopbackServer(app).start() for name, app in fakes.items()}
+    llm = FakeOpenAI(api_key=LLM_KEY).start()
+    unlisted = LoopbackServer(_without_model_list(llm.wsgi_app)).start()
+    urls = {name: server.url for name, server in running.items()}
+    urls.update(llm=llm.url + "/v1", unlisted_llm=unlisted.url + "/v1")
+    yield {"urls": urls, **fakes}
+    for server in [*running.values(), unlisted]:
+        server.stop()
+    llm.stop()
+
+
+def _without_model_list(app):
+    """The fake model server as a server that cannot list its models (like some proxies)."""
+    def wsgi(environ, start_response):
+        if environ["PATH_INFO"].rstrip("/") == "/v1/models":
+            start_response("404 Not Found", [("Content-Type", "application/json")])
+            return [b'{"error": {"message": "not found", "type": "invalid_request_error"}}']
+        return app(environ, start_response)
+    return wsgi
+
+
+def write_config(tmp_path, urls, **overrides):
+    """A healthy config on the fakes; ``overrides`` maps "section.key" to a TOML value or
+    None (drop the key; a section name alone drops the section)."""
+    sections = {
+        "server": {"public_url": '"https://sms.example.com"'},
+        "database": {"path": f'"{tmp_path / "mediabot.db"}"'},
+        "twilio": {"account_sid": f'"{ACCOUNT_SID}"', "auth_token": f'"{TWILIO_TOKEN}"',
+                   "from_number": '"+15550001111"', "api_base_url": f'"{urls["twilio"]}"'},
+        "llm": {"base_url": f'"{urls["llm"]}"', "api_key": f'"{LLM_KEY}"',
+                "model": '"gpt-4o-mini"', "timeout_seconds": "5", "max_retries": "0"},
+        "sonarr": {"url": f'"{urls["sonarr"]}"', "api_key": f'"{API_KEY}"',
+                   "root_folder": '"/tv"', "quality_profile": '"HD-1080p"',
+                   "timeout_seconds": "5"},
+        "radarr": {"url": f'"{urls["radarr"]}"', "api_key": f'"{API_KEY}"',
+                   "timeout_seconds": "5"},
+        "notifications": {"webhook_secret": f'"{WEBHOOK_SECRET}"'},
+    }
+    for where, value in overrides.items():
+        section, _, key = where.partition(".")
+        if not key:
+            sections.pop(section)
+        elif value is None:
+            sections[section].pop(key)
+        else:
+            sections[section][key] = value
+    text = "".join(f"[{name}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()) + "\n"
+                   for name, keys in sections.items())
+    path = tmp_path / "config.toml"
+    path.write_text(text + '[[users]]\nphone = "+15551234567"\nname = "Alex"\nrole = "admin"\n')
+    return path
+
+
+def run_check(tmp_path, servers, caplog=None, **overrides):
+    path = write_config(tmp_path, servers["urls"], **overrides)
+    result = CliRunner().invoke(main, ["check", "--config", str(path)])
+    everything = result.output + (caplog.text if caplog is not None else "")
+    for secret in SECRETS:
+        assert secret not in everything
+    assert "apikey=" not in everything.lower()
+    assert "Traceback" not in everything
+    return result
+
+
+def line(result, subject: str, status: str) -> str:
+    """The lines of ``subject`` with ``status``, joined; fails the test when there is none."""
+    found = [text for text in result.output.splitlines()
+             if re.match(rf"{re.escape(status)}\s+{subject}: ", text)]
+    assert found, f"no {status} {subject} line in:\n{result.output}"
+    return "\n".join(found)
+
+
+def test_healthy_setup_passes_with_one_line_per_check(tmp_path, servers, caplog):
+    result = run_check(tmp_path, servers, caplog)
+    assert result.exit_code == 0, result.output
+    assert "Sonarr 4.0.14.2939 answers at " + servers["urls"]["sonarr"] in line(
+        result, "sonarr", "ok")
+    assert "root folder /tv (configured" in result.output
+    assert "quality profile HD-1080p (configured)" in result.output
+    assert "none configured, using the first" in line(result, "radarr", "ok")
+    assert "gpt-4o-mini" in line(result, "llm", "ok")
+    assert "credentials accepted" in line(result, "twilio", "ok")
+    assert "is writable" in line(result, "database", "ok") or "will be created" in \
+        line(result, "database", "ok")
+    lines = result.output.splitlines()
+    assert all(text.startswith("ok   ") for text in lines[:-1])
+    assert lines[-1] == "all checks passed (0 warnings)"
+
+
+def test_wrong_sonarr_key_fails_naming_the_setting(tmp_path, servers, caplog):
+    result = run_check(tmp_path, servers, caplog,
+                       **{"sonarr.api_key": '"ffffffffffffffffffffffffffffffff"'})
+    assert result.exit_code == 1
+    assert "check [sonarr] api_key" in line(result, "sonarr", "FAIL")
+    assert "ffffffffffffffffffffffffffffffff" not in result.output
+    assert "FAIL radarr" not in result.output
+
+
+def test_radarr_down_says_so_and_names_the_url(tmp_path, servers, caplog):
+    stopped = LoopbackServer(FakeRadarr()).start()
+    stopped.stop()
+    result = run_check(tmp_path, servers, caplog, **{"radarr.url": f'"{stopped.url}"'})
+    assert result.exit_code == 1
+    text = line(result, "radarr", "FAIL")
+    assert f"not answering at {stopped.url}" in text and "[radarr] url" in text
+    assert result.output.splitlines()[-1].startswith("1 check failed")
+
+
+def test_missing_root_folder_lists_the_real_ones(tmp_path, servers, caplog):
+    result = run_check(tmp_path, servers, caplog, **{"sonarr.root_folder": '"/media/tv"'})
+    assert result.exit_code == 1
+    text = line(result, "sonarr", "FAIL")
+    assert "no root folder '/media/tv'" in text and "/tv" in text
+    assert "[sonarr] root_folder" in text
+
+
+def test_unknown_quality_profile_lists_the_real_ones(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{"radarr.quality_profile": '"4K HDR"'})
+    assert result.exit_code == 1
+    assert "no quality profile '4K HDR'; it has: Any, SD" in line(result, "radarr", "FAIL")
+
+
+def test_unknown_model_is_named_with_some_available(tmp_path, servers, caplog):
+    result = run_check(tmp_path, servers, caplog, **{"llm.model": '"gpt-9-imaginary"'})
+    assert result.exit_code == 1
+    text = line(result, "llm", "FAIL")
+    assert "'gpt-9-imaginary' is not on the server" in text
+    assert "gpt-4o, gpt-4o-mini" in text and "[llm] model" in text
+
+
+def test_rejected_model_key(tmp_path, servers, caplog):
+    result = run_check(tmp_path, servers, caplog, **{"llm.api_key": '"sk-wrong-key-9999"'})
+    assert result.exit_code == 1
+    assert "the model server rejected [llm] api_key" in line(result, "llm", "FAIL")
+    assert "sk-wrong-key-9999" not in result.output
+
+
+def test_model_server_down(tmp_path, servers):
+    stopped = LoopbackServer(FakeRadarr()).start()
+    stopped.stop()
+    result = run_check(tmp_path, servers, **{"llm.base_url": f'"{stopped.url}/v1"'})
+    assert result.exit_code == 1
+    assert "not answering at" in line(result, "llm", "FAIL")
+
+
+@pytest.mark.parametrize("model, status, expected", [
+    ('"gpt-4o"', "ok", "answered at"),
+    ('"llama-none"', "FAIL", "model 'llama-none' was not found"),
+])
+def test_server_without_model_list_gets_a_one_token_completion(tmp_path, servers, model,
+                                                               status, expected):
+    result = run_check(tmp_path, servers, **{"llm.base_url": f'"{servers["urls"]["unlisted_llm"]}"',
+                                             "llm.model": model})
+    assert expected in line(result, "llm", status)
+
+
+def test_bad_twilio_credentials(tmp_path, servers, caplog):
+    result = run_check(tmp_path, servers, caplog,
+                       **{"twilio.auth_token": '"not-the-token-1234"'})
+    assert result.exit_code == 1
+    text = line(result, "twilio", "FAIL")
+    assert "20003" in text and "auth_token" in text
+    assert "not-the-token-1234" not in result.output
+
+
+def test_twilio_number_not_owned(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{"twilio.from_number": '"+15559990000"'})
+    assert result.exit_code == 1
+    assert "+15559990000 is not a number of this account" in line(result, "twilio", "FAIL")
+
+
+def test_http_public_url_and_no_webhook_secret_are_warnings_not_failures(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{"server.public_url": '"http://sms.example.com"',
+                                             "notifications": None})
+    assert result.exit_code == 0, result.output
+    assert "public_url is http; Twilio needs https" in line(result, "server", "warn")
+    assert "[notifications] webhook_secret" in line(result, "notifications", "warn")
+    assert "warnings)" in result.output.splitlines()[-1]
+
+
+def test_missing_arr_section_turns_tools_off_without_failing(tmp_path, servers):
+    result = run_check(tmp_path, servers, sonarr=None)
+    assert result.exit_code == 0, result.output
+    assert "series tools are off" in line(result, "sonarr", "warn")
+
+
+def test_missing_database_directory_fails(tmp_path, servers):
+    result = run_check(tmp_path, servers,
+                       **{"database.path": f'"{tmp_path / "nowhere" / "mediabot.db"}"'})
+    assert result.exit_code == 1
+    assert "does not exist" in line(result, "database", "FAIL")
+
+
+def test_existing_database_is_written_and_rolled_back(tmp_path, servers):
+    (tmp_path / "mediabot.db").write_bytes(b"")
+    result = run_check(tmp_path, servers)
+    assert "is writable" in line(result, "database", "ok")
+    import sqlite3
+    tables = sqlite3.connect(tmp_path / "mediabot.db").execute(
+        "SELECT name FROM sqlite_master").fetchall()
+    assert tables == []
+
+
+def test_a_file_that_is_not_a_database_fails(tmp_path, servers):
+    (tmp_path / "mediabot.db").write_text("not sqlite at all, " * 100)
+    result = run_check(tmp_path, servers)
+    assert result.exit_code == 1
+    assert "not a database" in line(result, "database", "FAIL")
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root can write a read-only file")
+def test_read_only_database_fails(tmp_path, servers):
+    (tmp_path / "mediabot.db").write_bytes(b"")
+    (tmp_path / "mediabot.db").chmod(0o444)
+    result = run_check(tmp_path, servers)
+    assert "fix its owner/permissions" in line(result, "database", "FAIL")
+
+
+def test_config_errors_exit_2_before_any_check(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{"twilio.auth_token": None,
+                                             "llm.temperature": "-1"})
+    assert result.exit_code == 2
+    assert "[twilio] auth_token is required" in result.output
+    assert "[llm] temperature = -1.0 must be 0 or more" in result.output
+    assert "ok " not in result.output
+
+
+def test_redact_hides_secrets_and_key_query_strings():
+    text = "GET http://h/api/v3/series?apikey=abc123&x=1 with sk-secret and api_key=zz"
+    assert redact(text, ["sk-secret"]) == \
+        "GET http://h/api/v3/series?apikey=***&x=1 with *** and api_key=***"
