@@ -1,0 +1,175 @@
+"""Sonarr/Radarr download webhooks: only the people who asked are told, once."""
+
+import base64
+
+import pytest
+
+from mediabot import db
+from mediabot.daemon import Daemon
+from mediabot.engine import record_request
+from mediabot.hooks import episode_ranges
+from mediabot.sender import Backoff
+from tests.conftest import ADMIN, MEMBER, make_config
+
+SECRET = "hook-secret"
+DUNE_TWO = 693134
+SEVERANCE = 371980
+
+
+def basic(password, user="sonarr"):
+    token = base64.b64encode(f"{user}:{password}".encode()).decode()
+    return {"Authorization": f"Basic {token}"}
+
+
+def radarr_download(tmdb_id=DUNE_TWO, title="Dune: Part Two", upgrade=False):
+    """Shaped like Radarr's WebhookImportPayload."""
+    return {
+        "eventType": "Download", "instanceName": "Radarr", "applicationUrl": "",
+        "movie": {"id": 12, "title": title, "year": 2024, "releaseDate": "2024-05-14",
+                  "folderPath": f"/movies/{title} (2024)", "tmdbId": tmdb_id,
+                  "imdbId": "tt15239678", "overview": "Paul Atreides unites with Chani."},
+        "remoteMovie": {"tmdbId": tmdb_id, "imdbId": "tt15239678", "title": title,
+                        "year": 2024},
+        "movieFile": {"id": 40, "relativePath": f"{title} (2024).mkv",
+                      "path": f"/movies/{title} (2024)/{title} (2024).mkv",
+                      "quality": "Bluray-1080p", "qualityVersion": 1, "size": 21_000_000_000},
+        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadClientType": "qBittorrent",
+        "downloadId": "A1B2C3",
+    }
+
+
+def sonarr_download(episodes, upgrade=False):
+    """Shaped like Sonarr's WebhookImportPayload."""
+    return {
+        "eventType": "Download", "instanceName": "Sonarr", "applicationUrl": "",
+        "series": {"id": 3, "title": "Severance", "titleSlug": "severance",
+                   "path": "/tv/Severance", "tvdbId": SEVERANCE, "tvMazeId": 44933,
+                   "imdbId": "tt11280740", "type": "standard", "year": 2022},
+        "episodes": [{"id": 100 + n, "episodeNumber": n, "seasonNumber": s,
+                      "title": f"Episode {n}", "airDate": "2025-01-17",
+                      "airDateUtc": "2025-01-17T02:00:00Z", "seriesId": 3}
+                     for s, n in episodes],
+        "episodeFile": {"id": 77, "relativePath": "Season 02/Severance - S02E01.mkv",
+                        "quality": "WEBDL-1080p", "qualityVersion": 1, "size": 2_000_000_000},
+        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadId": "D4E5F6",
+    }
+
+
+@pytest.fixture
+def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
+    made = []
+
+    def build(secret=SECRET, burst_seconds=0):
+        config = make_config(llm_url=fake_llm.url, twilio_url=fake_twilio.url,
+                             db_path=str(tmp_path / "m.db"),
+                             notifications={"webhook_secret": secret})
+        daemon = Daemon(config, clock=clock, backoff=Backoff(attempts=1),
+                        burst_seconds=burst_seconds)
+        made.append(daemon)
+        return daemon
+    yield build
+    for daemon in made:
+        daemon.worker.shutdown(5)
+    db.database.close()
+
+
+@pytest.fixture
+def daemon(daemon_for):
+    return daemon_for()
+
+
+@pytest.fixture
+def client(daemon):
+    return daemon.app.test_client()
+
+
+def ask(phone, service, external_id, title, clock):
+    record_request(db.User.get(phone=phone).id, service, external_id, title, clock())
+
+
+def post(client, service, payload, password=SECRET):
+    return client.post(f"/hooks/{service}", json=payload, headers=basic(password))
+
+
+def test_movie_import_texts_only_the_requesters_once(client, fake_twilio, clock):
+    db.User.create(phone="+15550009999", display_name="Bystander")
+    ask(ADMIN, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    ask(MEMBER, "radarr", 99999, "Something else", clock)
+    assert post(client, "radarr", radarr_download()).status_code == 200
+    assert post(client, "radarr", radarr_download()).status_code == 200, "delivered twice"
+    assert [(m["to"], m["body"]) for m in fake_twilio.sent] == [
+        (ADMIN, "Dune: Part Two is ready to watch.")]
+
+
+def test_notify_me_adds_a_second_recipient(client, fake_twilio, clock):
+    ask(ADMIN, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    ask(MEMBER, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    post(client, "radarr", radarr_download())
+    assert sorted(m["to"] for m in fake_twilio.sent) == sorted([ADMIN, MEMBER])
+
+
+def test_series_burst_is_gathered_into_one_text(daemon_for, fake_twilio, clock):
+    daemon = daemon_for(burst_seconds=30)
+    client = daemon.app.test_client()
+    ask(MEMBER, "sonarr", SEVERANCE, "Severance", clock)
+    for episode in (1, 2, 3):
+        assert post(client, "sonarr", sonarr_download([(2, episode)])).status_code == 200
+    assert fake_twilio.sent == [], "still gathering"
+    daemon.hooks.flush()
+    assert [(m["to"], m["body"]) for m in fake_twilio.sent] == [
+        (MEMBER, "Severance: S02E01-E03 are ready.")]
+    post(client, "sonarr", sonarr_download([(2, 3)]))
+    daemon.hooks.flush()
+    assert len(fake_twilio.sent) == 2 and fake_twilio.sent[1]["body"] == (
+        "Severance: S02E03 is ready.")
+
+
+def test_upgrades_notify_nobody(client, fake_twilio, clock):
+    ask(ADMIN, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    assert post(client, "radarr", radarr_download(upgrade=True)).status_code == 200
+    assert fake_twilio.sent == []
+
+
+def test_opted_out_requester_is_skipped(client, fake_twilio, clock):
+    ask(ADMIN, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    ask(MEMBER, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    db.User.update(opted_out=True).where(db.User.phone == ADMIN).execute()
+    post(client, "radarr", radarr_download())
+    assert [m["to"] for m in fake_twilio.sent] == [MEMBER]
+
+
+def test_wrong_or_missing_secret_gets_401(client, fake_twilio, clock):
+    ask(ADMIN, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    assert post(client, "radarr", radarr_download(), password="guess").status_code == 401
+    assert client.post("/hooks/radarr", json=radarr_download()).status_code == 401
+    assert fake_twilio.sent == []
+
+
+def test_no_secret_configured_refuses_the_hooks(daemon_for, fake_twilio):
+    client = daemon_for(secret="").app.test_client()
+    assert post(client, "radarr", {"eventType": "Test"}, password="").status_code == 403
+
+
+def test_malformed_json_is_400_and_sends_nothing(client, fake_twilio, clock):
+    ask(ADMIN, "radarr", DUNE_TWO, "Dune: Part Two", clock)
+    response = client.post("/hooks/radarr", data="{not json", headers={
+        **basic(SECRET), "Content-Type": "application/json"})
+    assert response.status_code == 400
+    assert post(client, "radarr", {"eventType": "Download", "movie": {}}).status_code == 400
+    assert fake_twilio.sent == []
+
+
+def test_test_event_and_unknown_events(client):
+    assert post(client, "sonarr", {"eventType": "Test", "series": {}}).status_code == 200
+    assert post(client, "sonarr", {"eventType": "Grab"}).status_code == 200
+    assert post(client, "radarr", {"eventType": "SomethingNew"}).status_code == 200
+    assert post(client, "lidarr", {"eventType": "Test"}).status_code == 404
+
+
+@pytest.mark.parametrize("episodes,text", [
+    ({(2, 1)}, "S02E01"),
+    ({(2, 1), (2, 2), (2, 3)}, "S02E01-E03"),
+    ({(2, 1), (2, 3), (3, 1), (3, 2)}, "S02E01, S02E03, S03E01-E02"),
+])
+def test_episode_ranges(episodes, text):
+    assert episode_ranges(episodes) == text
