@@ -1,12 +1,10 @@
 """Movie tools through arrapi against the fake Radarr, and the tools that span both."""
 
-import json
-
 import pytest
 
-from mediabot.tools import describe_action, get_tool, run_tool
+from mediabot.tools import describe_action, get_tool
 from tests.fakes.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB
-from tests.fakes.arr_stack import ArrStack
+from tests.fakes.arr_stack import ArrStack, call_tool as call
 
 
 @pytest.fixture
@@ -14,10 +12,6 @@ def stack():
     stack = ArrStack()
     yield stack
     stack.close()
-
-
-def call(ctx, name: str, **arguments) -> dict:
-    return json.loads(run_tool(get_tool(name), ctx, json.dumps(arguments)))
 
 
 def test_search_movies_by_title(stack):

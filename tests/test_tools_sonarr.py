@@ -6,7 +6,7 @@ import pytest
 
 from mediabot.tools import describe_action, get_tool, run_tool
 from tests.fakes.arr_fixtures import OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB
-from tests.fakes.arr_stack import ArrStack
+from tests.fakes.arr_stack import ArrStack, call_tool as call
 
 
 @pytest.fixture
@@ -14,10 +14,6 @@ def stack():
     stack = ArrStack()
     yield stack
     stack.close()
-
-
-def call(ctx, name: str, **arguments) -> dict:
-    return json.loads(run_tool(get_tool(name), ctx, json.dumps(arguments)))
 
 
 def test_search_lists_few_compact_hits_with_library_flag(stack):

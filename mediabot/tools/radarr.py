@@ -8,10 +8,11 @@ parsed is None, which would turn a harmless read into another request.
 import datetime as dt
 
 from mediabot.config import ArrConfig
-from mediabot.tools.base import AlreadyInLibrary, ToolError
+from mediabot.tools.base import AlreadyInLibrary
 from mediabot.tools.choices import pick_quality_profile, pick_root_folder
-from mediabot.tools.format import api_time, human_size, label, parse_utc, utc_text
-from mediabot.tools.summaries import not_in_library, queue_summary, search_hit
+from mediabot.tools.format import api_time, human_size, parse_utc, utc_text
+from mediabot.tools.summaries import (delete_added, not_in_library, queue_summary,
+                                      require_added, search_hit, title_of)
 
 QUEUE_PAGE_SIZE = 50
 RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
@@ -73,40 +74,28 @@ def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig) -> di
     movie = api.get_movie(tmdb_id=tmdb_id)
     data = movie._data
     if data.get("id"):
-        raise AlreadyInLibrary(label(data["title"], data.get("year")), bool(data.get("hasFile")))
+        raise AlreadyInLibrary(title_of(data), bool(data.get("hasFile")))
     root = pick_root_folder(api, "Radarr", config.root_folder)
     profile = pick_quality_profile(api, "Radarr", quality_profile, config.quality_profile)
     movie.add(root, profile, monitor=True, search=True, minimum_availability="announced")
     added = movie._data
-    return {"ok": True, "title": label(added["title"], added.get("year")), "tmdb_id": tmdb_id,
+    return {"ok": True, "title": title_of(added), "tmdb_id": tmdb_id,
             "searching": True}
 
 
-def in_library(api, tmdb_id: int):
-    """The library movie for a TMDB id; ToolError when it was never added."""
-    movie = api.get_movie(tmdb_id=tmdb_id)
-    if not movie._data.get("id"):
-        raise ToolError(f"{label(movie._data['title'], movie._data.get('year'))} "
-                        "is not in the library")
-    return movie
-
-
 def size_and_label(api, tmdb_id: int) -> tuple[str, int]:
-    data = in_library(api, tmdb_id)._data
-    return label(data["title"], data.get("year")), data.get("sizeOnDisk") or 0
+    data = require_added(api.get_movie(tmdb_id=tmdb_id))._data
+    return title_of(data), data.get("sizeOnDisk") or 0
 
 
 def remove(api, tmdb_id: int, delete_files: bool) -> str:
-    movie = in_library(api, tmdb_id)
-    title = label(movie._data["title"], movie._data.get("year"))
-    movie.delete(deleteFiles=delete_files)
-    return title
+    return delete_added(api.get_movie(tmdb_id=tmdb_id), delete_files)
 
 
 def lookup_title(api, tmdb_id: int) -> tuple[str, bool, bool]:
     """(label, in library, ready to watch)."""
     data = api.get_movie(tmdb_id=tmdb_id)._data
-    return (label(data["title"], data.get("year")), bool(data.get("id")),
+    return (title_of(data), bool(data.get("id")),
             bool(data.get("id") and data.get("hasFile")))
 
 
@@ -118,7 +107,7 @@ def queue(api) -> tuple[list[dict], int]:
 
 def _movie_label(record: dict) -> str:
     movie = record.get("movie") or {}
-    return label(movie["title"], movie.get("year")) if movie.get("title") else record.get("title")
+    return title_of(movie) if movie.get("title") else record.get("title")
 
 
 def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
@@ -126,7 +115,7 @@ def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
     entries = []
     for movie in api.calendar(start=api_time(start), end=api_time(end)):
         data = movie._data
-        entries += [(when, {"title": label(data["title"], data.get("year")), "release": word,
+        entries += [(when, {"title": title_of(data), "release": word,
                             "date": utc_text(when)[:14], "downloaded": bool(data.get("hasFile"))})
                     for when, word in _releases(data) if start <= when < end]
     return [entry for _, entry in sorted(entries, key=lambda pair: pair[0])]

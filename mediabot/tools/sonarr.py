@@ -9,10 +9,12 @@ import datetime as dt
 
 from mediabot.config import ArrConfig
 from mediabot.tools.base import AlreadyInLibrary, ToolError
-from mediabot.tools.choices import pick_language_profile, pick_quality_profile, pick_root_folder
-from mediabot.tools.format import (api_time, episode_code, human_size, label, parse_utc,
+from mediabot.tools.choices import (pick_language_profile, pick_quality_profile,
+                                    pick_root_folder)
+from mediabot.tools.format import (api_time, episode_code, human_size, parse_utc,
                                    utc_text)
-from mediabot.tools.summaries import not_in_library, queue_summary, search_hit
+from mediabot.tools.summaries import (delete_added, not_in_library, queue_summary,
+                                      require_added, search_hit, title_of)
 
 QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
@@ -92,7 +94,7 @@ def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConf
     if data.get("id"):
         stats = data.get("statistics") or {}
         complete = stats.get("episodeFileCount", 0) >= stats.get("episodeCount", 0)
-        raise AlreadyInLibrary(label(data["title"], data.get("year")), complete)
+        raise AlreadyInLibrary(title_of(data), complete)
     monitor = _monitor_seasons(data, seasons)
     root = pick_root_folder(api, "Sonarr", config.root_folder)
     profile = pick_quality_profile(api, "Sonarr", quality_profile, config.quality_profile)
@@ -101,7 +103,7 @@ def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConf
     added = series._data
     monitored = [s["seasonNumber"] for s in added.get("seasons") or []
                  if s.get("monitored") and s["seasonNumber"] > 0]
-    return {"ok": True, "title": label(added["title"], added.get("year")), "tvdb_id": tvdb_id,
+    return {"ok": True, "title": title_of(added), "tvdb_id": tvdb_id,
             "monitored_seasons": monitored, "searching": True}
 
 
@@ -119,26 +121,13 @@ def _monitor_seasons(data: dict, seasons) -> str:
     return "unknown"
 
 
-def in_library(api, tvdb_id: int):
-    """The library series for a TVDB id; ToolError when it was never added."""
-    series = api.get_series(tvdb_id=tvdb_id)
-    if not series._data.get("id"):
-        raise ToolError(f"{label(series._data['title'], series._data.get('year'))} "
-                        "is not in the library")
-    return series
-
-
 def size_and_label(api, tvdb_id: int) -> tuple[str, int]:
-    data = in_library(api, tvdb_id)._data
-    return label(data["title"], data.get("year")), (data.get("statistics") or {}).get(
-        "sizeOnDisk", 0)
+    data = require_added(api.get_series(tvdb_id=tvdb_id))._data
+    return title_of(data), (data.get("statistics") or {}).get("sizeOnDisk", 0)
 
 
 def remove(api, tvdb_id: int, delete_files: bool) -> str:
-    series = in_library(api, tvdb_id)
-    title = label(series._data["title"], series._data.get("year"))
-    series.delete(deleteFiles=delete_files)
-    return title
+    return delete_added(api.get_series(tvdb_id=tvdb_id), delete_files)
 
 
 def lookup_title(api, tvdb_id: int) -> tuple[str, bool, bool]:
@@ -147,7 +136,7 @@ def lookup_title(api, tvdb_id: int) -> tuple[str, bool, bool]:
     stats = data.get("statistics") or {}
     ready = (bool(data.get("id")) and data.get("status") == "ended"
              and stats.get("episodeFileCount", 0) >= stats.get("totalEpisodeCount", 0) > 0)
-    return label(data["title"], data.get("year")), bool(data.get("id")), ready
+    return title_of(data), bool(data.get("id")), ready
 
 
 def queue(api) -> tuple[list[dict], int]:

@@ -1,10 +1,12 @@
 """Pure functions that shrink Sonarr/Radarr payloads to the few fields a model needs.
 
 Shared by sonarr.py and radarr.py: search hits and download-queue records look alike in
-both servers. Everything here takes plain dicts (arrapi's ``obj._data``) and returns dicts.
+both servers. Everything here takes plain dicts (arrapi's ``obj._data``) and returns dicts,
+except ``require_added``/``delete_added``, which take an arrapi Series or Movie.
 """
 
-from mediabot.tools.format import episode_range, human_timeleft, progress, short_text
+from mediabot.tools.base import ToolError
+from mediabot.tools.format import episode_range, human_timeleft, label, progress, short_text
 
 _STATE_WORDS = {
     "importBlocked": "import blocked",
@@ -13,6 +15,24 @@ _STATE_WORDS = {
     "failedPending": "failed",
     "failed": "failed",
 }
+
+
+def title_of(data: dict) -> str:
+    return label(data["title"], data.get("year"))
+
+
+def require_added(item):
+    """The arrapi Series/Movie when it is in the library; a ToolError naming it otherwise."""
+    if not item._data.get("id"):
+        raise ToolError(f"{title_of(item._data)} is not in the library")
+    return item
+
+
+def delete_added(item, delete_files: bool) -> str:
+    """Delete a library item (without an import exclusion) and return its title."""
+    title = title_of(require_added(item)._data)
+    item.delete(deleteFiles=delete_files)
+    return title
 
 
 def search_hit(data: dict, kind: str, id_key: str) -> dict:

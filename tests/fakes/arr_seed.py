@@ -3,7 +3,7 @@
 import datetime as dt
 
 from tests.fakes.arr_fixtures import (
-    DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, GB, HAIL_MARY_TMDB, OFFICE_TVDB, OFFICE_UK_TVDB,
+    DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB, OFFICE_TVDB, OFFICE_UK_TVDB,
     SEVERANCE_TVDB, SLOW_HORSES_TVDB, episodes_for, movie, queue_record, series)
 
 OFFICE_SEASONS = (6, 22, 25, 19, 28, 26, 26, 24, 25)

@@ -1,10 +1,11 @@
 """Both fakes on loopback plus real ArrClients pointed at them, for tests and the bench."""
 
 import datetime as dt
+import json
 from dataclasses import replace
 
 from mediabot.config import ArrConfig
-from mediabot.tools import ArrClient, ToolContext
+from mediabot.tools import ArrClient, ToolContext, get_tool, run_tool
 from tests.fakes.arr import API_KEY, FakeRadarr, FakeSonarr
 from tests.fakes.loopback import LoopbackServer
 
@@ -54,3 +55,8 @@ class ArrStack:
     def close(self) -> None:
         for server in self.servers.values():
             server.stop()
+
+
+def call_tool(ctx: ToolContext, name: str, **arguments) -> dict:
+    """Run a tool the way the engine does (JSON string in, JSON string out), decoded."""
+    return json.loads(run_tool(get_tool(name), ctx, json.dumps(arguments)))
