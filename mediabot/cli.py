@@ -4,13 +4,14 @@ Logging is configured here, once, to stderr. Config problems end any command wit
 per problem and exit code 2, never a traceback.
 """
 
+import contextlib
 import logging
 import sys
 
 import click
 
 from . import __version__, db
-from .config import ConfigError, load_config
+from .config import ROLES, ConfigError, load_config
 
 log = logging.getLogger(__name__)
 CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
@@ -19,7 +20,8 @@ CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
 def setup_logging(verbose: bool = False) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("arrapi", "urllib3", "httpx", "httpcore", "openai", "twilio", "werkzeug"):
+    for noisy in ("arrapi", "urllib3", "httpx", "httpx2", "httpcore", "openai", "twilio",
+                  "werkzeug"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
@@ -74,6 +76,136 @@ def chat(config_path: str | None, phone: str | None) -> None:
         if reply:
             click.echo(f"bot> {reply}")
         engine.after_turn(user.id)
+
+
+@main.command()
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def check(config_path: str | None) -> None:
+    """Check the config, database, Sonarr, Radarr, the model and Twilio; exit 1 on a FAIL."""
+    from .checks import FAIL, run_checks, summary
+
+    config = read_config(config_path)
+    with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line
+        lines = run_checks(config)
+    for line in lines:
+        click.echo(line.render())
+    click.echo(summary(lines))
+    sys.exit(1 if any(line.status == FAIL for line in lines) else 0)
+
+
+@contextlib.contextmanager
+def _quiet_logs(level: int):
+    """Raise mediabot's log level for a command whose output already says it all (not -v)."""
+    logger = logging.getLogger("mediabot")
+    old = logger.level
+    if not click.get_current_context().find_root().params.get("verbose"):
+        logger.setLevel(level)
+    try:
+        yield
+    finally:
+        logger.setLevel(old)
+
+
+def _open_operator_db(config_path: str | None):
+    """Config (Twilio keys not needed) and the database, for users/history commands."""
+    from .operator import open_users_db
+
+    config = read_config(config_path, require_twilio=False)
+    with _quiet_logs(logging.WARNING):
+        open_users_db(config)
+    return config
+
+
+def _phone(ctx, param, value):
+    from .operator import parse_phone
+    return parse_phone(value, param_hint=param.human_readable_name)
+
+
+@main.group()
+def users() -> None:
+    """List, add and remove the people who may text mediabot, and set their roles."""
+
+
+@users.command("list")
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def users_list(config_path: str | None) -> None:
+    """Every user: phone, name, role, opted out, and "(config)" for [[users]] entries."""
+    from .operator import list_users
+
+    lines = list_users(_open_operator_db(config_path))
+    for line in lines or ["no users yet; add one with `mediabot users add PHONE --name NAME`"]:
+        click.echo(line)
+
+
+@users.command("add")
+@click.argument("phone", callback=_phone)
+@click.option("--name", required=True, help="What mediabot calls them.")
+@click.option("--role", type=click.Choice(ROLES), default="member", show_default=True)
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def users_add(phone: str, name: str, role: str, config_path: str | None) -> None:
+    """Let PHONE text mediabot."""
+    from .operator import add_user
+
+    _open_operator_db(config_path)
+    click.echo(add_user(phone, name, role))
+
+
+@users.command("remove")
+@click.argument("phone", callback=_phone)
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def users_remove(phone: str, config_path: str | None) -> None:
+    """Remove PHONE and everything stored for them (messages, requests)."""
+    from .operator import remove_user
+
+    _echo_lines(remove_user(_open_operator_db(config_path), phone))
+
+
+@users.command("role")
+@click.argument("phone", callback=_phone)
+@click.argument("role", type=click.Choice(ROLES))
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def users_role(phone: str, role: str, config_path: str | None) -> None:
+    """Make PHONE an admin or a member (only admins may delete media)."""
+    from .operator import set_role
+
+    _echo_lines(set_role(_open_operator_db(config_path), phone, role))
+
+
+def _echo_lines(lines: list[str]) -> None:
+    for line in lines:
+        click.echo(line, err=line.startswith("warning:"))
+
+
+@main.group()
+def history() -> None:
+    """Read or clear a user's stored conversation."""
+
+
+@history.command("show")
+@click.argument("phone", callback=_phone)
+@click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1),
+              help="How many of the newest messages.")
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def history_show(phone: str, limit: int, config_path: str | None) -> None:
+    """Print PHONE's recent messages, oldest first."""
+    from .operator import show_history
+
+    _echo_lines(show_history(_open_operator_db(config_path), phone, limit))
+
+
+@history.command("clear")
+@click.argument("phone", callback=_phone)
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def history_clear(phone: str, yes: bool, config_path: str | None) -> None:
+    """Forget PHONE's conversation (as if they texted RESET)."""
+    from .operator import clear_user_history, count_messages, find_user
+
+    user = find_user(phone, _open_operator_db(config_path))
+    count = count_messages(user)
+    if count and not yes:
+        click.confirm(f"Delete all {count} stored messages of {phone}?", abort=True)
+    click.echo(f"cleared {clear_user_history(user)} messages of {phone}")
 
 
 def _lines(interactive: bool):
