@@ -12,6 +12,7 @@ import logging
 import os
 import re
 import sqlite3
+import traceback
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlparse
@@ -38,21 +39,37 @@ class Line:
 
 def run_checks(config: Config) -> list[Line]:
     """Every check, in the order an operator fixes things: local first, then the network."""
+    secrets = _secrets(config)
     lines = [Line(OK, "config", f"{config.source} is valid "
                                 f"({_count(len(config.users), 'user')} in [[users]])")]
-    lines.append(check_database(config.database.path))
-    lines += check_server(config)
+    lines += _safely("database", secrets, lambda: [check_database(config.database.path)])
+    lines += _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
-        lines += check_arr(kind, config)
-    lines.append(check_llm(config.llm))
-    lines.append(check_twilio_line(config))
-    secrets = _secrets(config)
+        lines += _safely(kind, secrets, lambda kind=kind: check_arr(kind, config))
+    lines += _safely("llm", secrets, lambda: [check_llm(config.llm)])
+    lines += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
     return [dataclasses.replace(line, text=redact(line.text, secrets)) for line in lines]
 
 
+def _safely(subject: str, secrets: list[str], check) -> list[Line]:
+    """Run one check; a bug or a library surprise becomes a FAIL line, not a traceback.
+
+    The traceback goes to the DEBUG log (``mediabot -v check``), with secrets blanked.
+    """
+    try:
+        return check()
+    except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
+        log.debug("%s check crashed:\n%s", subject,
+                  redact("".join(traceback.format_exception(exc)), secrets))
+        return [Line(FAIL, subject, f"the check itself failed ({type(exc).__name__}); run "
+                                    "`mediabot -v check` for details")]
+
+
 def redact(text: str, secrets) -> str:
-    """Blank out every secret and any ``apikey=``/``api_key=`` value in ``text``."""
-    text = re.sub(r"(?i)(api_?key=)[^&\s'\"]+", r"\1***", text)
+    """Blank out every secret, URL credentials and any key or token in a query string."""
+    text = re.sub(r"(?i)\b((?:api[-_]?key|key|(?:access_|auth_)?token)=)[^&\s'\"]+",
+                  r"\1***", text)
+    text = re.sub(r"(?i)(https?://)[^/@\s]+@", r"\1***@", text)
     for secret in secrets:
         if secret and len(secret) >= 4:
             text = text.replace(secret, "***")
@@ -141,13 +158,7 @@ def check_arr(kind: str, config: Config) -> list[Line]:
         tools = "series" if kind == "sonarr" else "movie"
         return [Line(WARN, kind, f"no [{kind}] section, so the {tools} tools are off — add "
                                  f"[{kind}] url and api_key to turn them on")]
-    try:
-        results = ArrClient(kind, arr).check()
-    except Exception as exc:  # noqa: BLE001 - a check must report, never crash the command
-        log.debug("%s check crashed", kind, exc_info=True)
-        return [Line(FAIL, kind, f"check failed unexpectedly ({type(exc).__name__}) — "
-                                 f"check [{kind}] url")]
-    return [Line(OK if ok else FAIL, kind, text) for ok, text in results]
+    return [Line(OK if ok else FAIL, kind, text) for ok, text in ArrClient(kind, arr).check()]
 
 
 # ------------------------------------------------------------------ the model
@@ -230,12 +241,7 @@ def check_twilio_line(config: Config) -> Line:
     """``sender.check_twilio`` (credentials, from_number owned) as a Line."""
     from .sender import build_twilio_client, check_twilio
 
-    try:
-        ok, text = check_twilio(build_twilio_client(config.twilio), config.twilio)
-    except Exception as exc:  # noqa: BLE001 - a check must report, never crash the command
-        log.debug("twilio check crashed", exc_info=True)
-        return Line(FAIL, "twilio", f"check failed unexpectedly ({type(exc).__name__}) — "
-                                    "check [twilio] account_sid and api_base_url")
+    ok, text = check_twilio(build_twilio_client(config.twilio), config.twilio)
     text = text.removeprefix("twilio: ")
     if ok:
         return Line(OK, "twilio", "credentials accepted " + text.removeprefix("ok ").strip())

@@ -10,7 +10,7 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from mediabot.checks import redact
+from mediabot.checks import _safely, redact
 from mediabot.cli import main
 from tests.fakes.arr import API_KEY, FakeRadarr, FakeSonarr
 from tests.fakes.loopback import LoopbackServer
@@ -257,6 +257,18 @@ def test_config_errors_exit_2_before_any_check(tmp_path, servers):
 
 
 def test_redact_hides_secrets_and_key_query_strings():
-    text = "GET http://h/api/v3/series?apikey=abc123&x=1 with sk-secret and api_key=zz"
-    assert redact(text, ["sk-secret"]) == \
-        "GET http://h/api/v3/series?apikey=***&x=1 with *** and api_key=***"
+    text = ("GET http://h/api/v3/series?apikey=abc123&x=1 with sk-secret and api_key=zz "
+            "https://u:pw@h/v1?api-key=k&monkey=ok")
+    assert redact(text, ["sk-secret"]) == (
+        "GET http://h/api/v3/series?apikey=***&x=1 with *** and api_key=*** "
+        "https://***@h/v1?api-key=***&monkey=ok")
+
+
+def test_a_crashing_check_becomes_a_fail_line_and_the_rest_still_run(caplog):
+    def broken():
+        raise RuntimeError(f"boom with {LLM_KEY}")
+    with caplog.at_level("DEBUG", logger="mediabot.checks"):
+        lines = _safely("llm", [LLM_KEY], broken)
+    assert [line.render() for line in lines] == [
+        "FAIL llm: the check itself failed (RuntimeError); run `mediabot -v check` for details"]
+    assert "boom with ***" in caplog.text and LLM_KEY not in caplog.text
