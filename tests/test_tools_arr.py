@@ -74,7 +74,8 @@ def test_wrong_key_is_named_without_showing_it(stack, caplog):
 
 
 def test_api_key_never_in_a_url_or_a_log_line(stack, caplog):
-    caplog.set_level(logging.DEBUG)
+    for name in ("", "urllib3", "werkzeug"):
+        caplog.set_level(logging.DEBUG, logger=name)
     ctx = stack.context("admin")
     for name, arguments in [("search_media", {"query": "office"}), ("download_queue", {}),
                             ("upcoming", {}), ("add_series", {"tvdb_id": OFFICE_UK_TVDB})]:

@@ -83,8 +83,10 @@ def test_run_tool_turns_bad_json_into_an_error_result():
 
 def test_run_tool_without_any_service():
     ctx = ToolContext(sonarr=None, radarr=None)
-    assert json.loads(run_tool(get_tool("download_queue"), ctx, "{}")) == {
-        "error": "neither Sonarr nor Radarr is set up on this server"}
+    for name in ("download_queue", "upcoming", "search_media"):
+        assert json.loads(run_tool(get_tool(name), ctx, '{"query": "x"}' if name[0] == "s"
+                                   else "{}")) == {
+            "error": "neither Sonarr nor Radarr is set up on this server"}
 
 
 def test_a_member_cannot_run_or_describe_remove():

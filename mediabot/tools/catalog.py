@@ -144,6 +144,7 @@ def download_queue(ctx: ToolContext, args: dict) -> dict:
 
 
 def upcoming(ctx: ToolContext, args: dict) -> dict:
+    _services(ctx, "any")
     start = ctx.clock()
     end = start + dt.timedelta(days=args["days"])
     result, errors = {"days": args["days"]}, []
