@@ -20,8 +20,8 @@ CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
 def setup_logging(verbose: bool = False) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
-    for noisy in ("arrapi", "urllib3", "httpx", "httpx2", "httpcore", "openai", "twilio",
-                  "werkzeug"):
+    for noisy in ("arrapi", "urllib3", "httpx", "httpx2", "httpcore", "httpcore2", "openai",
+                  "twilio", "werkzeug"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 
@@ -78,7 +78,7 @@ def chat(config_path: str | None, phone: str | None) -> None:
         engine.after_turn(user.id)
 
 
-@main.command()
+@main.command(short_help="Check the config and every server mediabot uses.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def check(config_path: str | None) -> None:
     """Check the config, database, Sonarr, Radarr, the model and Twilio; exit 1 on a FAIL."""
@@ -121,12 +121,12 @@ def _phone(ctx, param, value):
     return parse_phone(value, param_hint=param.human_readable_name)
 
 
-@main.group()
+@main.group(short_help="List, add, remove users and set their roles.")
 def users() -> None:
     """List, add and remove the people who may text mediabot, and set their roles."""
 
 
-@users.command("list")
+@users.command("list", short_help="Every user, with phone, name, role, opt-out.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_list(config_path: str | None) -> None:
     """Every user: phone, name, role, opted out, and "(config)" for [[users]] entries."""
