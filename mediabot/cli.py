@@ -21,7 +21,7 @@ def setup_logging(verbose: bool = False) -> None:
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     for noisy in ("arrapi", "urllib3", "httpx", "httpx2", "httpcore", "httpcore2", "openai",
-                  "twilio", "werkzeug"):
+                  "twilio", "werkzeug", "apscheduler"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
 
 

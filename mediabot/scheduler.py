@@ -52,6 +52,6 @@ def build_scheduler(jobs: dict[str, tuple[Callable[[], object], float]]) -> Back
     """A started-later BackgroundScheduler running each ``name: (job, every_seconds)``."""
     scheduler = BackgroundScheduler(timezone="UTC")
     for name, (job, seconds) in jobs.items():
-        scheduler.add_job(_guarded(name, job), "interval", seconds=seconds, id=name,
+        scheduler.add_job(_guarded(name, job), "interval", seconds=seconds, id=name, name=name,
                           max_instances=1, coalesce=True)
     return scheduler

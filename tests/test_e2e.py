@@ -38,7 +38,7 @@ def wait_for(predicate, timeout=10.0, step=0.02):
 class Serve:
     """One `mediabot serve` child process with its config file and database."""
 
-    def __init__(self, tmp: Path, llm_url: str, twilio_url: str):
+    def __init__(self, tmp: Path, llm_url: str, twilio_url: str, extra: str = ""):
         self.port = free_port()
         self.config = tmp / "config.toml"
         self.log = tmp / "serve.log"
@@ -63,7 +63,7 @@ max_retries = 0
 phone = "{ADMIN}"
 name = "Alex"
 role = "admin"
-""")
+""" + extra)
         self.proc = None
         self._sids = iter(range(10**6))
 
@@ -105,8 +105,8 @@ role = "admin"
 def serve(tmp_path, fake_llm, fake_twilio):
     made = []
 
-    def start():
-        s = Serve(tmp_path, fake_llm.url, fake_twilio.url).start()
+    def start(extra=""):
+        s = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra).start()
         made.append(s)
         return s
     yield start
@@ -203,3 +203,39 @@ def test_stop_start_unknown_and_twilio_failures(serve, fake_llm, fake_twilio):
     time.sleep(1.5)
     posts = [r for r in fake_twilio.requests if r.get("method", "POST") == "POST"]
     assert len(posts) == 3, "21610 is not retried"
+
+
+def test_the_info_log_holds_no_secret_and_no_message_body(serve, fake_llm, fake_twilio):
+    """A bad day: wrong Sonarr key, Radarr down, the model failing; the log stays clean."""
+    from tests.fakes.arr import API_KEY
+    from tests.fakes.arr_stack import ArrStack
+
+    stack = ArrStack()
+    radarr_url = stack.servers["radarr"].url
+    stack.down("radarr")
+    wrong_key = "feedfacefeedfacefeedfacefeedface"
+    daemon = serve(f"""
+[sonarr]
+url = "{stack.servers['sonarr'].url}"
+api_key = "{wrong_key}"
+[radarr]
+url = "{radarr_url}"
+api_key = "{API_KEY}"
+""")
+    try:
+        fake_llm.enqueue_tool_calls([("search_media", {"query": "severance"})])
+        fake_llm.enqueue_text("Sonarr rejected the key and Radarr is down.")
+        daemon.text("secret plans: get severance")
+        assert wait_for(lambda: len(fake_twilio.sent) == 1)
+        fake_llm.enqueue_error(500, "The server had an error")
+        daemon.text("private question about my family")
+        assert wait_for(lambda: len(fake_twilio.sent) == 2)
+        assert daemon.stop(signal.SIGTERM) == 0
+    finally:
+        stack.close()
+    log = daemon.log.read_text()
+    assert "inbox " in log and "turn user=" in log, "events are logged"
+    for secret in (wrong_key, API_KEY, "secret-token", "sk-test", "secret plans",
+                   "private question", "Sonarr rejected the key"):
+        assert secret not in log, f"{secret!r} leaked into the INFO log"
+    assert "apikey=" not in log.lower()
