@@ -96,3 +96,23 @@ def sign(url: str, params: dict, token: str = "secret-token") -> str:
     from twilio.request_validator import RequestValidator
 
     return RequestValidator(token).compute_signature(url, params)
+
+
+@pytest.fixture
+def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
+    """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
+    from mediabot.daemon import Daemon
+    from mediabot.sender import Backoff
+
+    made = []
+
+    def build(*, burst_seconds=0, backoff=Backoff(attempts=2, base_seconds=0.01), **sections):
+        config = make_config(llm_url=fake_llm.url, twilio_url=fake_twilio.url,
+                             db_path=str(tmp_path / "m.db"), **sections)
+        daemon = Daemon(config, clock=clock, backoff=backoff, burst_seconds=burst_seconds)
+        made.append(daemon)
+        return daemon
+    yield build
+    for daemon in made:
+        daemon.worker.shutdown(5)
+    db.database.close()

@@ -5,11 +5,9 @@ import base64
 import pytest
 
 from mediabot import db
-from mediabot.daemon import Daemon
 from mediabot.engine import record_request
 from mediabot.hooks import episode_ranges
-from mediabot.sender import Backoff
-from tests.conftest import ADMIN, MEMBER, make_config
+from tests.conftest import ADMIN, MEMBER
 
 SECRET = "hook-secret"
 DUNE_TWO = 693134
@@ -56,26 +54,8 @@ def sonarr_download(episodes, upgrade=False):
 
 
 @pytest.fixture
-def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
-    made = []
-
-    def build(secret=SECRET, burst_seconds=0):
-        config = make_config(llm_url=fake_llm.url, twilio_url=fake_twilio.url,
-                             db_path=str(tmp_path / "m.db"),
-                             notifications={"webhook_secret": secret})
-        daemon = Daemon(config, clock=clock, backoff=Backoff(attempts=1),
-                        burst_seconds=burst_seconds)
-        made.append(daemon)
-        return daemon
-    yield build
-    for daemon in made:
-        daemon.worker.shutdown(5)
-    db.database.close()
-
-
-@pytest.fixture
 def daemon(daemon_for):
-    return daemon_for()
+    return daemon_for(notifications={"webhook_secret": SECRET})
 
 
 @pytest.fixture
@@ -109,7 +89,7 @@ def test_notify_me_adds_a_second_recipient(client, fake_twilio, clock):
 
 
 def test_series_burst_is_gathered_into_one_text(daemon_for, fake_twilio, clock):
-    daemon = daemon_for(burst_seconds=30)
+    daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET})
     client = daemon.app.test_client()
     ask(MEMBER, "sonarr", SEVERANCE, "Severance", clock)
     for episode in (1, 2, 3):
@@ -146,7 +126,7 @@ def test_wrong_or_missing_secret_gets_401(client, fake_twilio, clock):
 
 
 def test_no_secret_configured_refuses_the_hooks(daemon_for, fake_twilio):
-    client = daemon_for(secret="").app.test_client()
+    client = daemon_for(notifications={"webhook_secret": ""}).app.test_client()
     assert post(client, "radarr", {"eventType": "Test"}, password="").status_code == 403
 
 

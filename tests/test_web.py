@@ -3,29 +3,10 @@
 import pytest
 
 from mediabot import db
-from mediabot.daemon import Daemon
-from mediabot.sender import Backoff
 from mediabot.worker import RATE_LIMIT_REPLY, UNKNOWN_SENDER_REPLY
-from tests.conftest import ADMIN, MEMBER, make_config, sign
+from tests.conftest import ADMIN, MEMBER, sign
 
 URL = "https://sms.example.com/sms"
-FAST = Backoff(attempts=2, base_seconds=0.01)
-
-
-@pytest.fixture
-def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
-    made = []
-
-    def build(**sections):
-        config = make_config(llm_url=fake_llm.url, twilio_url=fake_twilio.url,
-                             db_path=str(tmp_path / "m.db"), **sections)
-        daemon = Daemon(config, clock=clock, backoff=FAST, burst_seconds=0)
-        made.append(daemon)
-        return daemon
-    yield build
-    for daemon in made:
-        daemon.worker.shutdown(5)
-    db.database.close()
 
 
 @pytest.fixture
