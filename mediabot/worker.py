@@ -10,7 +10,9 @@ inbox row (unique), so a retry or a restart after a crash never sends it twice.
 import datetime as dt
 import logging
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 
 from . import db
 from .config import SmsConfig
@@ -23,6 +25,11 @@ RATE_LIMIT_REPLY = ("You've sent a lot of messages this hour, so I'm taking a sh
 UNKNOWN_SENDER_REPLY = ("Sorry, this number only answers members of its household. Ask the "
                         "person who runs it to add you.")
 ACTIVE = ("queued", "processing")
+# Acknowledgements are on Twilio's clock (15 s, then it retries); turns are not. A turn
+# about to start waits for a lull of ACK_LULL_SECONDS without webhook requests, at most
+# ACK_PRIORITY_SECONDS, so a burst is acknowledged at full speed and its turns follow.
+ACK_PRIORITY_SECONDS = 0.5
+ACK_LULL_SECONDS = 0.02
 
 
 class Worker:
@@ -38,6 +45,10 @@ class Worker:
         self._again: set[int] = set()
         self._idle = threading.Condition(self._lock)
         self._closed = False
+        self._acks = 0
+        self._last_ack = 0.0
+        self._acks_done = threading.Condition(threading.Lock())
+        self.ack_priority_seconds = ACK_PRIORITY_SECONDS
 
     # -- scheduling -----------------------------------------------------------------------
 
@@ -52,6 +63,33 @@ class Worker:
                 return
             self._running.add(user_id)
         self._pool.submit(self._drain, user_id)
+
+    @contextmanager
+    def acknowledging(self):
+        """Mark a webhook request in progress, so turns about to start let it go first."""
+        with self._acks_done:
+            self._acks += 1
+        try:
+            yield
+        finally:
+            with self._acks_done:
+                self._acks -= 1
+                self._last_ack = time.monotonic()
+                self._acks_done.notify_all()
+
+    def _let_acknowledgements_go_first(self) -> None:
+        """Wait (bounded) for a lull in webhook traffic: under a burst, turns start a little
+        later and gather more messages each, and Twilio is answered at once. A lone text
+        waits ACK_LULL_SECONDS at most."""
+        deadline = time.monotonic() + self.ack_priority_seconds
+        with self._acks_done:
+            while True:
+                now = time.monotonic()
+                quiet_for = now - self._last_ack
+                if (not self._acks and quiet_for >= ACK_LULL_SECONDS) or now >= deadline:
+                    return
+                wait = deadline - now if self._acks else ACK_LULL_SECONDS - quiet_for
+                self._acks_done.wait(min(wait, deadline - now))
 
     def recover(self) -> int:
         """At start: process rows a crash left ``queued`` or ``processing``."""
@@ -79,6 +117,7 @@ class Worker:
     def _drain(self, user_id: int) -> None:
         try:
             while True:
+                self._let_acknowledgements_go_first()
                 try:
                     with db.database.connection_context():
                         self.process_user(user_id)

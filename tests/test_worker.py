@@ -1,0 +1,119 @@
+"""The worker's scheduling: one turn at a time per user, users in parallel, acks first."""
+
+import threading
+import time
+
+import pytest
+
+from mediabot import db
+from mediabot.config import SmsConfig
+from mediabot.worker import Worker
+
+
+class RecordingEngine:
+    """An engine that records each turn's text and can hold a turn open."""
+
+    def __init__(self):
+        self.turns: list[tuple[int, str]] = []
+        self.release = threading.Event()
+        self.release.set()
+        self.running = 0
+        self.max_running_per_user: dict[int, int] = {}
+        self._lock = threading.Lock()
+
+    def handle(self, user_id, text):
+        with self._lock:
+            self.running += 1
+            self.max_running_per_user[user_id] = self.max_running_per_user.get(user_id, 0) + 1
+        self.release.wait(5)
+        with self._lock:
+            self.turns.append((user_id, text))
+            self.running -= 1
+            self.max_running_per_user[user_id] -= 1
+        return None  # nothing to send
+
+    def after_turn(self, user_id):
+        pass
+
+
+@pytest.fixture
+def users(database):
+    return [db.User.create(phone=f"+1555000000{i}").id for i in range(3)]
+
+
+@pytest.fixture
+def worker():
+    engine = RecordingEngine()
+    worker = Worker(engine, sender=None, config=SmsConfig())
+    worker.ack_priority_seconds = 0.3
+    yield worker
+    engine.release.set()
+    worker.shutdown(5)
+
+
+def queue(user_id, body):
+    row = db.Inbox.create(message_sid=f"SM{time.monotonic_ns()}", user=user_id,
+                          from_number="+15550000000", body=body)
+    return row
+
+
+def test_messages_during_a_turn_join_the_next_one(worker, users):
+    engine = worker.engine
+    engine.release.clear()
+    queue(users[0], "first")
+    worker.notify(users[0])
+    time.sleep(0.1)
+    queue(users[0], "second")
+    worker.notify(users[0])
+    queue(users[0], "third")
+    worker.notify(users[0])
+    engine.release.set()
+    assert worker.wait_idle(5)
+    assert [text for _, text in engine.turns] == ["first", "second\nthird"]
+    assert db.Inbox.select().where(db.Inbox.status == "done").count() == 3
+
+
+def test_different_users_run_in_parallel(worker, users):
+    engine = worker.engine
+    engine.release.clear()
+    for user in users:
+        queue(user, f"hi from {user}")
+        worker.notify(user)
+    assert wait_until(lambda: engine.running == 3)
+    engine.release.set()
+    assert worker.wait_idle(5)
+    assert sorted(u for u, _ in engine.turns) == sorted(users)
+
+
+def test_a_turn_waits_while_acknowledgements_are_in_flight(worker, users):
+    with worker.acknowledging():
+        queue(users[0], "hello")
+        worker.notify(users[0])
+        time.sleep(0.15)
+        assert worker.engine.turns == [], "the ack goes first"
+    assert wait_until(lambda: worker.engine.turns)
+
+
+def test_the_wait_for_acknowledgements_is_bounded(worker, users):
+    with worker.acknowledging():
+        queue(users[0], "hello")
+        worker.notify(users[0])
+        assert wait_until(lambda: worker.engine.turns, timeout=2), "started despite the burst"
+
+
+def test_shutdown_takes_no_new_work(worker, users):
+    assert worker.shutdown(5)
+    queue(users[0], "too late")
+    worker.notify(users[0])
+    time.sleep(0.1)
+    assert worker.engine.turns == []
+    assert db.Inbox.get().status == "queued", "kept for the next start"
+
+
+def wait_until(predicate, timeout=3.0):
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(0.01)
+    return False
