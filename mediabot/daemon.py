@@ -99,6 +99,8 @@ def serve(config: Config) -> int:
     stopping = threading.Event()
 
     def on_signal(signum, _frame):
+        if stopping.is_set():
+            return  # already draining; a second signal must not interrupt that
         log.info("received %s; finishing turns in flight", signal.Signals(signum).name)
         stopping.set()
         raise _Stop  # breaks waitress's loop in this (main) thread

@@ -216,7 +216,10 @@ class Worker:
 
     def reply_to_unknown(self, from_number: str) -> None:
         """The one fixed reply for an unknown number, when configured; once per number."""
-        self._pool.submit(self._send_unknown, from_number)
+        with self._lock:
+            if self._closed:
+                return
+            self._pool.submit(self._send_unknown, from_number)
 
     def _send_unknown(self, from_number: str) -> None:
         with db.database.connection_context():
