@@ -163,6 +163,7 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     ``require_twilio=False`` serves commands that never touch Twilio (``mediabot chat``).
     """
     environ = os.environ if environ is None else environ
+    environ = {**_credentials(environ), **environ}
     file = resolve_path(os.fspath(path) if path else None, environ)
     try:
         raw = tomllib.loads(file.read_text(encoding="utf-8"))
@@ -172,6 +173,23 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
     return parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+
+
+def _credentials(environ) -> dict[str, str]:
+    """systemd credentials (LoadCredential=MEDIABOT_LLM_API_KEY:/path) as env-style settings.
+
+    Each file in ``$CREDENTIALS_DIRECTORY`` named like an environment override is read as
+    one; a real environment variable of the same name wins.
+    """
+    directory = environ.get("CREDENTIALS_DIRECTORY")
+    if not directory or not os.path.isdir(directory):
+        return {}
+    found = {}
+    for entry in os.scandir(directory):
+        if entry.name.startswith(ENV_PREFIX) and entry.is_file():
+            with open(entry.path, encoding="utf-8") as handle:
+                found[entry.name] = handle.read().strip()
+    return found
 
 
 def parse_config(raw: dict, *, source: str = "<config>", environ=None,

@@ -151,3 +151,17 @@ def test_missing_file_and_bad_toml_are_clear(tmp_path):
 def test_users_are_normalised():
     config = parse_config(with_(users=[{"phone": "+15551234567", "name": " Alex "}]), environ={})
     assert config.users[0].name == "Alex" and config.users[0].role == "member"
+
+
+def test_systemd_credentials_are_read_like_environment_overrides(tmp_path):
+    creds = tmp_path / "creds"
+    creds.mkdir()
+    (creds / "MEDIABOT_LLM_API_KEY").write_text("sk-from-credential\n")
+    (creds / "MEDIABOT_TWILIO_AUTH_TOKEN").write_text("tok-cred")
+    config_file = tmp_path / "config.toml"
+    config_file.write_text('[server]\npublic_url = "https://sms.example.com"\n'
+                           '[twilio]\naccount_sid = "AC1"\nfrom_number = "+15550001111"\n')
+    environ = {"CREDENTIALS_DIRECTORY": str(creds), "MEDIABOT_TWILIO_AUTH_TOKEN": "tok-env"}
+    config = load_config(config_file, environ=environ)
+    assert config.llm.api_key == "sk-from-credential"
+    assert config.twilio.auth_token == "tok-env", "the environment wins over a credential"
