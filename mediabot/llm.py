@@ -77,14 +77,27 @@ def _completion(response) -> Completion:
     raw = response.choices[0].message
     message = {"role": "assistant", "content": raw.content}
     if raw.tool_calls:
-        message["tool_calls"] = [
-            {"id": call.id, "type": "function",
-             "function": {"name": call.function.name, "arguments": call.function.arguments or ""}}
-            for call in raw.tool_calls]
+        message["tool_calls"] = [_tool_call(call, index)
+                                 for index, call in enumerate(raw.tool_calls)]
     elif not raw.content:
         message["content"] = ""
     usage = getattr(response, "usage", None)
     return Completion(message, getattr(usage, "prompt_tokens", None))
+
+
+def _tool_call(call, index: int) -> dict:
+    """One tool call as a dict with a string id, name and arguments, whatever the server sent.
+
+    Some local servers leave out the id or send a null name; a missing id would leave the
+    tool's result unpaired (the model would be told its outcome is unknown), a null name
+    would break the turn, so both get a stand-in here.
+    """
+    function = getattr(call, "function", None)
+    name = getattr(function, "name", None)
+    arguments = getattr(function, "arguments", None)
+    return {"id": getattr(call, "id", None) or f"call_{index}", "type": "function",
+            "function": {"name": name if isinstance(name, str) else "",
+                         "arguments": arguments if arguments is not None else ""}}
 
 
 @dataclass
