@@ -32,6 +32,9 @@ APOLOGIES = {
     "timeout": "Sorry, I'm answering too slowly right now. Please try again in a minute.",
     "unreachable": "Sorry, I can't reach my language model right now. Please try again later.",
 }
+ONE_AT_A_TIME = ("not asked: only one removal can wait for a Y at a time, and another is "
+                 "waiting; nothing was removed")
+ONE_AT_A_TIME_NOTE = "(I remove one thing at a time: ask me again for the rest after this.)"
 APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
 NAME_PATTERN = re.compile(r"^(?:(?:hi|hey|hello)[,! ]+)?(?:i'?m|i am|it'?s|my name is|call me|"
                           r"this is|name'?s)?\s*([A-Za-z][\w'\-]*(?: [A-Za-z][\w'\-]*)?)[.!]*$",
@@ -163,7 +166,7 @@ class Engine:
             log.warning("turn user=%s model failed: %s", user.id, exc.reason)
             return APOLOGIES.get(exc.reason, APOLOGY)
         if turn.confirmation:
-            reply = turn.confirmation
+            reply = turn.confirmation + (" " + ONE_AT_A_TIME_NOTE if turn.declined else "")
         elif result.hit_round_limit:
             reply = ROUND_LIMIT_REPLY
         else:
@@ -198,6 +201,7 @@ class _Turn:
             now=engine.services.clock())
         self.context = engine._context(user)
         self.confirmation: str | None = None
+        self.declined = 0   # further destructive calls in the turn that asked one
 
     def build(self):
         h = self.config.history
@@ -223,6 +227,9 @@ class _Turn:
             return ToolOutcome(json.dumps({"error": error}))
         if tool.tier != "destructive":
             return ToolOutcome(run_tool(tool, self.context, raw))
+        if self.confirmation is not None:
+            self.declined += 1
+            return ToolOutcome(json.dumps({"error": ONE_AT_A_TIME}))
         return self._ask_confirmation(tool, raw)
 
     def _ask_confirmation(self, tool, raw) -> ToolOutcome:

@@ -14,7 +14,7 @@ from tests.fakes.arr_stack import ArrStack
 from tests.fakes.openai import Reply
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture
 def stack():
     stack = ArrStack()
     yield stack
@@ -78,3 +78,30 @@ def test_odd_tool_calls_are_answered_and_the_next_turn_is_valid(engine, alex, fa
     assert len(results) == len(calls) and seen in results[0]
     assert not any("interrupted" in r for r in results)
     assert [m["role"] for m in fake_llm.requests[2]["messages"]][-2:] == ["assistant", "user"]
+
+
+def office_in_library(stack):
+    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
+
+
+def dune_in_library(stack):
+    return any(m["tmdbId"] == DUNE_TMDB for m in stack.radarr.library)
+
+
+def test_two_removals_in_one_message_ask_about_the_first_only(engine, alex, fake_llm, stack):
+    """The user sees one question; the other removal is refused, not silently dropped."""
+    fake_llm.enqueue_tool_calls([
+        ("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_files": True}),
+        ("remove_media", {"kind": "movie", "id": DUNE_TMDB, "delete_files": True}),
+        ("download_queue", {})], content="Sure, removing both.")
+    reply = engine.handle(alex, "delete the office and dune")
+    assert reply.startswith("Remove The Office (2005) and delete its 62 GB of files?")
+    assert "one thing at a time" in reply
+    results = [json.loads(m["content"]) for m in history.get_history(alex, 20)
+               if m["role"] == "tool"]
+    assert "The Office" in results[0]["asked"]
+    assert "nothing was removed" in results[1]["error"] and "asked" not in results[1]
+    assert "downloads" in results[2]
+    assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
+    assert not office_in_library(stack) and dune_in_library(stack)
+    assert len(fake_llm.requests) == 1
