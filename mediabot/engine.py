@@ -36,6 +36,10 @@ ONE_AT_A_TIME = ("not asked: only one removal can wait for a Y at a time, and an
                  "waiting; nothing was removed")
 ONE_AT_A_TIME_NOTE = "(I remove one thing at a time: ask me again for the rest after this.)"
 APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
+# Replies to "What should I call you?" that are not names (yes/no-like words are caught too).
+NOT_NAMES = frozenset({"hi", "hello", "hey", "thanks", "thank you", "thx", "ty", "lol", "what",
+                       "why", "who", "huh", "idk", "hmm", "help", "help me", "anything",
+                       "whatever", "nothing", "ok thanks", "later", "skip"})
 NAME_PATTERN = re.compile(r"^(?:(?:hi|hey|hello)[,! ]+)?(?:i'?m|i am|it'?s|my name is|call me|"
                           r"this is|name'?s)?\s*([A-Za-z][\w'\-]*(?: [A-Za-z][\w'\-]*)?)[.!]*$",
                           re.IGNORECASE)
@@ -252,7 +256,7 @@ def extract_name(text: str) -> str | None:
     if not match:
         return None
     name = match.group(1).strip()
-    if len(name) > 30 or name.lower() in {"yes", "no", "ok", "hi", "hello", "hey"}:
+    if len(name) > 30 or name.lower() in NOT_NAMES or confirm.parse_answer(name):
         return None
     return " ".join(part[:1].upper() + part[1:] for part in name.split())
 

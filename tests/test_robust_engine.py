@@ -105,3 +105,27 @@ def test_two_removals_in_one_message_ask_about_the_first_only(engine, alex, fake
     assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
     assert not office_in_library(stack) and dune_in_library(stack)
     assert len(fake_llm.requests) == 1
+
+
+class TestOnboardingEdges:
+    @pytest.fixture
+    def nameless(self, engine):
+        return db.User.create(phone="+15559990000", role="member").id
+
+    @pytest.mark.parametrize("answer", ["Y", "n", "nope", "no thanks", "sure", "yes please",
+                                        "thanks", "what", "ok thanks"])
+    def test_a_yes_no_or_filler_answer_is_not_taken_as_a_name(self, engine, nameless,
+                                                               fake_llm, answer):
+        assert engine.handle(nameless, "Y") == ONBOARDING_QUESTION
+        fake_llm.enqueue_text("No problem. What can I find for you?")
+        assert engine.handle(nameless, answer) == "No problem. What can I find for you?"
+        assert db.User.get_by_id(nameless).display_name is None
+        assert "You are talking with" not in fake_llm.requests[0]["messages"][0]["content"]
+
+    def test_help_and_reset_before_a_name(self, engine, nameless, fake_llm):
+        assert engine.handle(nameless, "RESET") != ONBOARDING_QUESTION
+        assert engine.handle(nameless, "hello") == ONBOARDING_QUESTION
+        assert engine.handle(nameless, "HELP") != ONBOARDING_QUESTION
+        fake_llm.enqueue_text("Hi Robin!")
+        assert engine.handle(nameless, "Robin") == "Hi Robin!"
+        assert db.User.get_by_id(nameless).display_name == "Robin"
