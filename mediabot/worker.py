@@ -115,8 +115,15 @@ class Worker:
         return finished
 
     def _drain(self, user_id: int) -> None:
+        """Run turns for ``user_id`` until no message came in during the last one.
+
+        Deciding to stop and giving up the user's slot happen under one lock: a ``notify``
+        in between would otherwise be absorbed by a drain that is already leaving, and its
+        message would wait, queued, for the next text or a restart.
+        """
+        again = True
         try:
-            while True:
+            while again:
                 self._let_acknowledgements_go_first()
                 try:
                     with db.database.connection_context():
@@ -124,15 +131,20 @@ class Worker:
                 except Exception:
                     log.exception("processing messages of user %s failed", user_id)
                 with self._lock:
-                    if user_id in self._again and not self._closed:
-                        self._again.discard(user_id)
-                        continue
-                    return
-        finally:
+                    again = user_id in self._again and not self._closed
+                    self._again.discard(user_id)
+                    if not again:
+                        self._release(user_id)
+        except BaseException:
             with self._lock:
-                self._running.discard(user_id)
-                self._again.discard(user_id)
-                self._idle.notify_all()
+                self._release(user_id)
+            raise
+
+    def _release(self, user_id: int) -> None:
+        """Give up the user's slot (the caller holds ``_lock``)."""
+        self._running.discard(user_id)
+        self._again.discard(user_id)
+        self._idle.notify_all()
 
     # -- one user's queued messages -------------------------------------------------------
 
