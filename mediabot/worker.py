@@ -186,29 +186,36 @@ class Worker:
         return False
 
     def _turn(self, user: db.User, rows: list[db.Inbox]) -> None:
+        """One model turn. Rows become ``done`` (or ``failed``) only once the reply is in the
+        outbox: a crash before that leaves them ``processing`` for ``recover``, a crash
+        after it finds the outbox row and sends it, so a reply is neither lost nor doubled."""
         text = "\n".join(row.body for row in rows)
         log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
+        status, error = "done", None
         try:
             reply = self.engine.handle(user.id, text)
         except Exception as exc:
             log.exception("inbox %s: turn failed", rows[-1].id)
-            self._finish(rows, "failed", type(exc).__name__)
+            status, error = "failed", type(exc).__name__
             reply = "Sorry, something went wrong on my side. Please try again."
-        else:
-            self._finish(rows, "done")
-        if reply:
-            self._reply(user, rows[-1], reply)
+        outbox = None
+        try:
+            outbox = self._queue_reply(user, rows[-1], reply) if reply else None
+        except Exception as exc:
+            log.exception("inbox %s: reply could not be queued", rows[-1].id)
+            status, error = "failed", f"reply not queued: {type(exc).__name__}"
+        self._finish(rows, status, error)
+        if outbox is not None and outbox.status == "pending":
+            self.sender.deliver(outbox.id)
         try:
             self.engine.after_turn(user.id)
         except Exception:
             log.exception("after-turn work for user %s failed", user.id)
 
-    def _reply(self, user: db.User, row: db.Inbox, text: str) -> None:
+    def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
         body = format_reply(text, max_chars=self.config.max_reply_chars,
                             allow_emoji=self.config.allow_emoji)
-        outbox = self.sender.enqueue(user.phone, body, user_id=user.id, inbox_id=row.id)
-        if outbox is not None and outbox.status == "pending":
-            self.sender.deliver(outbox.id)
+        return self.sender.enqueue(user.phone, body, user_id=user.id, inbox_id=row.id)
 
     def _rate_limited(self, user: db.User) -> bool:
         since = self.clock() - dt.timedelta(hours=1)

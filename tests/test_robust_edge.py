@@ -3,11 +3,13 @@
 import threading
 import time
 
+import peewee
 import pytest
 
 from mediabot import db
 from mediabot.config import SmsConfig
 from mediabot.worker import Worker
+from tests.conftest import ADMIN
 from tests.test_worker import RecordingEngine, queue, users, wait_until  # noqa: F401
 
 
@@ -54,3 +56,49 @@ def test_a_message_arriving_as_a_turn_ends_is_not_lost(users):  # noqa: F811
         assert [text for _, text in engine.turns] == ["first", "second"]
     finally:
         worker.shutdown(5)
+
+
+class _Crash(BaseException):
+    """The process dying at this point: nothing after it runs."""
+
+
+def _queue_text(user_phone, body, sid):
+    user = db.User.get(phone=user_phone)
+    return db.Inbox.create(message_sid=sid, user=user, from_number=user_phone, body=body)
+
+
+def test_a_crash_before_the_reply_is_queued_is_answered_after_restart(daemon_for, fake_llm,
+                                                                      fake_twilio):
+    daemon = daemon_for()
+    row = _queue_text(ADMIN, "are you there?", "SM-crash")
+    fake_llm.set_responder(lambda body: "Here I am.")
+    real_enqueue = daemon.sender.enqueue
+
+    def dying_enqueue(*args, **kwargs):
+        raise _Crash
+
+    daemon.sender.enqueue = dying_enqueue
+    with pytest.raises(_Crash):
+        daemon.worker.process_user(row.user_id)
+    assert db.Inbox.get_by_id(row.id).status != "done", "no reply queued, so not done"
+    daemon.sender.enqueue = real_enqueue
+    daemon.worker.recover()  # the restart
+    assert daemon.worker.wait_idle(10)
+    assert fake_twilio.bodies() == ["Here I am."]
+    assert db.Inbox.get_by_id(row.id).status == "done"
+
+
+def test_a_reply_that_cannot_be_queued_fails_the_row_instead_of_claiming_done(daemon_for,
+                                                                            fake_llm):
+    daemon = daemon_for()
+    row = _queue_text(ADMIN, "hello", "SM-noqueue")
+    fake_llm.set_responder(lambda body: "Hi.")
+
+    def broken_enqueue(*args, **kwargs):
+        raise peewee.OperationalError("database is locked")
+
+    daemon.sender.enqueue = broken_enqueue
+    daemon.worker.notify(row.user_id)
+    assert daemon.worker.wait_idle(10)
+    row = db.Inbox.get_by_id(row.id)
+    assert row.status == "failed" and "OperationalError" in row.error
