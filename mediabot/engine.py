@@ -200,9 +200,12 @@ class _Turn:
         self.reserved = history.estimate_tokens(
             [{"role": "system", "content": json.dumps(self.schemas)}])
         self.history = history.get_history(user.id, self.config.history.fetch_limit)
+        services = engine.services
         self.system = build_system_prompt(
             user.display_name, pending=pending.prompt_text if pending else None,
-            now=engine.services.clock())
+            now=services.clock(), tools=list(self.tools),
+            missing=[name for name, client in (("Sonarr", services.sonarr),
+                                               ("Radarr", services.radarr)) if client is None])
         self.context = engine._context(user)
         self.confirmation: str | None = None
         self.declined = 0   # further destructive calls in the turn that asked one
@@ -225,16 +228,23 @@ class _Turn:
         name, raw = call["function"]["name"], call["function"].get("arguments")
         tool = self.tools.get(name)
         if tool is None:
-            known = get_tool(name) is not None
-            error = (f"{name} is not available to this user" if known
-                     else f"there is no tool called {name}")
-            return ToolOutcome(json.dumps({"error": error}))
+            return ToolOutcome(json.dumps({"error": self._unavailable(name)}))
         if tool.tier != "destructive":
             return ToolOutcome(run_tool(tool, self.context, raw))
         if self.confirmation is not None:
             self.declined += 1
             return ToolOutcome(json.dumps({"error": ONE_AT_A_TIME}))
         return self._ask_confirmation(tool, raw)
+
+    def _unavailable(self, name: str) -> str:
+        """Why the model cannot use this tool: unknown, admins only, or a service not set up."""
+        tool = get_tool(name)
+        if tool is None:
+            return f"there is no tool called {name or '(empty name)'}"
+        if self.user.role not in tool.roles:
+            return f"{name} is only for admins, and this person is not one"
+        return f"{name} needs {' or '.join(s.title() for s in tool.services)}, which is not " \
+               "set up on this server"
 
     def _ask_confirmation(self, tool, raw) -> ToolOutcome:
         try:

@@ -2,18 +2,25 @@
 
 import datetime as dt
 
-SYSTEM_PROMPT = """\
+INTRO = """\
 You are the household's media assistant, reached by text message (SMS). You look after \
-the family's media server: movies through Radarr and TV series through Sonarr.
+the family's media server: movies through Radarr and TV series through Sonarr."""
 
-You can:
-- search for movies and series (search_media) and say whether they are in the library
-- check what we have and what is missing (library_status)
-- add a movie (add_movie, by TMDB id) or a series (add_series, by TVDB id)
-- remove media (remove_media, admins only; mediabot asks the person to confirm with Y first)
-- show what is downloading (download_queue) and what is coming up (upcoming)
-- text the person when something they want has downloaded (notify_me)
+CAPABILITIES = (
+    ("search_media", "search for movies and series (search_media) and say whether they are "
+                     "in the library"),
+    ("library_status", "check what we have and what is missing (library_status)"),
+    ("add_movie", "add a movie (add_movie, by TMDB id)"),
+    ("add_series", "add a series (add_series, by TVDB id)"),
+    ("remove_media", "remove media (remove_media, admins only; mediabot asks the person to "
+                     "confirm with Y first)"),
+    ("download_queue", "show what is downloading (download_queue)"),
+    ("upcoming", "show what is coming up (upcoming)"),
+    ("notify_me", "text the person when something they want has downloaded (notify_me)"),
+)
+WHAT = {"Sonarr": "TV series", "Radarr": "movies"}
 
+GUIDELINES = """\
 Guidelines:
 - This is SMS: answer in plain text, no Markdown, no emoji, one to three short sentences.
 - Search before you add, and add using the id from the search results, never a guess.
@@ -24,10 +31,27 @@ Guidelines:
 - Only talk about the media server; politely decline anything else."""
 
 
+def _capabilities(tools, missing=()) -> str:
+    """The "You can" list for the tools offered, and a line for each service not set up."""
+    lines = [f"- {line}" for name, line in CAPABILITIES if name in tools]
+    if lines and "remove_media" not in tools:
+        lines.append("- nothing else: removing media is for admins only")
+    text = ("You can:\n" + "\n".join(lines) if lines
+            else "You have no tools right now: you cannot look up, add or check anything.")
+    notes = [f"{service} is not set up on this server, so you cannot look up, add or check "
+             f"{WHAT[service]}; say so when asked." for service in missing]
+    return "\n".join([text, *notes])
+
+
 def build_system_prompt(display_name: str | None = None, *, pending: str | None = None,
-                        now: dt.datetime | None = None) -> str:
-    """The system prompt personalised with the user's name and any pending confirmation."""
-    parts = [SYSTEM_PROMPT]
+                        now: dt.datetime | None = None, tools=None, missing=()) -> str:
+    """The system prompt personalised with the user's name and any pending confirmation.
+
+    ``tools``: names of the tools this person is offered (None: all of them); ``missing``:
+    "Sonarr" and/or "Radarr" when not configured, so the model says so instead of guessing.
+    """
+    names = [name for name, _ in CAPABILITIES] if tools is None else tools
+    parts = [INTRO, _capabilities(names, missing), GUIDELINES]
     if display_name:
         parts.append(f"You are talking with {display_name}; use their name now and then.")
     if now is not None:

@@ -129,3 +129,39 @@ class TestOnboardingEdges:
         fake_llm.enqueue_text("Hi Robin!")
         assert engine.handle(nameless, "Robin") == "Hi Robin!"
         assert db.User.get_by_id(nameless).display_name == "Robin"
+
+
+def system_of(request) -> str:
+    return request["messages"][0]["content"]
+
+
+def offered(request) -> set[str]:
+    return {t["function"]["name"] for t in request.get("tools", [])}
+
+
+def test_without_sonarr_the_model_is_told_and_a_series_call_says_why(engine_for, fake_llm,
+                                                                     stack):
+    engine = engine_for(arr=False, radarr={"url": stack.servers["radarr"].url,
+                                           "api_key": API_KEY, "timeout_seconds": 2})
+    sam = db.User.get(phone=MEMBER).id
+    fake_llm.enqueue_tool_calls([("add_series", {"tvdb_id": OFFICE_TVDB}),
+                                 ("remove_media", {"kind": "movie", "id": DUNE_TMDB})])
+    fake_llm.enqueue_text("Sonarr isn't set up here, so I can't add shows.")
+    engine.handle(sam, "get The Office")
+    first = fake_llm.requests[0]
+    assert "add_series" not in offered(first) and "add_movie" in offered(first)
+    assert "Sonarr is not set up" in system_of(first)
+    assert "add_series" not in system_of(first) and "remove_media" not in system_of(first)
+    errors = [json.loads(m["content"])["error"] for m in fake_llm.requests[1]["messages"]
+              if m["role"] == "tool"]
+    assert "Sonarr" in errors[0] and "not set up" in errors[0]
+    assert "only for admins" in errors[1]
+
+
+def test_with_neither_service_the_model_knows_it_has_no_tools(engine_for, fake_llm):
+    engine = engine_for(arr=False)
+    fake_llm.enqueue_text("Nothing is set up yet.")
+    engine.handle(db.User.get(phone=ADMIN).id, "get Dune")
+    request = fake_llm.requests[0]
+    assert "tools" not in request
+    assert "no tools" in system_of(request) and "search_media" not in system_of(request)
