@@ -183,10 +183,32 @@ class Engine:
                  result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
         return reply
 
+    def _frame(self, user: db.User, pending) -> tuple[dict, list[dict], int, str]:
+        """What every prompt for this user is built around: (tools by name, their schemas,
+        the schemas' estimated tokens, the system prompt)."""
+        tools = {t.name: t for t in self._tools(user)}
+        schemas = tool_schemas(list(tools.values()))
+        reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
+        services = self.services
+        system = build_system_prompt(
+            user.display_name, pending=pending.prompt_text if pending else None,
+            now=services.clock(), tools=list(tools),
+            missing=[name for name, client in (("Sonarr", services.sonarr),
+                                               ("Radarr", services.radarr)) if client is None])
+        return tools, schemas, reserved, system
+
     def after_turn(self, user_id: int) -> None:
-        """Work that must not delay the reply: the rolling summary, when turned on."""
+        """Work that must not delay the reply: the rolling summary, when turned on.
+
+        The summary must cover what the turn's prompt evicts, so it is told the same system
+        prompt and tool schemas the turn counted against the budget.
+        """
         if self.config.history.summaries and self.services.summarizer is not None:
-            self.services.summarizer.update(user_id)
+            user = db.User.get_by_id(user_id)
+            _, _, reserved, system = self._frame(
+                user, confirm.active_pending(user_id, self.services.clock()))
+            self.services.summarizer.update(user_id, system_prompt=system,
+                                            reserved_tokens=reserved)
 
 
 class _Turn:
@@ -195,17 +217,8 @@ class _Turn:
     def __init__(self, engine: Engine, user: db.User, pending):
         self.engine, self.user = engine, user
         self.config = engine.config
-        self.tools = {t.name: t for t in engine._tools(user)}
-        self.schemas = tool_schemas(list(self.tools.values()))
-        self.reserved = history.estimate_tokens(
-            [{"role": "system", "content": json.dumps(self.schemas)}])
+        self.tools, self.schemas, self.reserved, self.system = engine._frame(user, pending)
         self.history = history.get_history(user.id, self.config.history.fetch_limit)
-        services = engine.services
-        self.system = build_system_prompt(
-            user.display_name, pending=pending.prompt_text if pending else None,
-            now=services.clock(), tools=list(self.tools),
-            missing=[name for name, client in (("Sonarr", services.sonarr),
-                                               ("Radarr", services.radarr)) if client is None])
         self.context = engine._context(user)
         self.confirmation: str | None = None
         self.declined = 0   # further destructive calls in the turn that asked one

@@ -24,10 +24,14 @@ class Summarizer:
         self.config = config
         self.every = every
 
-    def update(self, user_id: int) -> bool:
-        """Summarise newly evicted messages if there are enough; True when it did."""
+    def update(self, user_id: int, *, system_prompt: str = "", reserved_tokens: int = 0) -> bool:
+        """Summarise newly evicted messages if there are enough; True when it did.
+
+        ``system_prompt`` and ``reserved_tokens`` (the tool schemas) are what the turn's
+        prompt counts against the budget, so "evicted" means what the model no longer sees.
+        """
         user = db.User.get_by_id(user_id)
-        fresh = self._newly_evicted(user)
+        fresh = self._newly_evicted(user, system_prompt, reserved_tokens)
         if len(fresh) < self.every:
             return False
         try:
@@ -42,10 +46,12 @@ class Summarizer:
                  fresh[-1]["_id"])
         return True
 
-    def _newly_evicted(self, user: db.User) -> list[dict]:
+    def _newly_evicted(self, user: db.User, system_prompt: str,
+                       reserved_tokens: int) -> list[dict]:
         rows = history.get_history(user.id, self.config.fetch_limit)
-        prompt = history.build_prompt("", rows, max_messages=self.config.max_messages,
-                                      max_tokens=self.config.max_context_tokens)
+        prompt = history.build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
+                                      max_tokens=self.config.max_context_tokens,
+                                      summary=user.summary, reserved_tokens=reserved_tokens)
         first_kept = prompt.metrics.first_kept_id
         through = user.summary_through or 0
         return [m for m in rows

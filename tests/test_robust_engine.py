@@ -165,3 +165,25 @@ def test_with_neither_service_the_model_knows_it_has_no_tools(engine_for, fake_l
     request = fake_llm.requests[0]
     assert "tools" not in request
     assert "no tools" in system_of(request) and "search_media" not in system_of(request)
+
+
+def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_for, fake_llm):
+    """The rolling summary keeps up with the real window (system prompt and schemas count)."""
+    engine = engine_for(history={"max_messages": 40, "max_context_tokens": 1600,
+                                 "summaries": True})
+    alex = db.User.get(phone=ADMIN).id
+
+    def respond(body):
+        if len(body["messages"]) == 2 and "summary" in body["messages"][0]["content"].lower():
+            return "Alex asked many padded questions."
+        return "answer " * 20
+    fake_llm.set_responder(respond)
+    for i in range(40):
+        engine.handle(alex, f"question {i} " + "pad " * 20)
+        engine.after_turn(alex)
+    fake_llm.enqueue_text("ok")
+    engine.handle(alex, "one more")
+    seen = [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"]
+    first_seen = db.Message.get(db.Message.content == seen[0]).id
+    unseen = first_seen - 1 - db.User.get_by_id(alex).summary_through
+    assert 0 <= unseen < 10, "at most one summary interval is neither summarised nor sent"
