@@ -1,7 +1,8 @@
 """Rolling summaries of what fell out of the window (opt-in: ``[history] summaries``).
 
 Run after the reply has gone, never on its critical path. Rate-limited: one model call only
-once ``EVERY`` more messages have been evicted since the last summary. Stored messages are
+once ``EVERY`` more messages have been evicted since the last summary (or the last
+failed try). Stored messages are
 never rewritten; the summary lives on the user row with the id of the last message it
 covers. A failed call keeps the old summary (plain eviction goes on working).
 """
@@ -23,6 +24,7 @@ class Summarizer:
         self.model = model
         self.config = config
         self.every = every
+        self._failed_through: dict[int, int] = {}   # user -> newest message a failed try saw
 
     def update(self, user_id: int, *, system_prompt: str = "", reserved_tokens: int = 0) -> bool:
         """Summarise newly evicted messages if there are enough; True when it did.
@@ -32,14 +34,17 @@ class Summarizer:
         """
         user = db.User.get_by_id(user_id)
         fresh = self._newly_evicted(user, system_prompt, reserved_tokens)
-        if len(fresh) < self.every:
+        failed_through = self._failed_through.get(user_id, 0)
+        if len(fresh) < self.every or sum(m["_id"] > failed_through for m in fresh) < self.every:
             return False
         try:
             summary = self._summarise(user.summary, fresh)
         except ModelError as exc:
-            log.warning("summary for user %s failed (%s); keeping the old one", user_id,
-                        exc.reason)
+            self._failed_through[user_id] = fresh[-1]["_id"]
+            log.warning("summary for user %s failed (%s); keeping the old one and trying "
+                        "again after %d more messages", user_id, exc.reason, self.every)
             return False
+        self._failed_through.pop(user_id, None)
         db.User.update(summary=summary, summary_through=fresh[-1]["_id"]).where(
             db.User.id == user_id).execute()
         log.info("summary for user %s now covers messages through %s", user_id,

@@ -187,3 +187,22 @@ def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_f
     first_seen = db.Message.get(db.Message.content == seen[0]).id
     unseen = first_seen - 1 - db.User.get_by_id(alex).summary_through
     assert 0 <= unseen < 10, "at most one summary interval is neither summarised nor sent"
+
+
+def test_a_failing_summary_is_not_retried_on_every_turn(engine_for, fake_llm):
+    engine = engine_for(arr=False, history={"max_messages": 4, "summaries": True})
+    alex = db.User.get(phone=ADMIN).id
+    summary_calls = []
+
+    def respond(body):
+        if "summary" in body["messages"][0]["content"].lower():
+            summary_calls.append(body)
+            return Reply(status=400, error={"error": {"message": "Unsupported parameter: "
+                                                      "'max_tokens'", "type": "x"}})
+        return "ok"
+    fake_llm.set_responder(respond)
+    for i in range(30):
+        engine.handle(alex, f"message {i}")
+        engine.after_turn(alex)
+    assert 1 <= len(summary_calls) <= 6, "one try per ten newly evicted messages, not 24"
+    assert db.User.get_by_id(alex).summary is None
