@@ -206,3 +206,64 @@ def test_a_failing_summary_is_not_retried_on_every_turn(engine_for, fake_llm):
         engine.after_turn(alex)
     assert 1 <= len(summary_calls) <= 6, "one try per ten newly evicted messages, not 24"
     assert db.User.get_by_id(alex).summary is None
+
+
+def roles(request) -> list[str]:
+    return [m["role"] for m in request["messages"]]
+
+
+def tool_results(request) -> list[dict]:
+    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
+
+
+def test_a_long_household_conversation(engine, alex, fake_llm, stack):
+    """search -> pick -> add -> queue -> upcoming -> remove -> Y -> follow-up, each prompt checked."""
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "dune", "kind": "movie"})],
+                                content="Let me look.")
+    fake_llm.enqueue_text("Dune (2021) is here already; Dune (1984) is not. Want that one?")
+    engine.handle(alex, "do we have dune?")
+    second = fake_llm.requests[1]
+    assert roles(second) == ["system", "user", "assistant", "tool"]
+    hits = tool_results(second)[0]["results"]
+    assert {(h["year"], h["in_library"]) for h in hits} >= {(2021, True), (1984, False)}
+
+    fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": DUNE_1984_TMDB})])
+    fake_llm.enqueue_text("Added Dune (1984). I'll text you when it's ready.")
+    engine.handle(alex, "yes the 1984 one")
+    fourth = fake_llm.requests[3]
+    assert "Dune (1984)" in tool_results(fourth)[-1]["message"]
+    assert "the 1984 one" in fourth["messages"][-3]["content"]
+    assert len(tool_results(fourth)) == 2, "turn 1's search result is still in the window"
+
+    fake_llm.enqueue_tool_calls([("download_queue", {})], ids="ollama")
+    fake_llm.enqueue_text("Severance and Dune: Part Two are downloading.")
+    engine.handle(alex, "what's downloading?")
+    assert tool_results(fake_llm.requests[5])[-1]["total"] >= 1
+
+    fake_llm.enqueue_tool_calls([("upcoming", {"days": 7})], ids="ollama")
+    fake_llm.enqueue_text("Slow Horses has an episode in two days.")
+    engine.handle(alex, "anything new this week?")
+    week = tool_results(fake_llm.requests[7])[-1]
+    assert week["days"] == 7 and week.get("episodes")
+
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB,
+                                                   "delete_files": True})], ids="vllm")
+    question = engine.handle(alex, "delete The Office")
+    assert question.startswith("Remove The Office (2005) and delete its 62 GB")
+    assert len(fake_llm.requests) == 9 and office_in_library(stack)
+    assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
+    assert len(fake_llm.requests) == 9 and not office_in_library(stack)
+
+    fake_llm.enqueue_text("You added Dune (1984) and removed The Office.")
+    engine.handle(alex, "what did we change today?")
+    last = fake_llm.requests[-1]
+    said = [m.get("content") or "" for m in last["messages"]]
+    assert "Removed The Office (2005) and deleted its files." in said
+    assert said[-2:] == ["Removed The Office (2005) and deleted its files.",
+                         "what did we change today?"]
+    assert "Waiting for this person's answer" not in said[0]
+    assert all(len(m.get("tool_call_id", "")) <= 40 for m in last["messages"])
+    assert history.estimate_tokens(last["messages"]) <= 4000
+    for request in fake_llm.requests:
+        history.validate_messages(request["messages"])
+        assert "Alex" in request["messages"][0]["content"]
