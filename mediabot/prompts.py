@@ -59,7 +59,8 @@ def build_system_prompt(display_name: str | None = None, *, pending: str | None 
     if pending:
         parts.append("Waiting for this person's answer to: \"" + pending + "\" If they now ask "
                      "about something else, help them, and remind them briefly that Y confirms "
-                     "and N cancels.")
+                     "and N cancels. While it waits, do not ask a yes/no question of your own: "
+                     "their next yes or no answers the removal.")
     return "\n\n".join(parts)
 
 

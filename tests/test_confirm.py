@@ -27,6 +27,15 @@ def test_no_like(text):
     assert confirm.parse_answer(text) == "no"
 
 
+@pytest.mark.parametrize("text, answer", [
+    ("yes, do it", "yes"), ("Yes - delete it!", "yes"), ("ok go ahead", "yes"), ("Y\nY", "yes"),
+    ("no, keep it", "no"), ("No don't", "no"), ("cancel that", "no"), ("forget it", "no"),
+    ("yes no", None), ("no, do it", None), ("yes but keep the files", None),
+    ("yes " * 9, None)])
+def test_answers_made_only_of_yes_or_no_phrases(text, answer):
+    assert confirm.parse_answer(text) == answer
+
+
 @pytest.mark.parametrize("text", ["STOP", "cancel", "Cancel", "END", "quit", "unsubscribe",
                                   "stopall", "revoke", "optout"])
 def test_opt_out_words_are_never_no(text):

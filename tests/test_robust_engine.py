@@ -267,3 +267,17 @@ def test_a_long_household_conversation(engine, alex, fake_llm, stack):
     for request in fake_llm.requests:
         history.validate_messages(request["messages"])
         assert "Alex" in request["messages"][0]["content"]
+
+
+def test_cancel_that_cancels_so_a_later_yes_to_the_model_removes_nothing(engine, alex, fake_llm,
+                                                                        stack):
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB,
+                                                   "delete_files": True})])
+    engine.handle(alex, "delete The Office")
+    assert engine.handle(alex, "Cancel that") == "OK, I kept it. Nothing was removed."
+    fake_llm.enqueue_text("Dune (1984) is not in the library. Want me to add it?")
+    engine.handle(alex, "do we have the old dune?")
+    assert "Waiting for this person's answer" not in system_of(fake_llm.requests[-1])
+    fake_llm.enqueue_text("OK.")
+    engine.handle(alex, "yes")
+    assert office_in_library(stack), "a yes meant for the model never runs an old removal"
