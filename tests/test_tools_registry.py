@@ -75,6 +75,14 @@ def test_enum_and_empty_string_checks():
     assert parse_arguments(get_tool("upcoming"), None) == {"days": 7}
 
 
+def test_runaway_arguments_are_refused_without_being_echoed():
+    with pytest.raises(ToolError) as caught:
+        parse_arguments(get_tool("search_media"), {"query": "x", "kind": "é" * 5000})
+    assert len(str(caught.value)) < 120
+    with pytest.raises(ToolError, match="query must be at most 200 characters, not 20000"):
+        parse_arguments(get_tool("library_status"), {"query": "dune " * 4000})
+
+
 def test_run_tool_turns_bad_json_into_an_error_result():
     ctx = ToolContext(sonarr=None, radarr=None)
     result = run_tool(get_tool("search_media"), ctx, "{not json")

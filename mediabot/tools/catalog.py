@@ -181,7 +181,7 @@ def notify_me(ctx: ToolContext, args: dict) -> dict:
 
 _KIND = {"type": "string", "enum": ["movie", "series"]}
 _KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any"}
-_QUERY = {"type": "string", "minLength": 1, "description": "Title to look for"}
+_QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "Title to look for"}
 _PROFILE = {"type": "string", "description": "Quality profile name; omit for the default"}
 _SEASONS = {"anyOf": [{"type": "string", "enum": ["all", "latest", "future"]},
                       {"type": "array", "items": {"type": "integer", "minimum": 0},

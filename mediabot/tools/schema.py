@@ -4,7 +4,8 @@ Models send arguments as a JSON string that may be invalid, may miss required ke
 invent keys or use the wrong types. ``validate`` returns the arguments with defaults filled
 in, or raises ``ToolError`` naming the first problem in words the model can act on.
 Supported: type (one or a list), enum, properties, required, additionalProperties (false),
-items, minItems, minimum, maximum, minLength, default and oneOf/anyOf (first branch that fits).
+items, minItems, minimum, maximum, minLength, maxLength, default and oneOf/anyOf (first branch
+that fits). Errors quote at most a few dozen characters of a bad value.
 """
 
 from mediabot.tools.base import ToolError
@@ -31,7 +32,7 @@ def validate(schema: dict, value, where: str = "arguments"):
     _check_type(schema, value, where)
     if "enum" in schema and value not in schema["enum"]:
         options = ", ".join(repr(option) for option in schema["enum"])
-        raise ToolError(f"{where} must be one of {options}, not {value!r}")
+        raise ToolError(f"{where} must be one of {options}, not {_shown(value)}")
     _check_bounds(schema, value, where)
     if isinstance(value, dict):
         return _validate_object(schema, value, where)
@@ -68,6 +69,9 @@ def _check_bounds(schema: dict, value, where: str) -> None:
             raise ToolError(f"{where} must be at most {schema['maximum']}, not {value}")
     if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
         raise ToolError(f"{where} must not be empty")
+    if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
+        raise ToolError(f"{where} must be at most {schema['maxLength']} characters, "
+                        f"not {len(value)}")
     if isinstance(value, list) and len(value) < schema.get("minItems", 0):
         raise ToolError(f"{where} must not be an empty list")
 
@@ -95,6 +99,12 @@ def _validate_object(schema: dict, value: dict, where: str) -> dict:
 def _describe(value) -> str:
     for kind in ("boolean", "integer", "number", "string", "array", "object", "null"):
         if _TYPES[kind](value):
-            shown = repr(value) if kind in ("string", "integer", "number") else ""
+            shown = _shown(value) if kind in ("string", "integer", "number") else ""
             return f"{_WORDS[kind]} {shown}".strip()
     return type(value).__name__
+
+
+def _shown(value, limit: int = 40) -> str:
+    """repr for an error message, cut short: a model's runaway argument is not echoed back."""
+    text = repr(value)
+    return text if len(text) <= limit else text[:limit - 4] + "...'"
