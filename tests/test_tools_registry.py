@@ -73,6 +73,9 @@ def test_enum_and_empty_string_checks():
         parse_arguments(get_tool("search_media"), '{"query": "  "}')
     assert parse_arguments(get_tool("download_queue"), "") == {}
     assert parse_arguments(get_tool("upcoming"), None) == {"days": 7}
+    assert parse_arguments(get_tool("download_queue"), "null") == {}
+    with pytest.raises(ToolError, match="missing required argument query"):
+        parse_arguments(get_tool("search_media"), "null")
 
 
 def test_runaway_arguments_are_refused_without_being_echoed():

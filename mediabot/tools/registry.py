@@ -47,6 +47,8 @@ def parse_arguments(tool: Tool, raw) -> dict:
         except json.JSONDecodeError as exc:
             raise ToolError(f"the arguments are not valid JSON ({exc.msg} at character "
                             f"{exc.pos}); send a JSON object") from None
+    if raw is None:   # "null": what some local servers send for a call without arguments
+        raw = {}
     if not isinstance(raw, dict):
         raise ToolError("the arguments must be a JSON object")
     return validate(tool.parameters, raw)
