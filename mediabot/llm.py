@@ -72,17 +72,37 @@ def _error_message(exc: openai.APIStatusError) -> str:
 
 
 def _completion(response) -> Completion:
-    if not response.choices:
+    """The first choice as an assistant message dict; ModelError when there is none.
+
+    A base_url that serves a web page answers 200 with HTML, which the SDK hands back as a
+    str; some servers send a null message or content parts: none of that may crash a turn.
+    """
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list):
+        raise ModelError("error", "the answer was not a chat completion; check that [llm] "
+                                  "base_url is the API address (it usually ends in /v1)")
+    if not choices:
         raise ModelError("error", "the answer had no choices")
-    raw = response.choices[0].message
-    message = {"role": "assistant", "content": raw.content}
-    if raw.tool_calls:
-        message["tool_calls"] = [_tool_call(call, index)
-                                 for index, call in enumerate(raw.tool_calls)]
-    elif not raw.content:
+    raw = getattr(choices[0], "message", None)
+    if raw is None:
+        raise ModelError("error", "the answer had no message")
+    message = {"role": "assistant", "content": _text(getattr(raw, "content", None))}
+    calls = getattr(raw, "tool_calls", None)
+    if calls and isinstance(calls, list):
+        message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]
+    elif not message["content"]:
         message["content"] = ""
     usage = getattr(response, "usage", None)
     return Completion(message, getattr(usage, "prompt_tokens", None))
+
+
+def _text(content) -> str | None:
+    """Content as text: content parts (``[{"type": "text", "text": ...}]``) are joined."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text") or "" for part in content if isinstance(part, dict))
+    return str(content)
 
 
 def _tool_call(call, index: int) -> dict:

@@ -281,3 +281,28 @@ def test_cancel_that_cancels_so_a_later_yes_to_the_model_removes_nothing(engine,
     fake_llm.enqueue_text("OK.")
     engine.handle(alex, "yes")
     assert office_in_library(stack), "a yes meant for the model never runs an old removal"
+
+
+@pytest.mark.parametrize("content_type, body", [
+    ("text/html", "<html><body>Open WebUI</body></html>"),
+    ("application/json", '{"choices": [{"index": 0, "message": null, "finish_reason": "length"}]}'),
+    ("application/json", "[]"),
+])
+def test_a_server_that_is_not_a_chat_api_gets_an_apology_not_a_crash(engine_for, content_type,
+                                                                     body):
+    from werkzeug.wrappers import Response
+
+    from mediabot.engine import APOLOGY
+    from tests.fakes.loopback import LoopbackServer
+
+    def app(environ, start_response):
+        return Response(body, mimetype=content_type)(environ, start_response)
+    with LoopbackServer(app) as server:
+        engine = engine_for(arr=False, llm={"base_url": server.url + "/v1"})
+        assert engine.handle(db.User.get(phone=ADMIN).id, "hello") == APOLOGY
+
+
+def test_content_parts_are_read_as_text(engine, alex, fake_llm):
+    fake_llm.enqueue(Reply(content=[{"type": "text", "text": "Dune is "},
+                                    {"type": "text", "text": "downloading."}]))
+    assert engine.handle(alex, "dune?") == "Dune is downloading."
