@@ -306,3 +306,36 @@ def test_content_parts_are_read_as_text(engine, alex, fake_llm):
     fake_llm.enqueue(Reply(content=[{"type": "text", "text": "Dune is "},
                                     {"type": "text", "text": "downloading."}]))
     assert engine.handle(alex, "dune?") == "Dune is downloading."
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_household_sessions_never_send_an_invalid_prompt(engine_for, fake_llm, stack,
+                                                                seed):
+    """Tool rounds, failures mid-loop, removals, Y/N, RESET and HELP in random order, under
+    tight windows and three id styles: the fake (the real API's rules) never answers 400."""
+    import random
+
+    from mediabot.validation import find_violation
+    rng = random.Random(seed)
+    engine = engine_for(history={"max_messages": rng.choice([4, 6]),
+                                 "max_context_tokens": rng.choice([1200, 4000])},
+                        llm={"max_tool_rounds": 3})
+    alex = db.User.get(phone=ADMIN).id
+    calls = {"queue": [("download_queue", {}), ("search_media", {"query": "dune"})],
+             "remove": [("remove_media", {"kind": "movie", "id": DUNE_TMDB})],
+             "broken": [("upcoming", "{oops")]}
+    for step in range(30):
+        action = rng.choice(["text", "queue", "remove", "broken", "fail", "Y", "N", "RESET",
+                             "HELP"])
+        ids = rng.choice([None, "ollama", "vllm"])
+        if action in calls:
+            fake_llm.enqueue_tool_calls(calls[action], ids=ids, content=rng.choice([None, "hm"]))
+        if action == "fail":
+            fake_llm.enqueue_tool_calls(calls["queue"], ids=ids)
+            fake_llm.enqueue_error(500, "boom")
+        fake_llm.enqueue_text(f"reply {step}")
+        engine.handle(alex, action if action in ("Y", "N", "RESET", "HELP") else f"ask {step}")
+    assert fake_llm.requests
+    for request in fake_llm.requests:
+        assert find_violation(request["messages"]) is None
+        assert [m for m in request["messages"] if m["role"] != "system"][0]["role"] == "user"
