@@ -75,6 +75,25 @@ class Daemon:
         log.info("mediabot listening on %s:%s (Twilio posts to %s/sms)", server.host,
                  server.port, self.config.server.public_url.rstrip("/"))
 
+    def run(self) -> None:
+        """Serve (main thread) until SIGTERM/SIGINT; a second signal never interrupts the
+        drain that follows."""
+        stopping = threading.Event()
+
+        def on_signal(signum, _frame):
+            if stopping.is_set():
+                return  # already draining; a second signal must not interrupt that
+            log.info("received %s; finishing turns in flight", signal.Signals(signum).name)
+            stopping.set()
+            raise _Stop  # breaks waitress's loop in this (main) thread
+
+        signal.signal(signal.SIGTERM, on_signal)
+        signal.signal(signal.SIGINT, on_signal)
+        try:
+            self.server.run()
+        except _Stop:
+            pass
+
     def stop(self) -> bool:
         """Stop accepting, drain the turns in flight (bounded), stop the jobs."""
         if self.server is not None:
@@ -88,28 +107,17 @@ class Daemon:
         return drained
 
 
-class _Stop(Exception):
-    pass
+class _Stop(SystemExit):
+    """Raised in the main thread by the signal handler to leave waitress's loop. A
+    SystemExit, because waitress logs and swallows any Exception raised while its loop runs
+    a connection's handler (where a signal lands under traffic); SystemExit it lets through
+    and answers by stopping its request threads."""
 
 
 def serve(config: Config) -> int:
     """Run until SIGTERM/SIGINT; returns the exit code."""
     daemon = Daemon(config)
     daemon.start()
-    stopping = threading.Event()
-
-    def on_signal(signum, _frame):
-        if stopping.is_set():
-            return  # already draining; a second signal must not interrupt that
-        log.info("received %s; finishing turns in flight", signal.Signals(signum).name)
-        stopping.set()
-        raise _Stop  # breaks waitress's loop in this (main) thread
-
-    signal.signal(signal.SIGTERM, on_signal)
-    signal.signal(signal.SIGINT, on_signal)
-    try:
-        daemon.server.run()
-    except _Stop:
-        pass
+    daemon.run()
     daemon.stop()
     return 0

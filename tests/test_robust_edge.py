@@ -1,15 +1,20 @@
 """Robustness edges of the SMS daemon: races, crash points, shutdown, odd requests."""
 
+import signal
+import socket
 import threading
 import time
 
 import peewee
+import requests
+from waitress import wasyncore
 import pytest
 
 from mediabot import db
 from mediabot.config import SmsConfig
 from mediabot.worker import Worker
 from tests.conftest import ADMIN
+from tests.test_e2e import free_port
 from tests.test_worker import RecordingEngine, queue, users, wait_until  # noqa: F401
 
 
@@ -102,3 +107,39 @@ def test_a_reply_that_cannot_be_queued_fails_the_row_instead_of_claiming_done(da
     assert daemon.worker.wait_idle(10)
     row = db.Inbox.get_by_id(row.id)
     assert row.status == "failed" and "OperationalError" in row.error
+
+
+def test_sigterm_while_waitress_handles_a_connection_still_stops_the_daemon(daemon_for):
+    """Under traffic the signal often lands while waitress's loop runs a connection
+    handler, which logs and swallows ordinary exceptions; the daemon must stop anyway."""
+    daemon = daemon_for(server={"host": "127.0.0.1", "port": free_port()})
+    daemon.start()
+
+    class SignalledChannel(daemon.server.channel_class):
+        def handle_read(self):
+            signal.raise_signal(signal.SIGTERM)  # lands while the request is being read
+            super().handle_read()
+
+    daemon.server.channel_class = SignalledChannel
+    port = daemon.server.socket.getsockname()[1]
+
+    def visit():
+        try:
+            requests.get(f"http://127.0.0.1:{port}/healthz", timeout=2)
+        except requests.RequestException:
+            pass  # the stop may cut this request short
+
+    threading.Timer(0.2, visit).start()
+    # If the signal is lost, close waitress's sockets from outside so its loop ends.
+    watchdog = threading.Timer(4, wasyncore.close_all, args=(daemon.server._map,))
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGTERM, signal.SIGINT)}
+    started = time.monotonic()
+    watchdog.start()
+    try:
+        daemon.run()
+    finally:
+        watchdog.cancel()
+        for sig, handler in handlers.items():
+            signal.signal(sig, handler)
+        daemon.stop()
+    assert time.monotonic() - started < 3, "SIGTERM was swallowed; only the watchdog stopped it"
