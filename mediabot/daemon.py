@@ -4,6 +4,7 @@ One process, so the scheduler and workers run once. SIGTERM/SIGINT stop acceptin
 the turns in flight finish (bounded), and exit 0.
 """
 
+import datetime as dt
 import logging
 import signal
 import threading
@@ -65,10 +66,14 @@ class Daemon:
         self.sender.send(user.phone, body, user_id=user.id)
 
     def start(self) -> None:
-        """Recover what a crash left, start the jobs, bind the port (not yet serving)."""
-        self.sender.deliver_due()
+        """Recover what a crash left, start the jobs, bind the port (not yet serving).
+
+        Replies a crash left pending go out through the retry job, run at once in the
+        background: with Twilio slow or down, sending them first would keep the port closed
+        (and Twilio's webhooks unanswered) for minutes."""
         self.worker.recover()
         self.scheduler.start()
+        self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.timezone.utc))
         server = self.config.server
         self.server = create_server(self.app, host=server.host, port=server.port, threads=8,
                                     ident="mediabot")

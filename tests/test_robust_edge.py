@@ -143,3 +143,25 @@ def test_sigterm_while_waitress_handles_a_connection_still_stops_the_daemon(daem
             signal.signal(sig, handler)
         daemon.stop()
     assert time.monotonic() - started < 3, "SIGTERM was swallowed; only the watchdog stopped it"
+
+
+def test_start_does_not_wait_for_a_slow_twilio_to_take_old_replies(daemon_for, fake_twilio,
+                                                                   clock):
+    """Replies left pending by the last run go out in the background: with Twilio slow or
+    down, the daemon still listens (and Twilio's webhooks are answered) at once."""
+    daemon = daemon_for(twilio={"timeout_seconds": 1},
+                        server={"host": "127.0.0.1", "port": free_port()})
+    alex = db.User.get(phone=ADMIN)
+    for n in range(3):
+        db.Outbox.create(user=alex, to_number=ADMIN, body=f"left over {n}",
+                         next_attempt_at=clock(), created_at=clock())
+    fake_twilio.set_delay(1.5)
+    started = time.monotonic()
+    try:
+        daemon.start()
+        assert time.monotonic() - started < 1, "start blocked on sending old replies"
+    finally:
+        fake_twilio.set_delay(0)
+        assert wait_until(lambda: db.Outbox.select().where(
+            db.Outbox.status == "sent").count() == 3, timeout=15)
+        daemon.stop()
