@@ -104,7 +104,7 @@ class Daemon:
         if self.server is not None:
             self.server.close()
         drained = self.worker.shutdown(DRAIN_SECONDS)
-        self.hooks.flush()  # episode notices still being gathered go out now
+        self.hooks.close()  # episode notices still being gathered go out now
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         db.database.close()

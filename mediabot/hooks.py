@@ -31,6 +31,7 @@ class Hooks:
         self._lock = threading.Lock()
         self._bursts: dict[int, dict] = {}
         self._timers: dict[int, threading.Timer] = {}
+        self._closed = False
 
     def init_app(self, app) -> None:
         app.add_url_rule("/hooks/<service>", "hooks", self._endpoint, methods=["POST"])
@@ -108,14 +109,22 @@ class Hooks:
         with self._lock:
             burst = self._bursts.setdefault(key, {"title": series["title"], "episodes": set()})
             burst["episodes"] |= numbers
-            if key not in self._timers and self.burst_seconds > 0:
+            gather = self.burst_seconds > 0 and not self._closed
+            if key not in self._timers and gather:
                 timer = threading.Timer(self.burst_seconds, self.flush, args=(key,))
                 timer.daemon = True
                 self._timers[key] = timer
                 timer.start()
-        if self.burst_seconds <= 0:
+        if not gather:
             self.flush(key)
         return "gathering"
+
+    def close(self) -> int:
+        """At shutdown: send what is being gathered, and tell later imports at once (a
+        burst timer would never fire in an exiting process). Returns texts sent."""
+        with self._lock:
+            self._closed = True
+        return self.flush()
 
     def flush(self, key: int | None = None) -> int:
         """Send the gathered episode notices (of one series, or all); returns texts sent."""

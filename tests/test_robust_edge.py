@@ -165,3 +165,23 @@ def test_start_does_not_wait_for_a_slow_twilio_to_take_old_replies(daemon_for, f
         assert wait_until(lambda: db.Outbox.select().where(
             db.Outbox.status == "sent").count() == 3, timeout=15)
         daemon.stop()
+
+
+def test_an_episode_import_during_shutdown_is_told_at_once_not_lost(daemon_for, fake_twilio,
+                                                                    clock):
+    """A Sonarr hook still in flight as the daemon stops must not start a burst timer
+    that the exiting process never lets fire."""
+    from mediabot.engine import record_request
+    from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
+
+    daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET})
+    client = daemon.app.test_client()
+    record_request(db.User.get(phone=ADMIN).id, "sonarr", SEVERANCE, "Severance", clock())
+    daemon.stop()
+    try:
+        response = client.post("/hooks/sonarr", json=sonarr_download([(2, 1)]),
+                               headers=basic(SECRET))
+        assert response.status_code == 200
+        assert fake_twilio.bodies() == ["Severance: S02E01 is ready."]
+    finally:
+        daemon.hooks.flush()  # no timer outlives the test
