@@ -15,7 +15,7 @@ from twilio.request_validator import RequestValidator
 from . import db
 from .config import Config
 from .phones import normalise_phone
-from .sms import signature_ok
+from .sms import classify_keyword, signature_ok
 
 log = logging.getLogger(__name__)
 EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
@@ -93,11 +93,16 @@ def _accept(form, config: Config, worker) -> None:
         return
     if user_id is None:
         log.info("inbox %s: message from an unknown number ignored", cursor.lastrowid)
-        if config.sms.unknown_senders == "reply":
+        if config.sms.unknown_senders == "reply" and not _opts_out(form.get("Body", "")):
             worker.reply_to_unknown(phone)
         return
     log.info("inbox %s: queued for user %s", cursor.lastrowid, user_id)
     worker.notify(user_id)
+
+
+def _opts_out(body: str) -> bool:
+    """STOP and its kin: never answered, even with the fixed unknown-sender reply."""
+    return classify_keyword(body) == "opt_out"
 
 
 def _error(reason: str, status: int):

@@ -185,3 +185,14 @@ def test_an_episode_import_during_shutdown_is_told_at_once_not_lost(daemon_for, 
         assert fake_twilio.bodies() == ["Severance: S02E01 is ready."]
     finally:
         daemon.hooks.flush()  # no timer outlives the test
+
+
+@pytest.mark.parametrize("word", ["STOP", "unsubscribe", "Cancel"])
+def test_an_unknown_number_that_texts_stop_gets_no_reply(daemon_for, fake_twilio, word):
+    from tests.test_web import text
+
+    daemon = daemon_for(sms={"unknown_senders": "reply"})
+    assert text(daemon.app.test_client(), word, sender="+15559998888").status_code == 200
+    daemon.worker._pool.shutdown(wait=True)
+    assert fake_twilio.requests == [], "an opt-out word is never answered"
+    assert db.Inbox.get().status == "ignored"
