@@ -36,7 +36,10 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None) -> Flask:
     def sms():
         form = request.form
         if config.twilio.validate_signature:
-            url = sms_url + ("?" + request.query_string.decode() if request.query_string else "")
+            # latin-1 gives back the query string byte for byte and never fails (a stray
+            # non-UTF-8 byte is a bad signature, not a 500).
+            query = request.query_string.decode("latin-1")
+            url = sms_url + ("?" + query if query else "")
             if not signature_ok(validator, url, form.to_dict(),
                                 request.headers.get("X-Twilio-Signature")):
                 log.warning("/sms: rejected a request with a missing or invalid signature")

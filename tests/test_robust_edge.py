@@ -1,20 +1,22 @@
 """Robustness edges of the SMS daemon: races, crash points, shutdown, odd requests."""
 
 import signal
-import socket
 import threading
 import time
 
 import peewee
+import pytest
 import requests
 from waitress import wasyncore
-import pytest
 
 from mediabot import db
 from mediabot.config import SmsConfig
+from mediabot.engine import record_request
 from mediabot.worker import Worker
-from tests.conftest import ADMIN
+from tests.conftest import ADMIN, sign
 from tests.test_e2e import free_port
+from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
+from tests.test_web import URL, params, text
 from tests.test_worker import RecordingEngine, queue, users, wait_until  # noqa: F401
 
 
@@ -171,9 +173,6 @@ def test_an_episode_import_during_shutdown_is_told_at_once_not_lost(daemon_for, 
                                                                     clock):
     """A Sonarr hook still in flight as the daemon stops must not start a burst timer
     that the exiting process never lets fire."""
-    from mediabot.engine import record_request
-    from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
-
     daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET})
     client = daemon.app.test_client()
     record_request(db.User.get(phone=ADMIN).id, "sonarr", SEVERANCE, "Severance", clock())
@@ -189,10 +188,26 @@ def test_an_episode_import_during_shutdown_is_told_at_once_not_lost(daemon_for, 
 
 @pytest.mark.parametrize("word", ["STOP", "unsubscribe", "Cancel"])
 def test_an_unknown_number_that_texts_stop_gets_no_reply(daemon_for, fake_twilio, word):
-    from tests.test_web import text
-
     daemon = daemon_for(sms={"unknown_senders": "reply"})
     assert text(daemon.app.test_client(), word, sender="+15559998888").status_code == 200
     daemon.worker._pool.shutdown(wait=True)
     assert fake_twilio.requests == [], "an opt-out word is never answered"
     assert db.Inbox.get().status == "ignored"
+
+
+def test_a_query_string_that_is_not_utf8_is_refused_not_a_500(daemon_for):
+    client = daemon_for().app.test_client()
+    form = params("hello")
+    response = client.post("/sms", data=form, headers={"X-Twilio-Signature": sign(URL, form)},
+                           environ_overrides={"QUERY_STRING": "x=\xff"})
+    assert response.status_code == 403
+    assert db.Inbox.select().count() == 0
+
+
+def test_a_signed_query_string_is_accepted(daemon_for):
+    client = daemon_for().app.test_client()
+    form = params("hello")
+    signature = sign(URL + "?src=twilio&x=%C3%A9", form)
+    response = client.post("/sms?src=twilio&x=%C3%A9", data=form,
+                           headers={"X-Twilio-Signature": signature})
+    assert response.status_code == 200
