@@ -99,6 +99,10 @@ def _accept(form, config: Config, worker) -> None:
         if config.sms.unknown_senders == "reply" and not _opts_out(form.get("Body", "")):
             worker.reply_to_unknown(phone)
         return
+    if _opts_out(form.get("Body", "")):
+        # At once, not when the worker reaches the row: a reply still being worked out, an
+        # expiry notice or a download notice must not follow a STOP.
+        db.database.execute_sql("UPDATE users SET opted_out = 1 WHERE id = ?", (user_id,))
     log.info("inbox %s: queued for user %s", cursor.lastrowid, user_id)
     worker.notify(user_id)
 

@@ -151,7 +151,7 @@ def test_start_does_not_wait_for_a_slow_twilio_to_take_old_replies(daemon_for, f
                                                                    clock):
     """Replies left pending by the last run go out in the background: with Twilio slow or
     down, the daemon still listens (and Twilio's webhooks are answered) at once."""
-    daemon = daemon_for(twilio={"timeout_seconds": 1},
+    daemon = daemon_for(twilio={"timeout_seconds": 5},
                         server={"host": "127.0.0.1", "port": free_port()})
     alex = db.User.get(phone=ADMIN)
     for n in range(3):
@@ -211,3 +211,17 @@ def test_a_signed_query_string_is_accepted(daemon_for):
     response = client.post("/sms?src=twilio&x=%C3%A9", data=form,
                            headers={"X-Twilio-Signature": signature})
     assert response.status_code == 200
+
+
+def test_stop_sent_during_a_turn_stops_that_turns_reply(daemon_for, fake_llm, fake_twilio):
+    """STOP means nothing more is sent, including the answer still being worked out."""
+    daemon = daemon_for()
+    client = daemon.app.test_client()
+    fake_llm.enqueue_delay(0.5)
+    fake_llm.enqueue_text("Here is your answer.")
+    text(client, "what's downloading?")
+    assert wait_until(lambda: fake_llm.requests)
+    text(client, "STOP")
+    assert daemon.worker.wait_idle(10)
+    assert fake_twilio.sent == []
+    assert db.User.get(phone=ADMIN).opted_out
