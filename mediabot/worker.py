@@ -24,6 +24,8 @@ RATE_LIMIT_REPLY = ("You've sent a lot of messages this hour, so I'm taking a sh
                     "Try again in a little while.")
 UNKNOWN_SENDER_REPLY = ("Sorry, this number only answers members of its household. Ask the "
                         "person who runs it to add you.")
+NO_TEXT_REPLY = ("I can only read text, so I couldn't see what you sent. Please type what "
+                 "you'd like.")
 ACTIVE = ("queued", "processing")
 # Acknowledgements are on Twilio's clock (15 s, then it retries); turns are not. A turn
 # about to start waits for a lull of ACK_LULL_SECONDS without webhook requests, at most
@@ -189,11 +191,11 @@ class Worker:
         """One model turn. Rows become ``done`` (or ``failed``) only once the reply is in the
         outbox: a crash before that leaves them ``processing`` for ``recover``, a crash
         after it finds the outbox row and sends it, so a reply is neither lost nor doubled."""
-        text = "\n".join(row.body for row in rows)
+        text = "\n".join(row.body for row in rows if row.body.strip())  # MMS: no Body
         log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
         status, error = "done", None
         try:
-            reply = self.engine.handle(user.id, text)
+            reply = self.engine.handle(user.id, text) if text else NO_TEXT_REPLY
         except Exception as exc:
             log.exception("inbox %s: turn failed", rows[-1].id)
             status, error = "failed", type(exc).__name__

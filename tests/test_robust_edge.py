@@ -225,3 +225,18 @@ def test_stop_sent_during_a_turn_stops_that_turns_reply(daemon_for, fake_llm, fa
     assert daemon.worker.wait_idle(10)
     assert fake_twilio.sent == []
     assert db.User.get(phone=ADMIN).opted_out
+
+
+def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_for, fake_llm,
+                                                                        fake_twilio):
+    from mediabot.worker import NO_TEXT_REPLY
+
+    daemon = daemon_for()
+    form = {**params(""), "NumMedia": "1", "MediaUrl0": "https://api.twilio.com/m/ME1.jpg",
+            "MediaContentType0": "image/jpeg"}
+    response = daemon.app.test_client().post("/sms", data=form,
+                                             headers={"X-Twilio-Signature": sign(URL, form)})
+    assert response.status_code == 200
+    assert daemon.worker.wait_idle(10)
+    assert fake_llm.requests == [], "the model is never asked about an empty message"
+    assert fake_twilio.bodies() == [NO_TEXT_REPLY]
