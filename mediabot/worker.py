@@ -229,11 +229,15 @@ class Worker:
     def _refuse(self, user: db.User, rows: list[db.Inbox]) -> None:
         """Past the hourly limit: no model call, and one polite SMS per hour at most."""
         self._finish(rows, "ignored", "rate limited")
-        hour = self.clock().strftime("%Y%m%d%H")
+        now = self.clock()
         log.warning("inbox %s: user %s is over %d turns an hour", rows[-1].id, user.id,
                     self.config.rate_limit_per_hour)
-        self.sender.send(user.phone, RATE_LIMIT_REPLY, user_id=user.id,
-                         dedupe_key=f"rate-limit:{user.id}:{hour}")
+        prefix = f"rate-limit:{user.id}:"
+        told = db.Outbox.select().where(db.Outbox.dedupe_key.startswith(prefix),
+                                        db.Outbox.created_at > now - dt.timedelta(hours=1))
+        if not told.exists():
+            self.sender.send(user.phone, RATE_LIMIT_REPLY, user_id=user.id,
+                             dedupe_key=prefix + now.strftime("%Y%m%d%H"))
 
     def reply_to_unknown(self, from_number: str) -> None:
         """The one fixed reply for an unknown number, when configured; once per number."""

@@ -240,3 +240,18 @@ def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_f
     assert daemon.worker.wait_idle(10)
     assert fake_llm.requests == [], "the model is never asked about an empty message"
     assert fake_twilio.bodies() == [NO_TEXT_REPLY]
+
+
+def test_the_rate_limit_notice_goes_out_at_most_once_an_hour_across_a_clock_hour(
+        daemon_for, fake_llm, fake_twilio, clock):
+    from mediabot.worker import RATE_LIMIT_REPLY
+
+    daemon = daemon_for(sms={"rate_limit_per_hour": 1})
+    client = daemon.app.test_client()
+    fake_llm.set_responder(lambda body: "ok")
+    clock.now = clock.now.replace(minute=58)
+    for minutes in (0, 1, 2, 2):  # 20:58 answered; 20:59, 21:01, 21:03 over the limit
+        clock.advance(minutes=minutes)
+        text(client, "another one")
+        assert daemon.worker.wait_idle(10)
+    assert fake_twilio.bodies() == ["ok", RATE_LIMIT_REPLY]
