@@ -27,7 +27,10 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None) -> Flask:
     app = Flask("mediabot")
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
     validator = RequestValidator(config.twilio.auth_token)
-    sms_url = config.server.public_url.rstrip("/") + "/sms"
+    public = config.server.public_url.rstrip("/")
+    # public_url is the base (the webhook is public_url + "/sms"), but operators also paste
+    # the webhook URL itself there; every SMS refused with 403 would be the result.
+    sms_url = public if public.endswith("/sms") else public + "/sms"
     if not config.twilio.validate_signature:
         log.warning("SIGNATURE CHECKING IS OFF ([twilio] validate_signature = false): anyone "
                     "who finds the URL can text as your household. Use only for local trials.")

@@ -255,3 +255,16 @@ def test_the_rate_limit_notice_goes_out_at_most_once_an_hour_across_a_clock_hour
         text(client, "another one")
         assert daemon.worker.wait_idle(10)
     assert fake_twilio.bodies() == ["ok", RATE_LIMIT_REPLY]
+
+
+@pytest.mark.parametrize("public_url,twilio_calls", [
+    ("https://sms.example.com/", "https://sms.example.com/sms"),
+    ("https://example.com:8443/mediabot", "https://example.com:8443/mediabot/sms"),
+    ("https://sms.example.com/sms", "https://sms.example.com/sms"),  # the webhook URL itself
+])
+def test_public_url_spellings_operators_use_validate(daemon_for, public_url, twilio_calls):
+    client = daemon_for(server={"public_url": public_url}).app.test_client()
+    form = params("hello")
+    response = client.post("/sms", data=form,
+                           headers={"X-Twilio-Signature": sign(twilio_calls, form)})
+    assert response.status_code == 200
