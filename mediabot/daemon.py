@@ -19,7 +19,7 @@ from .hooks import BURST_SECONDS, Hooks
 from .scheduler import build_scheduler, expire_confirmations, prune_history
 from .sender import Backoff, Sender, build_twilio_client
 from .sms import format_reply
-from .web import create_app
+from .web import create_app, webhook_url
 from .worker import Worker
 
 log = logging.getLogger(__name__)
@@ -77,8 +77,8 @@ class Daemon:
         server = self.config.server
         self.server = create_server(self.app, host=server.host, port=server.port, threads=8,
                                     ident="mediabot")
-        log.info("mediabot listening on %s:%s (Twilio posts to %s/sms)", server.host,
-                 server.port, self.config.server.public_url.rstrip("/"))
+        log.info("mediabot listening on %s:%s (Twilio posts to %s)", server.host,
+                 server.port, webhook_url(self.config.server.public_url))
 
     def run(self) -> None:
         """Serve (main thread) until SIGTERM/SIGINT; a second signal never interrupts the

@@ -106,6 +106,8 @@ class Hooks:
     def _episodes_ready(self, series: dict, episodes: list[dict]) -> str:
         key = int(series["tvdbId"])
         numbers = {(int(e["seasonNumber"]), int(e["episodeNumber"])) for e in episodes}
+        if not numbers:
+            return "ignored (no episodes)"
         with self._lock:
             burst = self._bursts.setdefault(key, {"title": series["title"], "episodes": set()})
             burst["episodes"] |= numbers

@@ -27,10 +27,7 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None) -> Flask:
     app = Flask("mediabot")
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
     validator = RequestValidator(config.twilio.auth_token)
-    public = config.server.public_url.rstrip("/")
-    # public_url is the base (the webhook is public_url + "/sms"), but operators also paste
-    # the webhook URL itself there; every SMS refused with 403 would be the result.
-    sms_url = public if public.endswith("/sms") else public + "/sms"
+    sms_url = webhook_url(config.server.public_url)
     if not config.twilio.validate_signature:
         log.warning("SIGNATURE CHECKING IS OFF ([twilio] validate_signature = false): anyone "
                     "who finds the URL can text as your household. Use only for local trials.")
@@ -62,6 +59,16 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None) -> Flask:
     if hooks is not None:
         hooks.init_app(app)
     return app
+
+
+def webhook_url(public_url: str) -> str:
+    """The URL Twilio calls and signs: ``public_url`` + "/sms".
+
+    Operators also paste the webhook URL itself into public_url; taken literally, every SMS
+    would then be refused with 403, so a URL already ending in /sms is used as it is.
+    """
+    public = public_url.rstrip("/")
+    return public if public.endswith("/sms") else public + "/sms"
 
 
 def _malformed(form) -> str | None:

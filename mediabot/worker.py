@@ -247,9 +247,12 @@ class Worker:
             self._pool.submit(self._send_unknown, from_number)
 
     def _send_unknown(self, from_number: str) -> None:
-        with db.database.connection_context():
-            self.sender.send(from_number, UNKNOWN_SENDER_REPLY,
-                             dedupe_key=f"unknown:{from_number}")
+        try:
+            with db.database.connection_context():
+                self.sender.send(from_number, UNKNOWN_SENDER_REPLY,
+                                 dedupe_key=f"unknown:{from_number}")
+        except Exception:
+            log.exception("the reply to an unknown number could not be queued")
 
     @staticmethod
     def _set_status(rows: list[db.Inbox], status: str, error: str | None = None) -> None:

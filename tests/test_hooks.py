@@ -153,3 +153,9 @@ def test_test_event_and_unknown_events(client):
 ])
 def test_episode_ranges(episodes, text):
     assert episode_ranges(episodes) == text
+
+
+def test_a_download_with_no_episodes_texts_nobody(client, fake_twilio, clock):
+    ask(MEMBER, "sonarr", SEVERANCE, "Severance", clock)
+    assert post(client, "sonarr", sonarr_download([])).status_code == 200
+    assert fake_twilio.sent == []
