@@ -116,3 +116,35 @@ def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     for daemon in made:
         daemon.worker.shutdown(5)
     db.database.close()
+
+
+@pytest.fixture
+def stack():
+    """Fake Sonarr and Radarr on loopback, seeded with a small household library."""
+    from tests.fakes.arr_stack import ArrStack
+
+    stack = ArrStack()
+    yield stack
+    stack.close()
+
+
+@pytest.fixture
+def engine_for(fake_llm, tmp_path, clock, request):
+    """Build Engines on a fresh database; ``arr=True`` also points them at the fake arrs."""
+    from mediabot.app import build_services, open_storage
+    from mediabot.engine import Engine
+    from tests.fakes.arr import API_KEY
+
+    def build(*, arr=False, **sections):
+        urls = {}
+        if arr:
+            stack = request.getfixturevalue("stack")
+            urls = dict(sonarr_url=stack.servers["sonarr"].url,
+                        radarr_url=stack.servers["radarr"].url,
+                        sonarr={"api_key": API_KEY}, radarr={"api_key": API_KEY})
+        config = make_config(llm_url=fake_llm.url, db_path=str(tmp_path / "m.db"),
+                             **urls, **sections)
+        open_storage(config)
+        return Engine(build_services(config, clock))
+    yield build
+    db.database.close()

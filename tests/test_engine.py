@@ -5,21 +5,10 @@ import json
 import pytest
 
 from mediabot import db, history
-from mediabot.app import build_services, open_storage
 from mediabot.engine import (APOLOGIES, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
-                             Engine, extract_name)
+                             extract_name)
 from mediabot.sms import HELP_TEXT
-from tests.conftest import ADMIN, make_config
-
-
-@pytest.fixture
-def engine_for(fake_llm, tmp_path, clock):
-    def build(**sections):
-        config = make_config(llm_url=fake_llm.url, db_path=str(tmp_path / "m.db"), **sections)
-        open_storage(config)
-        return Engine(build_services(config, clock))
-    yield build
-    db.database.close()
+from tests.conftest import ADMIN
 
 
 @pytest.fixture

@@ -6,30 +6,14 @@ import json
 import pytest
 
 from mediabot import db
-from mediabot.app import build_services, open_storage
-from mediabot.engine import Engine
-from tests.conftest import ADMIN, MEMBER, make_config
+from tests.conftest import ADMIN, MEMBER
 from tests.fakes.arr import API_KEY
 from tests.fakes.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
-from tests.fakes.arr_stack import ArrStack
 
 
 @pytest.fixture
-def stack():
-    stack = ArrStack()
-    yield stack
-    stack.close()
-
-
-@pytest.fixture
-def engine(fake_llm, stack, tmp_path, clock):
-    config = make_config(llm_url=fake_llm.url, db_path=str(tmp_path / "m.db"),
-                         sonarr_url=stack.servers["sonarr"].url,
-                         radarr_url=stack.servers["radarr"].url,
-                         sonarr={"api_key": API_KEY}, radarr={"api_key": API_KEY})
-    open_storage(config)
-    yield Engine(build_services(config, clock))
-    db.database.close()
+def engine(engine_for):
+    return engine_for(arr=True)
 
 
 @pytest.fixture

@@ -5,41 +5,16 @@ import json
 import pytest
 
 from mediabot import db, history
-from mediabot.app import build_services, open_storage
-from mediabot.engine import ONBOARDING_QUESTION, Engine
-from tests.conftest import ADMIN, MEMBER, make_config
+from mediabot.engine import ONBOARDING_QUESTION
+from tests.conftest import ADMIN, MEMBER
 from tests.fakes.arr import API_KEY
 from tests.fakes.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
-from tests.fakes.arr_stack import ArrStack
 from tests.fakes.openai import Reply
 
 
 @pytest.fixture
-def stack():
-    stack = ArrStack()
-    yield stack
-    stack.close()
-
-
-@pytest.fixture
-def engine_for(fake_llm, stack, tmp_path, clock):
-    def build(*, arr=True, **sections):
-        urls = {}
-        if arr:
-            urls = dict(sonarr_url=stack.servers["sonarr"].url,
-                        radarr_url=stack.servers["radarr"].url,
-                        sonarr={"api_key": API_KEY}, radarr={"api_key": API_KEY})
-        config = make_config(llm_url=fake_llm.url, db_path=str(tmp_path / "m.db"),
-                             **urls, **sections)
-        open_storage(config)
-        return Engine(build_services(config, clock))
-    yield build
-    db.database.close()
-
-
-@pytest.fixture
 def engine(engine_for):
-    return engine_for()
+    return engine_for(arr=True)
 
 
 @pytest.fixture
@@ -169,7 +144,7 @@ def test_with_neither_service_the_model_knows_it_has_no_tools(engine_for, fake_l
 
 def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_for, fake_llm):
     """The rolling summary keeps up with the real window (system prompt and schemas count)."""
-    engine = engine_for(history={"max_messages": 40, "max_context_tokens": 1600,
+    engine = engine_for(arr=True, history={"max_messages": 40, "max_context_tokens": 1600,
                                  "summaries": True})
     alex = db.User.get(phone=ADMIN).id
 
@@ -317,7 +292,7 @@ def test_random_household_sessions_never_send_an_invalid_prompt(engine_for, fake
 
     from mediabot.validation import find_violation
     rng = random.Random(seed)
-    engine = engine_for(history={"max_messages": rng.choice([4, 6]),
+    engine = engine_for(arr=True, history={"max_messages": rng.choice([4, 6]),
                                  "max_context_tokens": rng.choice([1200, 4000])},
                         llm={"max_tool_rounds": 3})
     alex = db.User.get(phone=ADMIN).id
