@@ -239,3 +239,34 @@ api_key = "{API_KEY}"
                    "private question", "Sonarr rejected the key"):
         assert secret not in log, f"{secret!r} leaked into the INFO log"
     assert "apikey=" not in log.lower()
+
+
+def test_tampered_and_stale_signatures_store_nothing(serve, fake_llm, fake_twilio, tmp_path):
+    import sqlite3
+
+    daemon = serve()
+    form = {"MessageSid": "SM" + "1" * 32, "From": ADMIN, "To": "+15550001111", "Body": "hi"}
+    good = sign(PUBLIC + "/sms", form)
+    tampered = requests.post(daemon.url + "/sms", data={**form, "Body": "delete everything"},
+                             headers={"X-Twilio-Signature": good}, timeout=5)
+    stale = requests.post(daemon.url + "/sms", data=form, timeout=5,
+                          headers={"X-Twilio-Signature": sign("http://127.0.0.1/sms", form)})
+    assert (tampered.status_code, stale.status_code) == (403, 403)
+    rows = sqlite3.connect(tmp_path / "mediabot.db").execute("SELECT COUNT(*) FROM inbox")
+    assert rows.fetchone()[0] == 0
+    assert fake_llm.requests == [] and fake_twilio.sent == []
+
+
+def test_a_long_markdown_reply_with_emoji_arrives_as_short_gsm7(serve, fake_llm, fake_twilio):
+    from mediabot.sms import is_gsm7
+
+    daemon = serve()
+    fake_llm.enqueue_text("## Queue 🎬\n\n**Dune: Part Two** — 45% … “almost” there!\n\n"
+                          + "- *Severance* S02E03: 80%, about 10 min left.\n" * 30)
+    daemon.text("what's downloading?")
+    assert wait_for(lambda: fake_twilio.sent)
+    body = fake_twilio.bodies()[0]
+    assert is_gsm7(body) and len(body) <= 480
+    assert body.startswith("Queue\n")
+    assert "**" not in body and "#" not in body and "🎬" not in body
+    assert '"almost"' in body and "..." in body

@@ -159,3 +159,23 @@ def test_a_download_with_no_episodes_texts_nobody(client, fake_twilio, clock):
     ask(MEMBER, "sonarr", SEVERANCE, "Severance", clock)
     assert post(client, "sonarr", sonarr_download([])).status_code == 200
     assert fake_twilio.sent == []
+
+
+def test_notify_me_through_the_model_adds_a_second_recipient(daemon_for, stack, fake_llm,
+                                                             fake_twilio, clock):
+    """Alex added Dune: Part Two; Sam asks the bot to be told too; both get the text."""
+    from tests.fakes.arr import API_KEY
+    from tests.fakes.arr_fixtures import DUNE_TWO_TMDB
+
+    daemon = daemon_for(notifications={"webhook_secret": SECRET},
+                        radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY})
+    ask(ADMIN, "radarr", DUNE_TWO_TMDB, "Dune: Part Two", clock)
+    sam = db.User.get(phone=MEMBER).id
+    fake_llm.enqueue_tool_calls([("notify_me", {"kind": "movie", "id": DUNE_TWO_TMDB})])
+    fake_llm.enqueue_text("I'll text you when Dune: Part Two is ready.")
+    assert daemon.engine.handle(sam, "tell me when dune part two is ready") == (
+        "I'll text you when Dune: Part Two is ready.")
+    client = daemon.app.test_client()
+    post(client, "radarr", radarr_download(tmdb_id=DUNE_TWO_TMDB))
+    assert sorted(m["to"] for m in fake_twilio.sent) == sorted([ADMIN, MEMBER])
+    assert all(m["body"] == "Dune: Part Two is ready to watch." for m in fake_twilio.sent)
