@@ -42,6 +42,7 @@ class ChatModel:
     def __init__(self, client: openai.OpenAI, config: LLMConfig):
         self.client = client
         self.config = config
+        self.unsupported: set[str] = set()  # parameters this model refused; not sent again
 
     def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
                  max_tokens: int | None = None) -> Completion:
@@ -52,7 +53,7 @@ class ChatModel:
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
         try:
-            response = self.client.chat.completions.create(**kwargs)
+            response = self._create(kwargs)
         except openai.APITimeoutError as exc:
             raise ModelError("timeout", f"no answer within {self.config.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
@@ -63,6 +64,36 @@ class ChatModel:
         except openai.OpenAIError as exc:
             raise ModelError("error", type(exc).__name__) from exc
         return _completion(response)
+
+
+    def _create(self, kwargs: dict):
+        """Send the request; a parameter the model refuses (reasoning models take no
+        ``temperature`` or ``max_tokens``) is dropped, remembered, and the call made again."""
+        for _ in range(len(OPTIONAL_PARAMETERS) + 1):
+            sent = {k: v for k, v in kwargs.items() if k not in self.unsupported}
+            try:
+                return self.client.chat.completions.create(**sent)
+            except openai.BadRequestError as exc:
+                refused = _refused_parameter(exc, sent)
+                if refused is None:
+                    raise
+                log.warning("the model refuses %s; sending requests without it", refused)
+                self.unsupported.add(refused)
+        raise ModelError("rejected", "the model refused every optional parameter")
+
+
+OPTIONAL_PARAMETERS = ("temperature", "max_tokens")
+
+
+def _refused_parameter(exc: openai.BadRequestError, sent: dict) -> str | None:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+    param = str(error.get("param") or "")
+    message = str(error.get("message") or "")
+    for name in OPTIONAL_PARAMETERS:
+        if name in sent and (param == name or f"'{name}'" in message):
+            return name
+    return None
 
 
 def _error_message(exc: openai.APIStatusError) -> str:

@@ -5,7 +5,7 @@ import json
 import pytest
 
 from mediabot import db, history
-from mediabot.engine import (APOLOGIES, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
+from mediabot.engine import (APOLOGIES, APOLOGY, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
                              extract_name)
 from mediabot.sms import HELP_TEXT
 from tests.conftest import ADMIN
@@ -198,3 +198,23 @@ class TestSummaries:
         fake_llm.enqueue_error(500, "boom")
         engine.after_turn(alex)
         assert db.User.get_by_id(alex).summary == "old summary"
+
+
+def test_a_model_that_refuses_temperature_is_asked_again_without_it(engine, alex, fake_llm):
+    """OpenAI's reasoning models answer 400 to any temperature but the default."""
+    fake_llm.enqueue_error(400, "Unsupported value: 'temperature' does not support 0.3 with "
+                           "this model. Only the default (1) value is supported.",
+                           param="temperature", code="unsupported_value")
+    fake_llm.enqueue_text("Hello!")
+    fake_llm.enqueue_text("Still here.")
+    assert engine.handle(alex, "hi") == "Hello!"
+    assert engine.handle(alex, "and again") == "Still here."
+    sent = fake_llm.requests
+    assert "temperature" in sent[0] and all("temperature" not in r for r in sent[1:])
+    assert len(sent) == 3, "refused once, then never sent again"
+
+
+def test_other_400s_are_not_retried(engine, alex, fake_llm):
+    fake_llm.enqueue_error(400, "Invalid 'messages': something else", param="messages")
+    assert engine.handle(alex, "hi") == APOLOGY
+    assert len(fake_llm.requests) == 1
