@@ -47,10 +47,14 @@ def main(verbose: bool) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def serve(config_path: str | None) -> None:
     """Run the daemon: the /sms webhook, the worker and the scheduled jobs."""
-    from .daemon import serve as run
+    from .daemon import StartupError, serve as run
 
     config = read_config(config_path)
-    sys.exit(run(config))
+    try:
+        code = run(config)
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
+    sys.exit(code)
 
 
 @main.command()

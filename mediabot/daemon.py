@@ -9,6 +9,7 @@ import logging
 import signal
 import threading
 
+import peewee
 from waitress import create_server
 
 from . import db
@@ -71,12 +72,12 @@ class Daemon:
         Replies a crash left pending go out through the retry job, run at once in the
         background: with Twilio slow or down, sending them first would keep the port closed
         (and Twilio's webhooks unanswered) for minutes."""
+        server = self.config.server
+        self.server = create_server(self.app, host=server.host, port=server.port, threads=8,
+                                    ident="mediabot")  # first: a busy port fails before work starts
         self.worker.recover()
         self.scheduler.start()
         self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.timezone.utc))
-        server = self.config.server
-        self.server = create_server(self.app, host=server.host, port=server.port, threads=8,
-                                    ident="mediabot")
         log.info("mediabot listening on %s:%s (Twilio posts to %s)", server.host,
                  server.port, webhook_url(self.config.server.public_url))
 
@@ -119,10 +120,24 @@ class _Stop(SystemExit):
     and answers by stopping its request threads."""
 
 
+class StartupError(Exception):
+    """The daemon cannot start; the message names the setting to fix."""
+
+
 def serve(config: Config) -> int:
-    """Run until SIGTERM/SIGINT; returns the exit code."""
-    daemon = Daemon(config)
-    daemon.start()
+    """Run until SIGTERM/SIGINT; returns the exit code. Raises StartupError."""
+    try:
+        daemon = Daemon(config)
+    except peewee.OperationalError as exc:
+        raise StartupError(f"cannot open the database {config.database.path!r} ({exc}); check "
+                           "[database] path and that its folder exists and is writable") from None
+    try:
+        daemon.start()
+    except OSError as exc:
+        daemon.worker.shutdown(0)
+        raise StartupError(f"cannot listen on {config.server.host}:{config.server.port} "
+                           f"({exc.strerror or exc}); is another mediabot running? Change "
+                           "[server] host or port") from None
     daemon.run()
     daemon.stop()
     return 0

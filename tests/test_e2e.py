@@ -270,3 +270,21 @@ def test_a_long_markdown_reply_with_emoji_arrives_as_short_gsm7(serve, fake_llm,
     assert body.startswith("Queue\n")
     assert "**" not in body and "#" not in body and "🎬" not in body
     assert '"almost"' in body and "..." in body
+
+
+def test_a_busy_port_or_an_unwritable_database_is_one_clear_line(tmp_path, fake_llm, fake_twilio):
+    daemon = Serve(tmp_path, fake_llm.url, fake_twilio.url)
+    env = {**os.environ, "MEDIABOT_TWILIO_AUTH_TOKEN": "secret-token"}
+    command = [sys.executable, "-m", "mediabot.cli", "serve", "--config", str(daemon.config)]
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", daemon.port))
+        busy.listen()
+        result = subprocess.run(command, capture_output=True, text=True, timeout=30, env=env)
+    assert result.returncode == 1
+    assert f"cannot listen on 127.0.0.1:{daemon.port}" in result.stderr
+    assert "[server] host or port" in result.stderr and "Traceback" not in result.stderr
+    result = subprocess.run(command, capture_output=True, text=True, timeout=30, env={
+        **env, "MEDIABOT_DATABASE_PATH": str(tmp_path / "no" / "such" / "dir" / "m.db")})
+    assert result.returncode == 1
+    assert "cannot open the database" in result.stderr and "[database] path" in result.stderr
+    assert "Traceback" not in result.stderr
