@@ -35,7 +35,17 @@ def read_config(path: str | None, **kwargs):
         sys.exit(2)
 
 
-@click.group()
+class _Commands(click.Group):
+    """Every command: a database that cannot be opened is one line and exit 1."""
+
+    def invoke(self, ctx):
+        try:
+            return super().invoke(ctx)
+        except db.StorageError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+@click.group(cls=_Commands)
 @click.version_option(__version__, prog_name="mediabot")
 @click.option("-v", "--verbose", is_flag=True, help="Log at DEBUG (shows message bodies).")
 def main(verbose: bool) -> None:

@@ -9,7 +9,6 @@ import logging
 import signal
 import threading
 
-import peewee
 from waitress import create_server
 
 from . import db
@@ -128,9 +127,8 @@ def serve(config: Config) -> int:
     """Run until SIGTERM/SIGINT; returns the exit code. Raises StartupError."""
     try:
         daemon = Daemon(config)
-    except peewee.OperationalError as exc:
-        raise StartupError(f"cannot open the database {config.database.path!r} ({exc}); check "
-                           "[database] path and that its folder exists and is writable") from None
+    except db.StorageError as exc:
+        raise StartupError(str(exc)) from None
     try:
         daemon.start()
     except OSError as exc:

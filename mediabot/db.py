@@ -196,16 +196,24 @@ def m001_initial(db: pw.SqliteDatabase) -> None:
 MIGRATIONS = [m001_initial]
 
 
+class StorageError(Exception):
+    """The database cannot be opened or migrated; the message names the setting to fix."""
+
+
 def open_database(path: str) -> pw.SqliteDatabase:
     """Initialise the shared database at ``path`` (":memory:" works) and migrate it.
 
     peewee keeps one connection per thread, so worker threads, the scheduler and request
     threads each get their own; WAL and the busy timeout let them write without
-    "database is locked".
+    "database is locked". Raises StorageError when the file cannot be opened or written.
     """
     database.init(path, pragmas=PRAGMAS, check_same_thread=False)
-    database.connect(reuse_if_open=True)
-    migrate(database)
+    try:
+        database.connect(reuse_if_open=True)
+        migrate(database)
+    except pw.OperationalError as exc:
+        raise StorageError(f"cannot open the database {path!r} ({exc}); check [database] "
+                           "path and that its folder exists and is writable") from None
     return database
 
 

@@ -278,3 +278,15 @@ def test_bad_environment_override_exits_2(config_path):
     result = run(config_path, "users", "list", env={"MEDIABOT_HISTORY_MAX_MESSAGES": "lots"})
     assert result.exit_code == 2
     assert "MEDIABOT_HISTORY_MAX_MESSAGES = 'lots': expected a whole number" in result.output
+
+
+@pytest.mark.parametrize("args", [["users", "list"], ["history", "show", "+15551234567"],
+                                  ["chat"]])
+def test_an_unopenable_database_is_one_line_not_a_traceback(tmp_path, args):
+    config = tmp_path / "config.toml"
+    config.write_text('[server]\npublic_url = "https://sms.example.com"\n[database]\n'
+                      f'path = "{tmp_path / "missing" / "dir" / "m.db"}"\n')
+    result = CliRunner().invoke(main, [*args, "--config", str(config)], input="")
+    assert result.exit_code == 1, result.output
+    assert "cannot open the database" in result.output and "[database] path" in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
