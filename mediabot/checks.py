@@ -131,9 +131,11 @@ def _write_and_roll_back(file: Path) -> str | None:
 
 def check_server(config: Config) -> list[Line]:
     """public_url must be https for Twilio; the hooks need a webhook secret to work at all."""
+    from .web import webhook_url
+
     url = config.server.public_url
     if urlparse(url).scheme == "https":
-        lines = [Line(OK, "server", f"Twilio should post to {url.rstrip('/')}/sms")]
+        lines = [Line(OK, "server", f"Twilio should post to {webhook_url(url)}")]
     else:
         lines = [Line(WARN, "server", f"public_url is http; Twilio needs https — serve "
                                       f"{url} through an https proxy and set [server] "

@@ -10,7 +10,8 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from mediabot.checks import _safely, redact
+from mediabot.checks import _safely, check_server, redact
+from mediabot.config import Config, ServerConfig
 from mediabot.cli import main
 from tests.fakes.arr import API_KEY, FakeRadarr, FakeSonarr
 from tests.fakes.loopback import LoopbackServer
@@ -110,6 +111,7 @@ def test_healthy_setup_passes_with_one_line_per_check(tmp_path, servers, caplog)
     assert "quality profile HD-1080p (configured)" in result.output
     assert "none configured, using the first" in line(result, "radarr", "ok")
     assert "gpt-4o-mini" in line(result, "llm", "ok")
+    assert "Twilio should post to https://sms.example.com/sms" in line(result, "server", "ok")
     assert "credentials accepted" in line(result, "twilio", "ok")
     assert "is writable" in line(result, "database", "ok") or "will be created" in \
         line(result, "database", "ok")
@@ -207,6 +209,14 @@ def test_http_public_url_and_no_webhook_secret_are_warnings_not_failures(tmp_pat
     assert "public_url is http; Twilio needs https" in line(result, "server", "warn")
     assert "[notifications] webhook_secret" in line(result, "notifications", "warn")
     assert "warnings)" in result.output.splitlines()[-1]
+
+
+@pytest.mark.parametrize("public_url", ["https://sms.example.com/",
+                                        "https://sms.example.com/sms"])
+def test_server_line_names_the_url_the_daemon_checks_signatures_against(public_url):
+    config = Config(server=ServerConfig(public_url=public_url))
+    [server] = check_server(config)
+    assert server.text == "Twilio should post to https://sms.example.com/sms"
 
 
 def test_missing_arr_section_turns_tools_off_without_failing(tmp_path, servers):
