@@ -87,9 +87,7 @@ class Engine:
     # -- keywords, confirmations, onboarding ------------------------------------------
 
     def _reset(self, user: db.User) -> str:
-        removed = history.clear_history(user.id)
-        confirm.clear_pending(user.id)
-        db.User.update(summary=None, summary_through=None).where(db.User.id == user.id).execute()
+        removed = history.forget_conversation(user.id)
         log.info("user %s reset their conversation (%d messages removed)", user.id, removed)
         return RESET_REPLY
 

@@ -25,7 +25,7 @@ import json
 import logging
 from dataclasses import dataclass
 
-from mediabot import db
+from mediabot import confirm, db
 from mediabot.validation import find_violation
 
 log = logging.getLogger(__name__)
@@ -409,3 +409,13 @@ def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name) -> di
 def clear_history(user_id) -> int:
     """Delete every stored message of one user; return how many were deleted."""
     return db.Message.delete().where(db.Message.user == user_id).execute()
+
+
+def forget_conversation(user_id) -> int:
+    """What RESET (and ``mediabot history clear``) does: the messages, the pending
+    confirmation and the rolling summary go together; returns the messages deleted."""
+    with db.database.atomic():
+        removed = clear_history(user_id)
+        confirm.clear_pending(user_id)
+        db.User.update(summary=None, summary_through=None).where(db.User.id == user_id).execute()
+    return removed

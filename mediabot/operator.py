@@ -173,12 +173,9 @@ def count_messages(user: db.User) -> int:
 
 
 def clear_user_history(user: db.User) -> int:
-    """What RESET does: messages, the pending confirmation and the rolling summary go."""
-    from . import confirm, history
+    """What RESET does (``history.forget_conversation``), for the operator."""
+    from .history import forget_conversation
 
-    with db.database.atomic():
-        removed = history.clear_history(user.id)
-        confirm.clear_pending(user.id)
-        db.User.update(summary=None, summary_through=None).where(db.User.id == user.id).execute()
+    removed = forget_conversation(user.id)
     log.debug("history of user %s cleared by the operator (%d messages)", user.id, removed)
     return removed

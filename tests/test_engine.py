@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from mediabot import db, history
+from mediabot import confirm, db, history
 from mediabot.engine import (APOLOGIES, APOLOGY, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
                              extract_name)
 from mediabot.sms import HELP_TEXT
@@ -110,6 +110,17 @@ def test_help_and_reset_need_no_model(engine, alex, fake_llm):
     assert engine.handle(alex, "reset") == RESET_REPLY
     assert history.get_history(alex, 10) == []
     assert len(fake_llm.requests) == 1
+
+
+def test_reset_also_forgets_the_pending_removal_and_the_summary(engine, alex, fake_llm):
+    db.User.update(summary="Alex likes Dune", summary_through=3).where(db.User.id == alex).execute()
+    confirm.create_pending(alex, "remove_media", {"kind": "movie", "id": 1}, "Remove Dune?",
+                           now=db.utcnow(), ttl_seconds=300)
+    assert engine.handle(alex, "RESET") == RESET_REPLY
+    assert db.PendingAction.select().count() == 0
+    user = db.User.get_by_id(alex)
+    assert (user.summary, user.summary_through) == (None, None)
+    assert fake_llm.requests == []
 
 
 def test_a_hundred_turns_stay_within_window_and_budget(engine_for, fake_llm):
