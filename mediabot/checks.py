@@ -210,6 +210,8 @@ def _model_missing(config: LLMConfig, available: list[str]) -> Line:
 
 def _llm_failure(config: LLMConfig, exc: openai.OpenAIError) -> Line:
     """One line with the fix for each way the model server can fail."""
+    from .llm import api_error_message
+
     where = config.base_url
     if isinstance(exc, openai.APITimeoutError):
         text = (f"no answer within {config.timeout_seconds:g} s from {where} — is it running? "
@@ -223,18 +225,11 @@ def _llm_failure(config: LLMConfig, exc: openai.OpenAIError) -> Line:
         text = (f"model {config.model!r} was not found at {where} (or base_url is wrong; it "
                 "usually ends in /v1) — fix [llm] model or [llm] base_url")
     elif isinstance(exc, openai.APIStatusError):
-        text = (f"{where} answered HTTP {exc.status_code}: {_status_message(exc)} — check "
-                "[llm] base_url and model")
+        text = (f"{where} answered HTTP {exc.status_code}: {api_error_message(exc, 160)} — "
+                "check [llm] base_url and model")
     else:
         text = f"{type(exc).__name__} talking to {where} — check [llm] base_url"
     return Line(FAIL, "llm", text)
-
-
-def _status_message(exc: openai.APIStatusError) -> str:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error", body)
-    message = error.get("message") if isinstance(error, dict) else None
-    return str(message or exc.message)[:160]
 
 
 # ------------------------------------------------------------------ Twilio

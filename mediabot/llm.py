@@ -14,6 +14,7 @@ import openai
 from .config import LLMConfig
 
 log = logging.getLogger(__name__)
+OPTIONAL_PARAMETERS = ("temperature", "max_tokens")   # dropped when a model refuses them
 
 
 class ModelError(Exception):
@@ -60,11 +61,10 @@ class ChatModel:
             raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
         except openai.APIStatusError as exc:
             reason = "rejected" if exc.status_code < 500 else "error"
-            raise ModelError(reason, f"HTTP {exc.status_code}: {_error_message(exc)}") from exc
+            raise ModelError(reason, f"HTTP {exc.status_code}: {api_error_message(exc)}") from exc
         except openai.OpenAIError as exc:
             raise ModelError("error", type(exc).__name__) from exc
         return _completion(response)
-
 
     def _create(self, kwargs: dict):
         """Send the request; a parameter the model refuses (reasoning models take no
@@ -82,12 +82,8 @@ class ChatModel:
         raise ModelError("rejected", "the model refused every optional parameter")
 
 
-OPTIONAL_PARAMETERS = ("temperature", "max_tokens")
-
-
 def _refused_parameter(exc: openai.BadRequestError, sent: dict) -> str | None:
-    body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
+    error = _error_fields(exc)
     param = str(error.get("param") or "")
     message = str(error.get("message") or "")
     for name in OPTIONAL_PARAMETERS:
@@ -96,10 +92,16 @@ def _refused_parameter(exc: openai.BadRequestError, sent: dict) -> str | None:
     return None
 
 
-def _error_message(exc: openai.APIStatusError) -> str:
+def _error_fields(exc: openai.APIStatusError) -> dict:
+    """The body's ``error`` object (or the body itself); {} when the server sent neither."""
     body = exc.body if isinstance(exc.body, dict) else {}
-    error = body.get("error", body) if isinstance(body.get("error", body), dict) else {}
-    return str(error.get("message") or exc.message)[:200]
+    error = body.get("error", body)
+    return error if isinstance(error, dict) else {}
+
+
+def api_error_message(exc: openai.APIStatusError, limit: int = 200) -> str:
+    """The server's own words for an HTTP error, cut to ``limit`` characters."""
+    return str(_error_fields(exc).get("message") or exc.message)[:limit]
 
 
 def _completion(response) -> Completion:
