@@ -233,19 +233,16 @@ def _lines(interactive: bool):
 
 
 def _chat_user(phone: str | None) -> db.User:
-    from .phones import normalise_phone
+    """``--as PHONE`` (added as a member if new), else the first admin, else a stand-in."""
+    from .operator import parse_phone
 
     if phone:
-        try:
-            phone = normalise_phone(phone)
-        except ValueError as exc:
-            raise click.BadParameter(str(exc), param_hint="--as") from None
-        user, _ = db.User.get_or_create(phone=phone, defaults={"role": "member"})
+        user, _ = db.User.get_or_create(phone=parse_phone(phone, param_hint="--as"),
+                                        defaults={"role": "member"})
         return user
-    user = (db.User.select().order_by((db.User.role != "admin"), db.User.id).first()
+    return (db.User.select().order_by((db.User.role != "admin"), db.User.id).first()
             or db.User.get_or_create(phone="+10000000000",
                                      defaults={"display_name": "Operator", "role": "admin"})[0])
-    return user
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -58,4 +58,5 @@ def test_chat_rejects_a_bad_phone(tmp_path, fake_llm):
     config = write_config(tmp_path, fake_llm.url)
     result = chat(config, "", "--as", "not-a-phone")
     assert result.returncode == 2
+    assert "Invalid value for --as" in result.stderr
     assert "E.164" in result.stderr and "Traceback" not in result.stderr
