@@ -11,6 +11,7 @@ import logging
 import re
 
 from . import db
+from .sms import KEYWORDS
 
 log = logging.getLogger(__name__)
 
@@ -24,8 +25,7 @@ NO_WORDS = frozenset({"n", "no", "nope", "nah", "no thanks", "no thank you", "ke
                       "don't remove it", "do not delete it", "do not remove it"})
 MAX_ANSWER_WORDS = 8
 # Twilio's opt-out words: they unsubscribe the person, so they are never read as "no".
-OPT_OUT_WORDS = frozenset({"stop", "stopall", "unsubscribe", "cancel", "end", "quit",
-                           "revoke", "optout"})
+OPT_OUT_WORDS = frozenset(word.lower() for word, kind in KEYWORDS.items() if kind == "opt_out")
 
 
 def parse_answer(text: str) -> str | None:
