@@ -12,9 +12,8 @@ import threading
 from waitress import create_server
 
 from . import db
-from .app import build_services, open_storage
+from .app import build_engine, open_storage
 from .config import Config
-from .engine import Engine
 from .hooks import BURST_SECONDS, Hooks
 from .scheduler import build_scheduler, expire_confirmations, prune_history
 from .sender import Backoff, Sender, build_twilio_client
@@ -34,21 +33,15 @@ class Daemon:
                  burst_seconds: float = BURST_SECONDS):
         self.config = config
         open_storage(config)
-        services = build_services(config, clock)
-        self.engine = Engine(services)
+        self.engine = build_engine(config, clock)
         self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
                              backoff=backoff)
-        self.burst_seconds = burst_seconds
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock)
         self.scheduler = build_scheduler(self._jobs(clock))
-        self.app = self._create_app()
+        self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)
+        self.app = create_app(config, worker=self.worker, scheduler=self.scheduler,
+                              hooks=self.hooks)
         self.server = None
-
-    def _create_app(self):
-        self.hooks = Hooks(self.config, self.sender, clock=self.engine.services.clock,
-                           burst_seconds=self.burst_seconds)
-        return create_app(self.config, worker=self.worker, scheduler=self.scheduler,
-                          hooks=self.hooks)
 
     def _jobs(self, clock):
         confirmation, history = self.config.confirmation, self.config.history
