@@ -17,7 +17,7 @@ from .config import Config
 from .hooks import BURST_SECONDS, Hooks
 from .scheduler import build_scheduler, expire_confirmations, prune_history
 from .sender import Backoff, Sender, build_twilio_client
-from .sms import format_reply
+from .sms import format_reply_for
 from .web import create_app, webhook_url
 from .worker import Worker
 
@@ -54,9 +54,7 @@ class Daemon:
         }
 
     def _notify(self, user: db.User, text: str) -> None:
-        body = format_reply(text, max_chars=self.config.sms.max_reply_chars,
-                            allow_emoji=self.config.sms.allow_emoji)
-        self.sender.send(user.phone, body, user_id=user.id)
+        self.sender.send(user.phone, format_reply_for(self.config.sms, text), user_id=user.id)
 
     def start(self) -> None:
         """Recover what a crash left, start the jobs, bind the port (not yet serving).

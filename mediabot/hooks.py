@@ -16,7 +16,7 @@ from collections import defaultdict
 from flask import jsonify, request
 
 from . import db
-from .sms import format_reply
+from .sms import format_reply_for
 
 log = logging.getLogger(__name__)
 BURST_SECONDS = 60.0
@@ -153,9 +153,9 @@ class Hooks:
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
             return 0
-        body = format_reply(text, max_chars=self.config.sms.max_reply_chars)
         key = f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{tag}"
-        row = self.sender.send(user.phone, body, user_id=user.id, dedupe_key=key[:255])
+        row = self.sender.send(user.phone, format_reply_for(self.config.sms, text),
+                               user_id=user.id, dedupe_key=key[:255])
         return 1 if row is not None else 0
 
 

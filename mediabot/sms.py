@@ -97,6 +97,13 @@ def format_reply(text: str, *, max_chars: int = 480, allow_emoji: bool = False) 
     return cut_text(cleaned, max_chars)
 
 
+def format_reply_for(sms_config, text: str) -> str:
+    """``format_reply`` with the operator's ``[sms] max_reply_chars`` and ``allow_emoji``:
+    every text mediabot sends (replies, expiry and download notices) is shaped alike."""
+    return format_reply(text, max_chars=sms_config.max_reply_chars,
+                        allow_emoji=sms_config.allow_emoji)
+
+
 def _strip_block_markdown(text: str) -> str:
     """Line-level Markdown: fences, headings, rules, quotes, bullets and tables."""
     has_table = any(_TABLE_SEPARATOR.match(line) and "|" in line for line in text.split("\n"))

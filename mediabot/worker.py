@@ -16,7 +16,7 @@ from contextlib import contextmanager
 
 from . import db
 from .config import SmsConfig
-from .sms import classify_keyword, format_reply
+from .sms import classify_keyword, format_reply_for
 
 log = logging.getLogger(__name__)
 
@@ -215,9 +215,8 @@ class Worker:
             log.exception("after-turn work for user %s failed", user.id)
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
-        body = format_reply(text, max_chars=self.config.max_reply_chars,
-                            allow_emoji=self.config.allow_emoji)
-        return self.sender.enqueue(user.phone, body, user_id=user.id, inbox_id=row.id)
+        return self.sender.enqueue(user.phone, format_reply_for(self.config, text),
+                                   user_id=user.id, inbox_id=row.id)
 
     def _rate_limited(self, user: db.User) -> bool:
         since = self.clock() - dt.timedelta(hours=1)

@@ -5,8 +5,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from twilio.request_validator import RequestValidator
 
-from mediabot.sms import (HELP_TEXT, classify_keyword, count_segments, format_reply, is_gsm7,
-                          signature_ok)
+from mediabot.config import SmsConfig
+from mediabot.sms import (HELP_TEXT, classify_keyword, count_segments, format_reply,
+                          format_reply_for, is_gsm7, signature_ok)
 
 
 @pytest.mark.parametrize("markdown, plain", [
@@ -192,3 +193,11 @@ def test_property_any_text_fits_and_has_no_emoji_unless_allowed(text, max_chars,
     assert len(result) <= max_chars
     if not allow_emoji:
         assert not any(0x1F000 <= ord(c) <= 0x1FAFF for c in result)
+
+
+@pytest.mark.parametrize("allow_emoji, expected", [(False, "Dune is ready."),
+                                                    (True, "Dune \U0001F3AC is ready.")])
+def test_format_reply_for_applies_the_operators_sms_settings(allow_emoji, expected):
+    config = SmsConfig(max_reply_chars=20, allow_emoji=allow_emoji)
+    text = "**Dune** \U0001F3AC is ready. " + "More words follow here. " * 5
+    assert format_reply_for(config, text) == expected
