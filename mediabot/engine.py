@@ -201,12 +201,13 @@ class Engine:
         The summary must cover what the turn's prompt evicts, so it is told the same system
         prompt and tool schemas the turn counted against the budget.
         """
-        if self.config.history.summaries and self.services.summarizer is not None:
-            user = db.User.get_by_id(user_id)
-            _, _, reserved, system = self._frame(
-                user, confirm.active_pending(user_id, self.services.clock()))
-            self.services.summarizer.update(user_id, system_prompt=system,
-                                            reserved_tokens=reserved)
+        summarizer = self.services.summarizer   # set only when [history] summaries is on
+        if summarizer is None:
+            return
+        user = db.User.get_by_id(user_id)
+        _, _, reserved, system = self._frame(
+            user, confirm.active_pending(user_id, self.services.clock()))
+        summarizer.update(user_id, system_prompt=system, reserved_tokens=reserved)
 
 
 class _Turn:
