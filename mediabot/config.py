@@ -231,7 +231,7 @@ def _apply_env(raw: dict, environ, source: str, problems: list[str]) -> dict:
                             f"use MEDIABOT_<SECTION>_<KEY>, e.g. MEDIABOT_LLM_API_KEY")
             continue
         try:
-            value = _convert_env(text, fields[key].type)
+            value = _convert_env(text, _expected_type(fields[key].type))
         except ValueError as exc:
             problems.append(f"environment: {var} = {_show(key, text)}: {exc}")
             continue
@@ -241,21 +241,21 @@ def _apply_env(raw: dict, environ, source: str, problems: list[str]) -> dict:
     return raw
 
 
-def _convert_env(text: str, kind):
-    kinds = str(kind)
-    if "bool" in kinds:
+def _convert_env(text: str, expected: type):
+    """An environment string as the field's type (``_expected_type``); ValueError says why."""
+    if expected is bool:
         lowered = text.strip().lower()
         if lowered in ("1", "true", "yes", "on"):
             return True
         if lowered in ("0", "false", "no", "off"):
             return False
         raise ValueError("expected true or false")
-    if "int" in kinds:
+    if expected is int:
         try:
             return int(text)
         except ValueError:
             raise ValueError("expected a whole number") from None
-    if "float" in kinds:
+    if expected is float:
         try:
             return float(text)
         except ValueError:
