@@ -17,6 +17,7 @@ from flask import jsonify, request
 
 from . import db
 from .sms import format_reply_for
+from .tools.format import episode_code
 
 log = logging.getLogger(__name__)
 BURST_SECONDS = 60.0
@@ -96,10 +97,7 @@ class Hooks:
     def _movie_ready(self, movie: dict) -> str:
         tmdb_id, title = int(movie["tmdbId"]), movie["title"]
         requests = _open_requests("radarr", tmdb_id).where(db.Request.notified_at.is_null())
-        sent = 0
-        for req in requests:
-            sent += self._tell(req, f"{title} is ready to watch.")
-            db.Request.update(notified_at=self.clock()).where(db.Request.id == req.id).execute()
+        sent = self._tell_all(requests, f"{title} is ready to watch.")
         log.info("radarr import of tmdb %s: %d requester(s) told", tmdb_id, sent)
         return f"notified {sent}"
 
@@ -140,15 +138,21 @@ class Hooks:
         sent = 0
         with db.database.connection_context():
             for tvdb_id, burst in bursts.items():
-                text = f"{burst['title']}: {episode_ranges(burst['episodes'])}"
-                text += " is ready." if len(burst["episodes"]) == 1 else " are ready."
-                for req in _open_requests("sonarr", tvdb_id):
-                    sent += self._tell(req, text, tag=episode_ranges(burst["episodes"]))
-                    db.Request.update(notified_at=self.clock()).where(
-                        db.Request.id == req.id).execute()
+                episodes = episode_ranges(burst["episodes"])
+                verb = "is" if len(burst["episodes"]) == 1 else "are"
+                sent += self._tell_all(_open_requests("sonarr", tvdb_id),
+                                       f"{burst['title']}: {episodes} {verb} ready.", tag=episodes)
         return sent
 
-    def _tell(self, req: db.Request, text: str, tag: str = "") -> int:
+    def _tell_all(self, requests, text: str, tag: str = "") -> int:
+        """Text each request's user and mark the request notified; returns texts sent."""
+        sent = 0
+        for req in requests:
+            sent += self._tell(req, text, tag)
+            db.Request.update(notified_at=self.clock()).where(db.Request.id == req.id).execute()
+        return sent
+
+    def _tell(self, req: db.Request, text: str, tag: str) -> int:
         user = req.user
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
@@ -176,7 +180,7 @@ def episode_ranges(episodes: set[tuple[int, int]]) -> str:
             if number is not None and number == prev + 1:
                 prev = number
                 continue
-            parts.append(f"S{season:02d}E{start:02d}" + (f"-E{prev:02d}" if prev != start else ""))
+            parts.append(episode_code(season, start) + (f"-E{prev:02d}" if prev != start else ""))
             if number is not None:
                 start = prev = number
     return ", ".join(parts)
