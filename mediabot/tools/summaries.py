@@ -35,23 +35,21 @@ def delete_added(item, delete_files: bool) -> str:
     return title
 
 
+def _identity(data: dict, kind: str, id_key: str) -> dict:
+    """kind, title, year and the external id ("tvdb_id" read from the payload's "tvdbId")."""
+    return {"kind": kind, "title": data.get("title"), "year": data.get("year") or None,
+            id_key: data.get(id_key.replace("_id", "Id"))}
+
+
 def search_hit(data: dict, kind: str, id_key: str) -> dict:
     """title, year, the external id, a short overview and whether it is already added."""
-    return {
-        "kind": kind,
-        "title": data.get("title"),
-        "year": data.get("year") or None,
-        id_key: data.get(id_key.replace("_id", "Id")),
-        "overview": short_text(data.get("overview")),
-        "in_library": bool(data.get("id")),
-    }
+    return {**_identity(data, kind, id_key), "overview": short_text(data.get("overview")),
+            "in_library": bool(data.get("id"))}
 
 
 def not_in_library(hits: list[dict], kind: str, id_key: str, limit: int) -> list[dict]:
     """Lookup hits that are not added yet, as title/year/id only (for "did you mean")."""
-    return [{"kind": kind, "title": data.get("title"), "year": data.get("year") or None,
-             id_key: data.get(id_key.replace("_id", "Id"))}
-            for data in hits if not data.get("id")][:limit]
+    return [_identity(data, kind, id_key) for data in hits if not data.get("id")][:limit]
 
 
 def queue_summary(page: dict | None, title_of) -> tuple[list[dict], int]:
