@@ -30,7 +30,8 @@ def test_nothing_is_sent_to_an_opted_out_user(daemon_for, fake_twilio, clock):
     confirm.create_pending(alex.id, "remove_media", {}, "Remove X (2001)? Reply Y",
                            ttl_seconds=1, now=clock())
     clock.advance(seconds=2)
-    expire_confirmations(clock(), daemon._notify)
+    assert expire_confirmations(clock(), daemon._notify) == 1, "expired all the same"
+    assert db.PendingAction.select().count() == 0
     assert fake_twilio.sent == []
 
 
