@@ -18,18 +18,20 @@ class RecordingEngine:
         self.release = threading.Event()
         self.release.set()
         self.running = 0
+        self.running_per_user: dict[int, int] = {}
         self.max_running_per_user: dict[int, int] = {}
         self._lock = threading.Lock()
 
     def handle(self, user_id, text):
         with self._lock:
             self.running += 1
-            self.max_running_per_user[user_id] = self.max_running_per_user.get(user_id, 0) + 1
+            now = self.running_per_user[user_id] = self.running_per_user.get(user_id, 0) + 1
+            self.max_running_per_user[user_id] = max(now, self.max_running_per_user.get(user_id, 0))
         self.release.wait(5)
         with self._lock:
             self.turns.append((user_id, text))
             self.running -= 1
-            self.max_running_per_user[user_id] -= 1
+            self.running_per_user[user_id] -= 1
         return None  # nothing to send
 
     def after_turn(self, user_id):
@@ -70,6 +72,7 @@ def test_messages_during_a_turn_join_the_next_one(worker, users):
     engine.release.set()
     assert worker.wait_idle(5)
     assert [text for _, text in engine.turns] == ["first", "second\nthird"]
+    assert engine.max_running_per_user == {users[0]: 1}, "one turn at a time per user"
     assert db.Inbox.select().where(db.Inbox.status == "done").count() == 3
 
 
