@@ -207,7 +207,7 @@ class Engine:
         user = db.User.get_by_id(user_id)
         _, _, reserved, system = self._frame(
             user, confirm.active_pending(user_id, self.services.clock()))
-        summarizer.update(user_id, system_prompt=system, reserved_tokens=reserved)
+        summarizer.update(user, system_prompt=system, reserved_tokens=reserved)
 
 
 class _Turn:

@@ -1,10 +1,10 @@
 """Rolling summaries of what fell out of the window (opt-in: ``[history] summaries``).
 
 Run after the reply has gone, never on its critical path. Rate-limited: one model call only
-once ``EVERY`` more messages have been evicted since the last summary (or the last
-failed try). Stored messages are
-never rewritten; the summary lives on the user row with the id of the last message it
-covers. A failed call keeps the old summary (plain eviction goes on working).
+once ``EVERY`` more messages have been evicted since the last summary (or the last failed
+try). Stored messages are never rewritten; the summary lives on the user row with the id of
+the last message it covers. A failed call keeps the old summary (plain eviction goes on
+working).
 """
 
 import logging
@@ -26,13 +26,13 @@ class Summarizer:
         self.every = every
         self._failed_through: dict[int, int] = {}   # user -> newest message a failed try saw
 
-    def update(self, user_id: int, *, system_prompt: str = "", reserved_tokens: int = 0) -> bool:
+    def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0) -> bool:
         """Summarise newly evicted messages if there are enough; True when it did.
 
         ``system_prompt`` and ``reserved_tokens`` (the tool schemas) are what the turn's
         prompt counts against the budget, so "evicted" means what the model no longer sees.
         """
-        user = db.User.get_by_id(user_id)
+        user_id = user.id
         fresh = self._newly_evicted(user, system_prompt, reserved_tokens)
         failed_through = self._failed_through.get(user_id, 0)
         if len(fresh) < self.every or sum(m["_id"] > failed_through for m in fresh) < self.every:
@@ -63,7 +63,7 @@ class Summarizer:
                 if through < m["_id"] and (first_kept is None or m["_id"] < first_kept)]
 
     def _summarise(self, previous: str | None, messages: list[dict]) -> str:
-        transcript = "\n".join(_line(m) for m in messages if _line(m))
+        transcript = "\n".join(line for line in map(_line, messages) if line)
         content = (f"Previous summary: {previous}\n\n" if previous else "") + transcript
         completion = self.model.complete([
             {"role": "system", "content": SUMMARY_PROMPT},
