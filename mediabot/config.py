@@ -345,6 +345,21 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
                         "write it like \"https://sms.example.com\"")
     if require_twilio:
         problems += _validate_twilio(config.twilio, source)
+    problems += _validate_ranges(config, source)
+    for name in OPTIONAL_SECTIONS:
+        problems += _validate_arr(name, getattr(config, name), source)
+    if not _is_http_url(config.llm.base_url):
+        problems.append(f"{source}: [llm] base_url = {config.llm.base_url!r} is not an http(s) "
+                        "URL; e.g. \"https://api.openai.com/v1\" or \"http://localhost:11434/v1\"")
+    if config.twilio.api_base_url and not _is_http_url(config.twilio.api_base_url):
+        problems.append(f"{source}: [twilio] api_base_url = {config.twilio.api_base_url!r} is "
+                        "not an http(s) URL; leave it empty to use Twilio's")
+    return problems
+
+
+def _validate_ranges(config: Config, source: str) -> list[str]:
+    """POSITIVE_KEYS above 0, NON_NEGATIVE_KEYS at least 0, CHOICES among their values."""
+    problems = []
     for name, keys in POSITIVE_KEYS.items():
         section = getattr(config, name)
         for key in keys if section is not None else ():
@@ -361,14 +376,6 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
         if value not in allowed:
             problems.append(f"{source}: [{name}] {key} = {value!r} is not allowed; use "
                             + " or ".join(f'"{a}"' for a in allowed))
-    for name in OPTIONAL_SECTIONS:
-        problems += _validate_arr(name, getattr(config, name), source)
-    if not _is_http_url(config.llm.base_url):
-        problems.append(f"{source}: [llm] base_url = {config.llm.base_url!r} is not an http(s) "
-                        "URL; e.g. \"https://api.openai.com/v1\" or \"http://localhost:11434/v1\"")
-    if config.twilio.api_base_url and not _is_http_url(config.twilio.api_base_url):
-        problems.append(f"{source}: [twilio] api_base_url = {config.twilio.api_base_url!r} is "
-                        "not an http(s) URL; leave it empty to use Twilio's")
     return problems
 
 
