@@ -1,8 +1,8 @@
 """One turn of conversation: keywords, confirmations, onboarding, the model loop, persistence.
 
 ``Engine.handle(user_id, text)`` returns the reply text for whoever delivers it (SMS worker
-or terminal chat), or None when nothing should be sent. Everything it needs is passed in
-through ``Services``, so tests hand in fakes.
+or terminal chat); it is never empty, since even a failed model call gets a fixed apology.
+Everything it needs is passed in through ``Services``, so tests hand in fakes.
 """
 
 import datetime as dt
@@ -10,7 +10,7 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable
 
 from . import confirm, db, history
@@ -54,7 +54,7 @@ class Services:
     sonarr: object | None = None
     radarr: object | None = None
     clock: Callable[[], dt.datetime] = db.utcnow
-    summarizer: Summarizer | None = field(default=None)
+    summarizer: Summarizer | None = None
 
 
 class Engine:
@@ -62,7 +62,7 @@ class Engine:
         self.services = services
         self.config = services.config
 
-    def handle(self, user_id: int, text: str) -> str | None:
+    def handle(self, user_id: int, text: str) -> str:
         """Answer one incoming message from a known user."""
         now = self.services.clock()
         user = db.User.get_by_id(user_id)
