@@ -227,16 +227,20 @@ api_key = "{API_KEY}"
         fake_llm.enqueue_text("Sonarr rejected the key and Radarr is down.")
         daemon.text("secret plans: get severance")
         assert wait_for(lambda: len(fake_twilio.sent) == 1)
+        fake_llm.enqueue_tool_calls([("search_media", {"query": "xyzzy private film"})])
+        fake_llm.enqueue_text("Nothing matches that.")
+        daemon.text("find xyzzy private film")
+        assert wait_for(lambda: len(fake_twilio.sent) == 2)
         fake_llm.enqueue_error(500, "The server had an error")
         daemon.text("private question about my family")
-        assert wait_for(lambda: len(fake_twilio.sent) == 2)
+        assert wait_for(lambda: len(fake_twilio.sent) == 3)
         assert daemon.stop(signal.SIGTERM) == 0
     finally:
         stack.close()
     log = daemon.log.read_text()
     assert "inbox " in log and "turn user=" in log, "events are logged"
     for secret in (wrong_key, API_KEY, "secret-token", "sk-test", "secret plans",
-                   "private question", "Sonarr rejected the key"):
+                   "private question", "Sonarr rejected the key", "xyzzy"):
         assert secret not in log, f"{secret!r} leaked into the INFO log"
     assert "apikey=" not in log.lower()
 

@@ -139,3 +139,15 @@ def test_check_names_each_problem(stack):
     stack.down("radarr")
     [(ok, line)] = stack.client("radarr").check()
     assert not ok and line.endswith("— is it running? Check [radarr] url")
+
+
+def test_what_the_user_asked_for_stays_out_of_the_info_log(stack, caplog):
+    """'nothing matches ...' quotes the user's words: the model sees it, the log at INFO not."""
+    from tests.fakes.arr_stack import call_tool
+
+    caplog.set_level(logging.INFO, logger="mediabot")
+    result = call_tool(stack.context(), "search_media", query="zzqx private wish", kind="movie")
+    assert "zzqx private wish" in result["error"]
+    ours = [r for r in caplog.records if r.name.startswith("mediabot")]
+    assert ours, "the failure itself is logged"
+    assert all("zzqx" not in r.getMessage() for r in ours if r.levelno >= logging.INFO)

@@ -101,8 +101,13 @@ class ArrClient:
             raise
         except (arrapi.ArrException, requests.RequestException) as exc:
             error = _translate(exc, self.name, self.shown_url, not_found)
-            log.warning("%s: %s (%s)", self.name, error,
-                        scrub(f"{type(exc).__name__}: {exc}", self.config.api_key))
+            detail = scrub(f"{type(exc).__name__}: {exc}", self.config.api_key)
+            if isinstance(exc, (arrapi.NotFound, arrapi.Exists)):
+                # an answer about what the user asked for, which names it: DEBUG only
+                log.debug("%s: %s (%s)", self.name, error, detail)
+            else:
+                log.warning("%s: %s", self.name, error)
+                log.debug("%s: %s", self.name, detail)
             raise error from None
 
     def api(self):

@@ -60,7 +60,8 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
         _check_allowed(tool, ctx)
         result = tool.handler(ctx, parse_arguments(tool, raw_arguments))
     except ToolError as exc:
-        log.info("tool %s failed: %s", tool.name, exc)
+        log.info("tool %s answered with an error", tool.name)
+        log.debug("tool %s error: %s", tool.name, exc)  # may quote what the user asked for
         result = {"error": str(exc)}
     except Exception:  # a bug must not end the user's turn
         log.error("tool %s crashed:\n%s", tool.name, _scrubbed_traceback(ctx))
