@@ -154,7 +154,12 @@ class Engine:
         return ToolContext(sonarr=self.services.sonarr, radarr=self.services.radarr,
                            user_id=user.id, role=user.role,
                            record_request=lambda service, ext_id, title: record_request(
-                               user.id, service, ext_id, title, self.services.clock()))
+                               user.id, service, ext_id, title, self.services.clock()),
+                           clock=self._aware_clock)
+
+    def _aware_clock(self) -> dt.datetime:
+        """The injected clock (naive UTC, as stored) in the aware form the tools use."""
+        return self.services.clock().replace(tzinfo=dt.timezone.utc)
 
     def _model_turn(self, user: db.User, text: str, pending, *, save_user: bool = True) -> str:
         started = time.monotonic()

@@ -119,11 +119,12 @@ def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
 
 
 @pytest.fixture
-def stack():
-    """Fake Sonarr and Radarr on loopback, seeded with a small household library."""
+def stack(clock):
+    """Fake Sonarr and Radarr on loopback, seeded with a small household library around
+    the tests' clock, so 'upcoming' and 'now' agree on the engine's side and the servers'."""
     from tests.fakes.arr_stack import ArrStack
 
-    stack = ArrStack()
+    stack = ArrStack(now=clock.now.replace(tzinfo=dt.timezone.utc))
     yield stack
     stack.close()
 

@@ -131,3 +131,17 @@ def test_sonarr_down_becomes_a_tool_error_the_model_explains(engine, alex, fake_
     assert engine.handle(alex, "do we have severance?") == "Sonarr isn't answering right now."
     error = tool_results(fake_llm.requests[1])[0]["error"]
     assert "not answering" in error and API_KEY not in error
+
+
+def test_tools_run_on_the_engines_clock(engine_for, fake_llm, clock):
+    """'upcoming' asks Sonarr/Radarr about the week from the injected now, not the wall clock."""
+    import datetime as dt
+
+    clock.now = dt.datetime(2030, 3, 1, 18, 0, 0)
+    engine = engine_for(arr=True)  # the fake servers are seeded around the same now
+    fake_llm.enqueue_tool_calls([("upcoming", {"days": 7})])
+    fake_llm.enqueue_text("Here's the week.")
+    engine.handle(db.User.get(phone=ADMIN).id, "what's coming up?")
+    result = tool_results(fake_llm.requests[1])[0]
+    assert "error" not in result
+    assert "2030-03" in json.dumps(result), result
