@@ -23,6 +23,7 @@ from .worker import Worker
 
 log = logging.getLogger(__name__)
 DRAIN_SECONDS = 30.0
+NOTICE_SECONDS = 5.0
 OUTBOX_RETRY_SECONDS = 30.0
 
 
@@ -50,6 +51,7 @@ class Daemon:
                 lambda: expire_confirmations(clock(), self._notify),
                 confirmation.sweep_interval_seconds),
             "retry-outbox": (lambda: self.sender.deliver_due(clock()), OUTBOX_RETRY_SECONDS),
+            "send-notices": (lambda: self.hooks.send_due(clock()), NOTICE_SECONDS),
             "prune-history": (lambda: prune_history(clock(), history.retention_days), 3600),
         }
 

@@ -116,7 +116,22 @@ class Request(BaseModel):
         indexes = ((("user", "service", "external_id"), True),)
 
 
-MODELS = (User, Message, PendingAction, Inbox, Outbox, Request)
+class Notice(BaseModel):
+    """A "ready to watch" text waiting to go out: episodes gather here until ``due_at``."""
+
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    title = pw.CharField()
+    episodes = pw.TextField(default="[]")
+    created_at = pw.DateTimeField(default=utcnow)
+    due_at = pw.DateTimeField()
+    sent_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "notices"
+
+
+MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice)
 
 
 def m001_initial(db: pw.SqliteDatabase) -> None:
@@ -193,7 +208,22 @@ def m001_initial(db: pw.SqliteDatabase) -> None:
         db.execute_sql(sql)
 
 
-MIGRATIONS = [m001_initial]
+def m002_notices(db: pw.SqliteDatabase) -> None:
+    """Download notices are stored while episodes gather, so a restart loses none."""
+    db.execute_sql("""CREATE TABLE notices (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        service VARCHAR(255) NOT NULL,
+        external_id INTEGER NOT NULL,
+        title VARCHAR(255) NOT NULL,
+        episodes TEXT NOT NULL DEFAULT '[]',
+        created_at DATETIME NOT NULL,
+        due_at DATETIME NOT NULL,
+        sent_at DATETIME)""")
+    db.execute_sql("CREATE INDEX notices_unsent ON notices (sent_at, due_at)")
+    db.execute_sql("CREATE INDEX notices_item ON notices (service, external_id)")
+
+
+MIGRATIONS = [m001_initial, m002_notices]
 
 
 class StorageError(Exception):

@@ -3,15 +3,18 @@
 ``POST /hooks/radarr`` and ``/hooks/sonarr`` take the apps' own webhook JSON, authenticated
 by HTTP Basic with ``[notifications] webhook_secret`` as the password (refused entirely
 while no secret is set). A movie import texts each requester once. Episode imports of a
-series are gathered for ``burst_seconds`` and sent as one text per requester ("Severance:
-S02E01-E03 are ready."). Upgrades notify nobody. Sending goes through the outbox with a
+series are gathered for ``burst_seconds`` in a stored notice and sent as one text per
+requester ("Severance: S02E01-E03 are ready.") by the scheduler's ``send_due`` job, so a
+restart loses no notice. Upgrades notify nobody. Sending goes through the outbox with a
 dedupe key, so a hook delivered twice never texts twice.
 """
 
+import datetime as dt
 import hmac
+import json
 import logging
-import threading
 from collections import defaultdict
+from dataclasses import dataclass
 
 from flask import jsonify, request
 
@@ -29,9 +32,6 @@ class Hooks:
         self.sender = sender
         self.clock = clock
         self.burst_seconds = burst_seconds
-        self._lock = threading.Lock()
-        self._bursts: dict[int, dict] = {}
-        self._timers: dict[int, threading.Timer] = {}
         self._closed = False
 
     def init_app(self, app) -> None:
@@ -95,72 +95,101 @@ class Hooks:
         return "forgotten"
 
     def _movie_ready(self, movie: dict) -> str:
-        tmdb_id, title = int(movie["tmdbId"]), movie["title"]
-        requests = _open_requests("radarr", tmdb_id).where(db.Request.notified_at.is_null())
-        sent = self._tell_all(requests, f"{title} is ready to watch.")
-        log.info("radarr import of tmdb %s: %d requester(s) told", tmdb_id, sent)
-        return f"notified {sent}"
+        return self._record(Item("radarr", int(movie["tmdbId"]), movie["title"]), set())
 
     def _episodes_ready(self, series: dict, episodes: list[dict]) -> str:
-        key = int(series["tvdbId"])
         numbers = {(int(e["seasonNumber"]), int(e["episodeNumber"])) for e in episodes}
         if not numbers:
             return "ignored (no episodes)"
-        with self._lock:
-            burst = self._bursts.setdefault(key, {"title": series["title"], "episodes": set()})
-            burst["episodes"] |= numbers
-            gather = self.burst_seconds > 0 and not self._closed
-            if key not in self._timers and gather:
-                timer = threading.Timer(self.burst_seconds, self.flush, args=(key,))
-                timer.daemon = True
-                self._timers[key] = timer
-                timer.start()
-        if not gather:
-            self.flush(key)
-        return "gathering"
+        return self._record(Item("sonarr", int(series["tvdbId"]), series["title"]), numbers)
+
+    def _record(self, item: "Item", episodes: set) -> str:
+        """Store the notice (episodes join an unsent one for the same series), then send
+        whatever is due. Stored first, so a crash before sending loses nothing."""
+        if not _open_requests(item.service, item.external_id).exists():
+            return "nobody asked"
+        now = self.clock()
+        gather = item.service == "sonarr" and self.burst_seconds > 0 and not self._closed
+        with db.database.atomic():
+            notice = db.Notice.get_or_none(
+                db.Notice.service == item.service, db.Notice.external_id == item.external_id,
+                db.Notice.sent_at.is_null()) if gather else None
+            if notice is None:
+                due = now + dt.timedelta(seconds=self.burst_seconds if gather else 0)
+                notice = db.Notice.create(service=item.service, external_id=item.external_id,
+                                          title=item.title, created_at=now, due_at=due)
+            stored = {tuple(pair) for pair in json.loads(notice.episodes)}
+            notice.episodes = json.dumps(sorted(stored | episodes))
+            notice.save()
+        return f"notified {self.send_due(now)}" if not gather else "gathering"
 
     def close(self) -> int:
-        """At shutdown: send what is being gathered, and tell later imports at once (a
-        burst timer would never fire in an exiting process). Returns texts sent."""
-        with self._lock:
-            self._closed = True
+        """At shutdown: send what is gathering now, and tell later imports at once."""
+        self._closed = True
         return self.flush()
 
-    def flush(self, key: int | None = None) -> int:
-        """Send the gathered episode notices (of one series, or all); returns texts sent."""
-        with self._lock:
-            keys = [key] if key is not None else list(self._bursts)
-            bursts = {k: self._bursts.pop(k) for k in keys if k in self._bursts}
-            for k in keys:
-                timer = self._timers.pop(k, None)
-                if timer is not None:
-                    timer.cancel()
-        sent = 0
+    def flush(self) -> int:
+        """Send every unsent notice, due or not; returns texts sent."""
+        return self.send_due(FAR_FUTURE)
+
+    def send_due(self, now: dt.datetime | None = None) -> int:
+        """Send the notices due by ``now`` (the scheduler's job); returns texts sent.
+
+        Claiming a notice and queueing its texts in the outbox is one transaction: after a
+        crash either the notice is still unsent or every text is in the outbox.
+        """
+        now = now or self.clock()
         with db.database.connection_context():
-            for tvdb_id, burst in bursts.items():
-                episodes = episode_ranges(burst["episodes"])
-                verb = "is" if len(burst["episodes"]) == 1 else "are"
-                sent += self._tell_all(_open_requests("sonarr", tvdb_id),
-                                       f"{burst['title']}: {episodes} {verb} ready.", tag=episodes)
-        return sent
+            due = list(db.Notice.select().where(db.Notice.sent_at.is_null(),
+                                                db.Notice.due_at <= now).order_by(db.Notice.id))
+            rows = [row for notice in due for row in self._queue_texts(notice)]
+            for row in rows:
+                self.sender.deliver(row.id)
+        return len(rows)
 
-    def _tell_all(self, requests, text: str, tag: str = "") -> int:
-        """Text each request's user and mark the request notified; returns texts sent."""
-        sent = 0
-        for req in requests:
-            sent += self._tell(req, text, tag)
-            db.Request.update(notified_at=self.clock()).where(db.Request.id == req.id).execute()
-        return sent
+    def _queue_texts(self, notice: db.Notice) -> list[db.Outbox]:
+        with db.database.atomic():
+            claimed = db.Notice.update(sent_at=self.clock()).where(
+                db.Notice.id == notice.id, db.Notice.sent_at.is_null()).execute()
+            if not claimed:
+                return []
+            requests = _open_requests(notice.service, notice.external_id)
+            episodes = {tuple(pair) for pair in json.loads(notice.episodes)}
+            if not episodes:  # a movie: each requester is told once
+                requests = requests.where(db.Request.notified_at.is_null())
+            text, tag = _notice_text(notice.title, episodes)
+            rows = [row for req in requests if (row := self._queue_text(req, text, tag))]
+        log.info("%s import of %s: %d requester(s) told", notice.service, notice.external_id,
+                 len(rows))
+        return [row for row in rows if row.status == "pending"]
 
-    def _tell(self, req: db.Request, text: str, tag: str) -> int:
+    def _queue_text(self, req: db.Request, text: str, tag: str) -> db.Outbox | None:
+        db.Request.update(notified_at=self.clock()).where(db.Request.id == req.id).execute()
         user = req.user
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
-            return 0
+            return None
         key = f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{tag}"
-        row = self.sender.send(user.phone, format_reply_for(self.config.sms, text),
-                               user_id=user.id, dedupe_key=key[:255])
-        return 1 if row is not None else 0
+        return self.sender.enqueue(user.phone, format_reply_for(self.config.sms, text),
+                                   user_id=user.id, dedupe_key=key[:255])
+
+
+@dataclass(frozen=True)
+class Item:
+    service: str
+    external_id: int
+    title: str
+
+
+FAR_FUTURE = dt.datetime(9999, 1, 1)
+
+
+def _notice_text(title: str, episodes: set) -> tuple[str, str]:
+    """The text and the dedupe tag: 'Dune is ready to watch.' / 'X: S02E01-E03 are ready.'"""
+    if not episodes:
+        return f"{title} is ready to watch.", ""
+    ranges = episode_ranges(episodes)
+    return f"{title}: {ranges} {'is' if len(episodes) == 1 else 'are'} ready.", ranges
 
 
 def _open_requests(service: str, external_id: int):

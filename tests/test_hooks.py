@@ -1,6 +1,7 @@
 """Sonarr/Radarr download webhooks: only the people who asked are told, once."""
 
 import base64
+import datetime as dt
 
 import pytest
 
@@ -179,3 +180,24 @@ def test_notify_me_through_the_model_adds_a_second_recipient(daemon_for, stack, 
     post(client, "radarr", radarr_download(tmdb_id=DUNE_TWO_TMDB))
     assert sorted(m["to"] for m in fake_twilio.sent) == sorted([ADMIN, MEMBER])
     assert all(m["body"] == "Dune: Part Two is ready to watch." for m in fake_twilio.sent)
+
+
+def test_gathered_episodes_survive_a_restart_and_go_out_when_due(daemon_for, fake_twilio,
+                                                                 clock):
+    first = daemon_for(burst_seconds=60, notifications={"webhook_secret": SECRET})
+    ask(MEMBER, "sonarr", SEVERANCE, "Severance", clock)
+    client = first.app.test_client()
+    post(client, "sonarr", sonarr_download([(2, 4)]))
+    post(client, "sonarr", sonarr_download([(2, 5)]))
+    first.worker.shutdown(1)  # the process dies here: nothing was sent yet
+    second = daemon_for(burst_seconds=60, notifications={"webhook_secret": SECRET})
+    assert second.hooks.send_due(clock() + dt.timedelta(seconds=30)) == 0, "still gathering"
+    assert second.hooks.send_due(clock() + dt.timedelta(seconds=61)) == 1
+    assert [(m["to"], m["body"]) for m in fake_twilio.sent] == [
+        (MEMBER, "Severance: S02E04-E05 are ready.")]
+    assert second.hooks.send_due(clock() + dt.timedelta(seconds=120)) == 0, "sent once"
+
+
+def test_imports_nobody_asked_for_store_nothing(client, fake_twilio):
+    assert post(client, "radarr", radarr_download(tmdb_id=4242)).status_code == 200
+    assert db.Notice.select().count() == 0 and fake_twilio.sent == []
