@@ -107,3 +107,24 @@ def test_writes_from_several_threads(path):
         t.join()
     assert errors == []
     assert db.Message.select().count() == 200
+
+
+def test_an_older_database_is_upgraded_in_place_without_losing_rows(path):
+    """A file made by the first release (m001 only) gains the later tables at start."""
+    import sqlite3
+
+    old = sqlite3.connect(path)
+    old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
+                "applied_at DATETIME)")
+    wrapper = peewee.SqliteDatabase(path)
+    db.m001_initial(wrapper)
+    wrapper.execute_sql("INSERT INTO schema_version VALUES (1, 'm001_initial', NULL)")
+    wrapper.execute_sql("INSERT INTO users (phone, role, opted_out, from_config, created_at) "
+                        "VALUES ('+15551234567', 'admin', 0, 0, '2026-01-01 00:00:00')")
+    wrapper.close()
+    old.close()
+    db.open_database(path)
+    assert db.User.get().phone == "+15551234567"
+    assert "notices" in db.database.get_tables()
+    versions = [r[0] for r in db.database.execute_sql("SELECT version FROM schema_version")]
+    assert versions == list(range(1, len(db.MIGRATIONS) + 1))
