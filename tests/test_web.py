@@ -197,3 +197,18 @@ def test_crash_leftovers_are_answered_once_at_start(daemon, fake_llm, fake_twili
     daemon.worker.recover()
     settle(daemon)
     assert fake_twilio.bodies() == ["Yes, sorry for the wait."]
+
+
+def test_signature_checking_off_is_logged_loudly_and_accepts_unsigned(daemon_for, caplog,
+                                                                      fake_llm, fake_twilio):
+    import logging
+
+    caplog.set_level(logging.WARNING, logger="mediabot")
+    daemon = daemon_for(twilio={"validate_signature": False})
+    assert any("SIGNATURE CHECKING IS OFF" in r.getMessage() and r.levelno == logging.WARNING
+               for r in caplog.records)
+    fake_llm.enqueue_text("Local trial works.")
+    response = daemon.app.test_client().post("/sms", data=params("hello"))
+    assert response.status_code == 200
+    settle(daemon)
+    assert fake_twilio.bodies() == ["Local trial works."]
