@@ -27,6 +27,7 @@ UNKNOWN_SENDER_REPLY = ("Sorry, this number only answers members of its househol
 NO_TEXT_REPLY = ("I can only read text, so I couldn't see what you sent. Please type what "
                  "you'd like.")
 ACTIVE = ("queued", "processing")
+STORED_REPLY_LOOKBACK = 40  # messages: one turn's user message, tool rounds and reply
 # Acknowledgements are on Twilio's clock (15 s, then it retries); turns are not. A turn
 # about to start waits for a lull of ACK_LULL_SECONDS without webhook requests, at most
 # ACK_PRIORITY_SECONDS, so a burst is acknowledged at full speed and its turns follow.
@@ -163,13 +164,14 @@ class Worker:
         if user.opted_out:
             self._finish(rows, "ignored", "user opted out")
             return
+        interrupted = any(row.status == "processing" for row in rows)
         self._set_status(rows, "processing")
         if db.Outbox.get_or_none(db.Outbox.inbox == rows[-1].id) is not None:
             self._finish(rows, "done")  # answered before a crash; never answer twice
             return
         if self._rate_limited(user):
             return self._refuse(user, rows)
-        self._turn(user, rows)
+        self._turn(user, rows, interrupted=interrupted)
 
     def _opt_keyword(self, user: db.User, row: db.Inbox) -> bool:
         """STOP-like and START-like words: flag the user, no model call, no reply."""
@@ -187,7 +189,7 @@ class Worker:
             return True
         return False
 
-    def _turn(self, user: db.User, rows: list[db.Inbox]) -> None:
+    def _turn(self, user: db.User, rows: list[db.Inbox], *, interrupted: bool = False) -> None:
         """One model turn. Rows become ``done`` (or ``failed``) only once the reply is in the
         outbox: a crash before that leaves them ``processing`` for ``recover``, a crash
         after it finds the outbox row and sends it, so a reply is neither lost nor doubled."""
@@ -195,7 +197,7 @@ class Worker:
         log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
         status, error = "done", None
         try:
-            reply = self.engine.handle(user.id, text) if text else NO_TEXT_REPLY
+            reply = self._answer(user, rows, text, interrupted)
         except Exception as exc:
             log.exception("inbox %s: turn failed", rows[-1].id)
             status, error = "failed", type(exc).__name__
@@ -213,6 +215,13 @@ class Worker:
             self.engine.after_turn(user.id)
         except Exception:
             log.exception("after-turn work for user %s failed", user.id)
+
+    def _answer(self, user: db.User, rows: list[db.Inbox], text: str, interrupted: bool):
+        stored = stored_reply(user.id, text, rows[0].received_at) if interrupted else None
+        if stored is not None:
+            log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
+            return stored
+        return self.engine.handle(user.id, text) if text else NO_TEXT_REPLY
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
         return self.sender.enqueue(user.phone, format_reply_for(self.config, text),
@@ -259,3 +268,22 @@ class Worker:
         db.Inbox.update(status=status, error=error).where(db.Inbox.id.in_(ids)).execute()
 
     _finish = _set_status
+
+
+def stored_reply(user_id: int, text: str, since: dt.datetime) -> str | None:
+    """The reply a crashed turn already stored for ``text``, if it got that far.
+
+    A crash between the engine saving its reply and the reply reaching the outbox would
+    otherwise run the turn again: a second model call, and tools run twice (an add that then
+    answers "already in the library"). Found when the newest stored message is a plain
+    assistant reply and the user message before it is this text, stored since ``since``.
+    """
+    recent = list(db.Message.select().where(db.Message.user == user_id)
+                  .order_by(db.Message.id.desc()).limit(STORED_REPLY_LOOKBACK))
+    if not recent or recent[0].role != "assistant" or recent[0].tool_calls \
+            or not recent[0].content:
+        return None
+    asked = next((m for m in recent[1:] if m.role == "user"), None)
+    if asked is None or asked.content != text or asked.created_at < since:
+        return None
+    return recent[0].content

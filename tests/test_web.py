@@ -212,3 +212,39 @@ def test_signature_checking_off_is_logged_loudly_and_accepts_unsigned(daemon_for
     assert response.status_code == 200
     settle(daemon)
     assert fake_twilio.bodies() == ["Local trial works."]
+
+
+def test_a_turn_that_crashed_after_storing_its_reply_is_not_run_again(daemon, fake_llm,
+                                                                      fake_twilio):
+    """The engine stored 'Added ...' but the process died before the outbox: the restart
+    sends that reply instead of adding the film a second time."""
+    from mediabot import history
+
+    alex = db.User.get(phone=ADMIN)
+    db.Inbox.create(message_sid="SM-crashed", user=alex, from_number=ADMIN,
+                    body="add Dune 1984", status="processing")
+    history.save_message(alex.id, {"role": "user", "content": "add Dune 1984"})
+    history.save_message(alex.id, {"role": "assistant", "tool_calls": [
+        {"id": "c1", "type": "function",
+         "function": {"name": "add_movie", "arguments": '{"tmdb_id": 841}'}}], "content": None})
+    history.save_message(alex.id, {"role": "tool", "tool_call_id": "c1", "content": "{}"})
+    history.save_message(alex.id, {"role": "assistant", "content": "Added Dune (1984)."})
+    daemon.worker.recover()
+    settle(daemon)
+    assert fake_twilio.bodies() == ["Added Dune (1984)."]
+    assert fake_llm.requests == []
+    assert db.Inbox.get().status == "done"
+
+
+def test_an_older_reply_is_not_mistaken_for_the_crashed_turns(daemon, fake_llm, fake_twilio):
+    from mediabot import history
+
+    alex = db.User.get(phone=ADMIN)
+    history.save_message(alex.id, {"role": "user", "content": "what's new?"})
+    history.save_message(alex.id, {"role": "assistant", "content": "Yesterday's answer."})
+    db.Inbox.create(message_sid="SM-again", user=alex, from_number=ADMIN, body="what's new?",
+                    status="processing")
+    fake_llm.enqueue_text("Today's answer.")
+    daemon.worker.recover()
+    settle(daemon)
+    assert fake_twilio.bodies() == ["Today's answer."]
