@@ -35,7 +35,6 @@ import logging
 import math
 import os
 import signal
-import socket
 import sqlite3
 import subprocess
 import sys
@@ -52,7 +51,7 @@ if str(ROOT) not in sys.path:
 import requests  # noqa: E402
 from twilio.request_validator import RequestValidator  # noqa: E402
 
-from tests.fakes.loopback import LoopbackServer  # noqa: E402
+from tests.fakes.loopback import LoopbackServer, free_port, wait_for  # noqa: E402
 from tests.fakes.openai import FakeOpenAI  # noqa: E402
 from tests.fakes.twilio import FakeTwilio  # noqa: E402
 
@@ -79,21 +78,6 @@ def healthz():
     return "ok"
 create_server(app, host={HOST!r}, port=int(sys.argv[1]), threads=8, ident="bare").run()
 """
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout: float, step: float = 0.05) -> bool:
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return False
 
 
 def user_phone(i: int) -> str:

@@ -149,3 +149,15 @@ def engine_for(fake_llm, tmp_path, clock, request):
         return Engine(build_services(config, clock))
     yield build
     db.database.close()
+
+
+@pytest.fixture
+def alex(engine):
+    """The configured admin's user id (tests define ``engine``)."""
+    return db.User.get(phone=ADMIN).id
+
+
+@pytest.fixture
+def sam(engine):
+    """The configured member's user id."""
+    return db.User.get(phone=MEMBER).id

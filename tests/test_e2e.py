@@ -16,23 +16,9 @@ import pytest
 import requests
 
 from tests.conftest import ADMIN, sign
+from tests.fakes.loopback import free_port, wait_for
 
 PUBLIC = "https://sms.example.com"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def wait_for(predicate, timeout=10.0, step=0.02):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(step)
-    return False
 
 
 class Serve:

@@ -16,11 +16,6 @@ def engine(engine_for):
     return engine_for()
 
 
-@pytest.fixture
-def alex(engine):
-    return db.User.get(phone=ADMIN).id
-
-
 def non_system(request):
     return [m for m in request["messages"] if m["role"] != "system"]
 

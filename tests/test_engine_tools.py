@@ -6,7 +6,7 @@ import json
 import pytest
 
 from mediabot import db
-from tests.conftest import ADMIN, MEMBER
+from tests.conftest import ADMIN
 from tests.fakes.arr import API_KEY
 from tests.fakes.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 
@@ -14,16 +14,6 @@ from tests.fakes.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 @pytest.fixture
 def engine(engine_for):
     return engine_for(arr=True)
-
-
-@pytest.fixture
-def alex(engine):
-    return db.User.get(phone=ADMIN).id
-
-
-@pytest.fixture
-def sam(engine):
-    return db.User.get(phone=MEMBER).id
 
 
 def tool_results(request):

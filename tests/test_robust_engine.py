@@ -17,11 +17,6 @@ def engine(engine_for):
     return engine_for(arr=True)
 
 
-@pytest.fixture
-def alex(engine):
-    return db.User.get(phone=ADMIN).id
-
-
 def raw_call(name, arguments, call_id="call_x1"):
     return {"id": call_id, "type": "function",
             "function": {"name": name, "arguments": arguments}}

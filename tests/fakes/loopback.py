@@ -5,7 +5,9 @@ the real client libraries talk real HTTP to it. ``stop()`` closes the listening 
 client then gets "connection refused" exactly as with a server that is down.
 """
 
+import socket
 import threading
+import time
 
 from werkzeug.serving import make_server
 
@@ -42,3 +44,20 @@ class LoopbackServer:
 
     def __exit__(self, *exc):
         self.stop()
+
+
+def free_port(host: str = "127.0.0.1") -> int:
+    """A port nobody listens on right now, for a child process to bind."""
+    with socket.socket() as s:
+        s.bind((host, 0))
+        return s.getsockname()[1]
+
+
+def wait_for(predicate, timeout: float = 10.0, step: float = 0.02) -> bool:
+    """Poll ``predicate`` until it is true or ``timeout`` seconds pass; returns which."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if predicate():
+            return True
+        time.sleep(step)
+    return False
