@@ -1,6 +1,6 @@
 """How much smaller a tool result is than the Sonarr/Radarr JSON it was made from.
 
-Runs the fake servers (tests/fakes) on loopback, calls the real tools through arrapi and
+Runs the simulated servers (mediabot/sim) on loopback, calls the real tools through arrapi and
 prints JSON: for each case the raw response bytes of the endpoint(s) the result came from,
 the result's bytes, and their ratio (target <= 0.10). Run from the repository root:
 

@@ -51,9 +51,9 @@ if str(ROOT) not in sys.path:
 import requests  # noqa: E402
 from twilio.request_validator import RequestValidator  # noqa: E402
 
-from tests.fakes.loopback import LoopbackServer, free_port, wait_for  # noqa: E402
+from mediabot.sim.loopback import LoopbackServer, free_port, wait_for  # noqa: E402
 from tests.fakes.openai import FakeOpenAI  # noqa: E402
-from tests.fakes.twilio import FakeTwilio  # noqa: E402
+from mediabot.sim.twilio import FakeTwilio  # noqa: E402
 
 HOST = "127.0.0.1"
 PUBLIC = "https://sms.example.com"

@@ -75,8 +75,8 @@ def make_config(*, llm_url: str, sonarr_url: str | None = None, radarr_url: str 
 
 @pytest.fixture(scope="module")
 def twilio_server():
-    from tests.fakes.loopback import LoopbackServer
-    from tests.fakes.twilio import FakeTwilio
+    from mediabot.sim.loopback import LoopbackServer
+    from mediabot.sim.twilio import FakeTwilio
 
     fake = FakeTwilio()
     server = LoopbackServer(fake).start()
@@ -134,7 +134,7 @@ def engine_for(fake_llm, tmp_path, clock, request):
     """Build Engines on a fresh database; ``arr=True`` also points them at the fake arrs."""
     from mediabot.app import build_services, open_storage
     from mediabot.engine import Engine
-    from tests.fakes.arr import API_KEY
+    from mediabot.sim.arr import API_KEY
 
     def build(*, arr=False, **sections):
         urls = {}

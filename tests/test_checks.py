@@ -13,10 +13,10 @@ from click.testing import CliRunner
 from mediabot.checks import _safely, check_server, redact
 from mediabot.config import Config, ServerConfig
 from mediabot.cli import main
-from tests.fakes.arr import API_KEY, FakeRadarr, FakeSonarr
-from tests.fakes.loopback import LoopbackServer
+from mediabot.sim.arr import API_KEY, FakeRadarr, FakeSonarr
+from mediabot.sim.loopback import LoopbackServer
 from tests.fakes.openai import FakeOpenAI
-from tests.fakes.twilio import FakeTwilio
+from mediabot.sim.twilio import FakeTwilio
 
 LLM_KEY = "sk-test-llm-key-0001"
 TWILIO_TOKEN = "twilio-auth-token-0001"

@@ -16,7 +16,7 @@ import pytest
 import requests
 
 from tests.conftest import ADMIN, sign
-from tests.fakes.loopback import free_port, wait_for
+from mediabot.sim.loopback import free_port, wait_for
 
 PUBLIC = "https://sms.example.com"
 
@@ -193,7 +193,7 @@ def test_stop_start_unknown_and_twilio_failures(serve, fake_llm, fake_twilio):
 
 def test_the_info_log_holds_no_secret_and_no_message_body(serve, fake_llm, fake_twilio):
     """A bad day: wrong Sonarr key, Radarr down, the model failing; the log stays clean."""
-    from tests.fakes.arr import API_KEY
+    from mediabot.sim.arr import API_KEY
     from tests.fakes.arr_stack import ArrStack
 
     stack = ArrStack()

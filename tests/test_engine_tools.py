@@ -7,8 +7,8 @@ import pytest
 
 from mediabot import db
 from tests.conftest import ADMIN
-from tests.fakes.arr import API_KEY
-from tests.fakes.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
+from mediabot.sim.arr import API_KEY
+from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 import pytest
 import requests
 
-from tests.fakes.arr import API_KEY
-from tests.fakes.arr_fixtures import OFFICE_TVDB
+from mediabot.sim.arr import API_KEY
+from mediabot.sim.arr_fixtures import OFFICE_TVDB
 from tests.fakes.arr_stack import ArrStack
 
 

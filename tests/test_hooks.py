@@ -165,8 +165,8 @@ def test_a_download_with_no_episodes_texts_nobody(client, fake_twilio, clock):
 def test_notify_me_through_the_model_adds_a_second_recipient(daemon_for, stack, fake_llm,
                                                              fake_twilio, clock):
     """Alex added Dune: Part Two; Sam asks the bot to be told too; both get the text."""
-    from tests.fakes.arr import API_KEY
-    from tests.fakes.arr_fixtures import DUNE_TWO_TMDB
+    from mediabot.sim.arr import API_KEY
+    from mediabot.sim.arr_fixtures import DUNE_TWO_TMDB
 
     daemon = daemon_for(notifications={"webhook_secret": SECRET},
                         radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY})

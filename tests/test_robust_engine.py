@@ -7,8 +7,8 @@ import pytest
 from mediabot import db, history
 from mediabot.engine import ONBOARDING_QUESTION
 from tests.conftest import ADMIN, MEMBER
-from tests.fakes.arr import API_KEY
-from tests.fakes.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
+from mediabot.sim.arr import API_KEY
+from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
 from tests.fakes.openai import Reply
 
 
@@ -263,7 +263,7 @@ def test_a_server_that_is_not_a_chat_api_gets_an_apology_not_a_crash(engine_for,
     from werkzeug.wrappers import Response
 
     from mediabot.engine import APOLOGY
-    from tests.fakes.loopback import LoopbackServer
+    from mediabot.sim.loopback import LoopbackServer
 
     def app(environ, start_response):
         return Response(body, mimetype=content_type)(environ, start_response)

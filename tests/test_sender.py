@@ -9,8 +9,8 @@ import pytest
 from mediabot.config import TwilioConfig
 from mediabot.db import Inbox, Outbox, User, open_database
 from mediabot.sender import Backoff, Sender, build_twilio_client, check_twilio
-from tests.fakes.loopback import LoopbackServer
-from tests.fakes.twilio import FakeTwilio
+from mediabot.sim.loopback import LoopbackServer
+from mediabot.sim.twilio import FakeTwilio
 
 TOKEN = "tok-5f2b9c0e7d1a4b3c"
 FROM = "+15550001111"

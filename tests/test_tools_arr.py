@@ -9,10 +9,10 @@ import pytest
 
 from mediabot.tools import ArrClient, ToolError, get_tool, run_tool
 from mediabot.config import ArrConfig
-from tests.fakes.arr import API_KEY
-from tests.fakes.arr_fixtures import OFFICE_UK_TVDB
+from mediabot.sim.arr import API_KEY
+from mediabot.sim.arr_fixtures import OFFICE_UK_TVDB
 from tests.fakes.arr_stack import ArrStack
-from tests.fakes.loopback import LoopbackServer
+from mediabot.sim.loopback import LoopbackServer
 
 
 @pytest.fixture

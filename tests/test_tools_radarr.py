@@ -3,7 +3,7 @@
 import pytest
 
 from mediabot.tools import describe_action, get_tool
-from tests.fakes.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB
+from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB
 from tests.fakes.arr_stack import ArrStack, call_tool as call
 
 

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 from mediabot.config import ArrConfig
 from mediabot.tools import ArrClient, ToolContext, get_tool, run_tool
-from tests.fakes.arr import API_KEY, FakeRadarr, FakeSonarr
-from tests.fakes.loopback import LoopbackServer
+from mediabot.sim.arr import API_KEY, FakeRadarr, FakeSonarr
+from mediabot.sim.loopback import LoopbackServer
 
 
 class ArrStack:

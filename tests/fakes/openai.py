@@ -27,7 +27,7 @@ from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
 from mediabot.validation import find_violation
-from tests.fakes.loopback import LoopbackServer
+from mediabot.sim.loopback import LoopbackServer
 
 DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4o")
 CREATED = 1_700_000_000

@@ -2,7 +2,7 @@
 
 import datetime as dt
 
-from tests.fakes.arr_fixtures import (
+from mediabot.sim.arr_fixtures import (
     DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB, OFFICE_TVDB, OFFICE_UK_TVDB,
     SEVERANCE_TVDB, SLOW_HORSES_TVDB, episodes_for, movie, queue_record, series)
 

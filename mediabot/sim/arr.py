@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from werkzeug.wrappers import Request, Response
 
-from tests.fakes.arr_fixtures import LANGUAGE_PROFILES, quality_profiles, root_folders, z
-from tests.fakes.arr_seed import radarr_seed, sonarr_seed
+from mediabot.sim.arr_fixtures import LANGUAGE_PROFILES, quality_profiles, root_folders, z
+from mediabot.sim.arr_seed import radarr_seed, sonarr_seed
 
 API_KEY = "0123456789abcdef0123456789abcdef"
 NOT_FOUND = {"type": "https://tools.ietf.org/html/rfc7231#section-6.5.4", "title": "Not Found",
