@@ -11,47 +11,8 @@ import logging
 import re
 
 from . import db
-from .sms import KEYWORDS
 
 log = logging.getLogger(__name__)
-
-YES_WORDS = frozenset({"y", "yes", "yep", "yeah", "yup", "ya", "sure", "ok", "okay", "confirm",
-                       "confirmed", "do it", "go ahead", "go for it", "yes please", "please do",
-                       "delete it", "remove it", "affirmative", "absolutely", "correct"})
-NO_WORDS = frozenset({"n", "no", "nope", "nah", "no thanks", "no thank you", "keep it",
-                      "keep", "don't", "dont", "do not", "don't do it", "never mind",
-                      "nevermind", "abort", "no way", "negative", "cancel that", "cancel it",
-                      "forget it", "forget that", "leave it", "don't delete it",
-                      "don't remove it", "do not delete it", "do not remove it"})
-MAX_ANSWER_WORDS = 8
-# Twilio's opt-out words: they unsubscribe the person, so they are never read as "no".
-OPT_OUT_WORDS = frozenset(word.lower() for word, kind in KEYWORDS.items() if kind == "opt_out")
-
-
-def parse_answer(text: str) -> str | None:
-    """'yes', 'no' or None for anything else (which leaves the action pending).
-
-    A message made only of yes-like phrases ("yes, do it", "ok go ahead") is a yes, one
-    made only of no-like phrases ("no, keep it", "cancel that") a no; a mix or any other
-    word ("yes but keep the files") is not an answer.
-    """
-    words = re.sub(r"[^\w' ]+", " ", text.lower().replace("\u2019", "'")).split()
-    phrase = " ".join(words)
-    if not phrase or phrase in OPT_OUT_WORDS or len(words) > MAX_ANSWER_WORDS:
-        return None
-    if _made_of(words, YES_WORDS):
-        return "yes"
-    if _made_of(words, NO_WORDS):
-        return "no"
-    return None
-
-
-def _made_of(words: list[str], phrases: frozenset[str]) -> bool:
-    """True when ``words`` split into phrases from ``phrases`` (longest first)."""
-    if not words:
-        return True
-    return any(" ".join(words[:size]) in phrases and _made_of(words[size:], phrases)
-               for size in range(min(len(words), 4), 0, -1))
 
 
 def confirmation_text(question: str, ttl_seconds: int) -> str:

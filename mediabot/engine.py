@@ -15,9 +15,9 @@ from typing import Callable
 
 from . import confirm, db, history
 from .config import Config
+from .keywords import HELP_TEXT, classify_keyword, parse_answer
 from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from .prompts import build_system_prompt
-from .sms import HELP_TEXT, classify_keyword
 from .summaries import Summarizer
 from .tools import (ToolContext, ToolError, available_tools, describe_action, get_tool,
                     parse_arguments, run_tool, tool_schemas)
@@ -71,7 +71,7 @@ class Engine:
             return HELP_TEXT
         if keyword == "reset":
             return self._reset(user)
-        answer = confirm.parse_answer(text)
+        answer = parse_answer(text)
         pending = confirm.active_pending(user.id, now)
         if pending and answer:
             return self._resolve(user, pending, answer, text)
@@ -283,7 +283,7 @@ def extract_name(text: str) -> str | None:
     if not match:
         return None
     name = match.group(1).strip()
-    if len(name) > 30 or name.lower() in NOT_NAMES or confirm.parse_answer(name):
+    if len(name) > 30 or name.lower() in NOT_NAMES or parse_answer(name):
         return None
     return " ".join(part[:1].upper() + part[1:] for part in name.split())
 

@@ -1,10 +1,10 @@
-"""The SMS edge as pure functions: reply formatting, segment counting, keywords, signatures.
+"""The SMS edge as pure functions: reply formatting, segment counting, signatures.
 
 Everything here takes data and returns data; the webhook, the worker and the sender call
-these. Replies leave as plain text: the model writes Markdown and typographic punctuation
-that a phone shows literally, and one curly quote turns a whole SMS into UCS-2 (70
-characters a segment instead of 160), so ``format_reply`` strips the one and replaces the
-other. Letters of other scripts (a film's original title) are kept, since dropping them
+these (the words people text to mediabot live in ``mediabot.keywords``). Replies leave as
+plain text: the model writes Markdown and typographic punctuation that a phone shows
+literally, and one curly quote turns a whole SMS into UCS-2 (70 characters a segment
+instead of 160), so ``format_reply`` strips the one and replaces the other. Letters of other scripts (a film's original title) are kept, since dropping them
 loses meaning; symbols and emoji are dropped unless emoji are allowed.
 """
 
@@ -19,20 +19,6 @@ GSM7_BASIC = frozenset(
 GSM7_EXTENDED = frozenset("^{}\\[~]|€\f")
 GSM7_SINGLE, GSM7_PART = 160, 153
 UCS2_SINGLE, UCS2_PART = 70, 67
-
-HELP_TEXT = (
-    "mediabot: text me like a person. Try \"get the new Dune\", \"what's downloading?\", "
-    "\"anything new this week?\" or \"do we have Severance?\". Reply Y or N when I ask "
-    "to confirm. RESET clears our chat. STOP unsubscribes, START resumes.")
-
-KEYWORDS = {
-    "HELP": "help", "INFO": "help",
-    "RESET": "reset", "FORGET": "reset",
-    "STOP": "opt_out", "STOPALL": "opt_out", "UNSUBSCRIBE": "opt_out", "CANCEL": "opt_out",
-    "END": "opt_out", "QUIT": "opt_out", "REVOKE": "opt_out", "OPTOUT": "opt_out",
-    "START": "opt_in", "UNSTOP": "opt_in",
-    "YES": "yes_opt_in",
-}
 
 # Typographic characters with a plain GSM-7 spelling.
 CHAR_MAP = {
@@ -79,7 +65,6 @@ _INLINE = [
 ]
 _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n")
-_KEYWORD_TRIM = re.compile(r"^[\W_]+|[\W_]+$")
 
 
 def format_reply(text: str, *, max_chars: int = 480, allow_emoji: bool = False) -> str:
@@ -243,16 +228,6 @@ def _pack(widths: list[int], single: int, part: int) -> int:
             parts, used = parts + 1, 0
         used += width
     return parts
-
-
-def classify_keyword(body: str) -> str | None:
-    """"help", "reset", "opt_out", "opt_in", "yes_opt_in" or None for an ordinary message.
-
-    Like Twilio, only a whole message is a keyword (case-insensitive, trimmed); surrounding
-    punctuation ("Stop!", "'HELP'") is tolerated. "cancel that" is not a keyword.
-    """
-    word = _KEYWORD_TRIM.sub("", (body or "").strip()).upper()
-    return KEYWORDS.get(word)
 
 
 def signature_ok(validator: RequestValidator, url: str, params, signature: str | None, *,

@@ -14,8 +14,9 @@ from twilio.request_validator import RequestValidator
 
 from . import db
 from .config import Config
+from .keywords import classify_keyword
 from .phones import normalise_phone
-from .sms import classify_keyword, signature_ok
+from .sms import signature_ok
 
 log = logging.getLogger(__name__)
 EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'

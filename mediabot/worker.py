@@ -16,7 +16,8 @@ from contextlib import contextmanager
 
 from . import db
 from .config import SmsConfig
-from .sms import classify_keyword, format_reply_for
+from .keywords import classify_keyword
+from .sms import format_reply_for
 
 log = logging.getLogger(__name__)
 

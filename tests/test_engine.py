@@ -7,7 +7,7 @@ import pytest
 from mediabot import confirm, db, history
 from mediabot.engine import (APOLOGIES, APOLOGY, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
                              extract_name)
-from mediabot.sms import HELP_TEXT
+from mediabot.keywords import HELP_TEXT
 from tests.conftest import ADMIN
 
 

@@ -1,4 +1,4 @@
-"""Reply formatting, segment counting, keywords and signature checks (mediabot.sms)."""
+"""Reply formatting, segment counting and signature checks (mediabot.sms)."""
 
 import pytest
 from hypothesis import given, settings
@@ -6,8 +6,7 @@ from hypothesis import strategies as st
 from twilio.request_validator import RequestValidator
 
 from mediabot.config import SmsConfig
-from mediabot.sms import (HELP_TEXT, classify_keyword, count_segments, format_reply,
-                          format_reply_for, is_gsm7, signature_ok)
+from mediabot.sms import count_segments, format_reply, format_reply_for, is_gsm7, signature_ok
 
 
 @pytest.mark.parametrize("markdown, plain", [
@@ -124,35 +123,6 @@ def test_is_gsm7():
     assert not is_gsm7("\u2019")
     assert not is_gsm7("\U0001F600")
     assert not is_gsm7("`")
-
-
-@pytest.mark.parametrize("body, keyword", [
-    ("HELP", "help"), ("help", "help"), (" Help ", "help"), ("INFO", "help"),
-    ("RESET", "reset"), ("reset!", "reset"), ("Forget", "reset"),
-    ("STOP", "opt_out"), ("stop", "opt_out"), ("  Stop.  ", "opt_out"), ("STOPALL", "opt_out"),
-    ("UNSUBSCRIBE", "opt_out"), ("cancel", "opt_out"), ("CANCEL", "opt_out"),
-    ("END", "opt_out"), ("quit", "opt_out"), ("REVOKE", "opt_out"), ("OptOut", "opt_out"),
-    ("\u201cSTOP\u201d", "opt_out"),
-    ("START", "opt_in"), ("unstop", "opt_in"), ("Start\n", "opt_in"),
-    ("YES", "yes_opt_in"), ("yes", "yes_opt_in"), ("Yes!", "yes_opt_in"),
-    ("Y", None), ("no", None), ("N", None), ("cancel that", None), ("stop it", None),
-    ("please help", None), ("", None), ("   ", None), ("get Dune", None), ("helpful", None),
-])
-def test_keywords(body, keyword):
-    assert classify_keyword(body) == keyword
-
-
-@pytest.mark.parametrize("word", ["CANCEL", "cancel", "STOP", "Stop", "stop!", "END", "QUIT"])
-def test_opt_out_words_are_never_anything_else(word):
-    assert classify_keyword(word) == "opt_out"
-
-
-def test_help_text_is_gsm7_short_and_useful():
-    assert is_gsm7(HELP_TEXT)
-    assert len(HELP_TEXT) < 320
-    for word in ("RESET", "STOP", "Y", "N"):
-        assert word in HELP_TEXT
-    assert format_reply(HELP_TEXT) == HELP_TEXT
 
 
 def test_signature_ok():

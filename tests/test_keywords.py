@@ -1,0 +1,85 @@
+"""The words mediabot reads itself: keywords, and Y/N answers (mediabot.keywords)."""
+
+import pytest
+
+from mediabot.keywords import HELP_TEXT, classify_keyword, parse_answer
+from mediabot.sms import format_reply, is_gsm7
+
+
+@pytest.mark.parametrize("body, keyword", [
+    ("HELP", "help"), ("help", "help"), (" Help ", "help"), ("INFO", "help"),
+    ("RESET", "reset"), ("reset!", "reset"), ("Forget", "reset"),
+    ("STOP", "opt_out"), ("stop", "opt_out"), ("  Stop.  ", "opt_out"), ("STOPALL", "opt_out"),
+    ("UNSUBSCRIBE", "opt_out"), ("cancel", "opt_out"), ("CANCEL", "opt_out"),
+    ("END", "opt_out"), ("quit", "opt_out"), ("REVOKE", "opt_out"), ("OptOut", "opt_out"),
+    ("\u201cSTOP\u201d", "opt_out"),
+    ("START", "opt_in"), ("unstop", "opt_in"), ("Start\n", "opt_in"),
+    ("YES", "yes_opt_in"), ("yes", "yes_opt_in"), ("Yes!", "yes_opt_in"),
+    ("Y", None), ("no", None), ("N", None), ("cancel that", None), ("stop it", None),
+    ("please help", None), ("", None), ("   ", None), ("get Dune", None), ("helpful", None),
+])
+def test_keywords(body, keyword):
+    assert classify_keyword(body) == keyword
+
+
+@pytest.mark.parametrize("word", ["CANCEL", "cancel", "STOP", "Stop", "stop!", "END", "QUIT"])
+def test_opt_out_words_are_never_anything_else(word):
+    assert classify_keyword(word) == "opt_out"
+
+
+def test_help_text_is_gsm7_short_and_useful():
+    assert is_gsm7(HELP_TEXT)
+    assert len(HELP_TEXT) < 320
+    for word in ("RESET", "STOP", "Y", "N"):
+        assert word in HELP_TEXT
+    assert format_reply(HELP_TEXT) == HELP_TEXT
+
+
+@pytest.mark.parametrize("text", ["y", "Y", "yes", "YES!", "yep", "Confirm", "do it", "Do it.",
+                                  "ok", "yes please", "go ahead"])
+def test_yes_like(text):
+    assert parse_answer(text) == "yes"
+
+
+@pytest.mark.parametrize("text", ["n", "N", "no", "Nope", "keep it", "no thanks", "don't",
+                                  "never mind"])
+def test_no_like(text):
+    assert parse_answer(text) == "no"
+
+
+@pytest.mark.parametrize("text, answer", [
+    ("yes, do it", "yes"), ("Yes - delete it!", "yes"), ("ok go ahead", "yes"), ("Y\nY", "yes"),
+    ("no, keep it", "no"), ("No don't", "no"), ("cancel that", "no"), ("forget it", "no"),
+    ("yes no", None), ("no, do it", None), ("yes but keep the files", None),
+    ("yes " * 9, None)])
+def test_answers_made_only_of_yes_or_no_phrases(text, answer):
+    assert parse_answer(text) == answer
+
+
+@pytest.mark.parametrize("text", ["STOP", "cancel", "Cancel", "END", "quit", "unsubscribe",
+                                  "stopall", "revoke", "optout"])
+def test_opt_out_words_are_never_no(text):
+    """Twilio unsubscribes the sender on these; they must not double as 'no'."""
+    assert parse_answer(text) is None
+
+
+@pytest.mark.parametrize("text", ["what's downloading?", "yes but also add Dune", "",
+                                  "no idea, what is queued?"])
+def test_anything_else_is_not_an_answer(text):
+    assert parse_answer(text) is None
+
+
+@pytest.mark.parametrize("module", ["engine", "confirm", "keywords"])
+def test_the_engine_side_reads_keywords_without_the_sms_formatter(module):
+    """Layering: the vocabulary is shared, so the engine never imports the SMS edge."""
+    import ast
+    from pathlib import Path
+
+    import mediabot
+
+    source = Path(mediabot.__file__).with_name(f"{module}.py").read_text()
+    imported = {node.module for node in ast.walk(ast.parse(source))
+                if isinstance(node, ast.ImportFrom)}
+    imported |= {alias.name for node in ast.walk(ast.parse(source))
+                 if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
+    assert not imported & {"sms", "mediabot.sms"}
