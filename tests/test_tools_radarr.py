@@ -125,3 +125,54 @@ def test_notify_me_for_a_movie_not_in_the_library(stack):
 def test_series_tools_without_sonarr(stack):
     result = call(stack.context(sonarr=False), "notify_me", kind="series", id=1)
     assert result == {"error": "Sonarr is not set up on this server"}
+
+
+def routes(fake) -> list[tuple[str, str]]:
+    return [(r.method, r.path.removeprefix("/api/v3/")) for r in fake.requests]
+
+
+def test_search_and_add_read_each_setting_once_in_a_fresh_process(stack):
+    ctx = stack.context(sonarr=False)
+    call(ctx, "search_media", query="dune", kind="movie")
+    assert call(ctx, "add_movie", tmdb_id=DUNE_1984_TMDB)["ok"]
+    assert routes(stack.radarr) == [
+        ("GET", "system/status"), ("GET", "movie/lookup"), ("GET", "movie/lookup"),
+        ("GET", "rootfolder"), ("GET", "qualityprofile"), ("POST", "movie")]
+
+
+def test_search_and_add_is_three_requests_once_settings_are_cached(stack):
+    """The cached root folders and profiles serve later adds: lookup, lookup, POST."""
+    client = stack.client("radarr")
+    ctx = stack.context(sonarr=False, radarr=client)
+    call(ctx, "add_movie", tmdb_id=1170608)          # another movie earlier in the day
+    stack.radarr.requests.clear()
+    call(ctx, "search_media", query="dune", kind="movie")
+    result = call(ctx, "add_movie", tmdb_id=DUNE_1984_TMDB)
+    assert result["title"] == "Dune (1984)" and result["searching"]
+    assert routes(stack.radarr) == [("GET", "movie/lookup"), ("GET", "movie/lookup"),
+                                    ("POST", "movie")]
+    posted = stack.radarr.requests[-1].body
+    assert (posted["rootFolderPath"], posted["qualityProfileId"]) == ("/movies", 1)
+    assert posted["addOptions"] == {"searchForMovie": True} and posted["monitored"]
+
+
+def test_a_profile_created_after_caching_is_found_with_one_refetch(stack):
+    client = stack.client("radarr")
+    ctx = stack.context(sonarr=False, radarr=client)
+    call(ctx, "add_movie", tmdb_id=1170608)
+    stack.radarr.quality_profiles.append({**stack.radarr.quality_profiles[0], "id": 99,
+                                          "name": "Kids"})
+    stack.radarr.requests.clear()
+    assert call(ctx, "add_movie", tmdb_id=DUNE_1984_TMDB, quality_profile="kids")["ok"]
+    assert routes(stack.radarr) == [("GET", "movie/lookup"), ("GET", "qualityprofile"),
+                                    ("POST", "movie")]
+    assert stack.radarr.requests[-1].body["qualityProfileId"] == 99
+
+
+def test_an_unknown_profile_still_lists_the_real_ones(stack):
+    client = stack.client("radarr")
+    ctx = stack.context(sonarr=False, radarr=client)
+    call(ctx, "add_movie", tmdb_id=1170608)
+    result = call(ctx, "add_movie", tmdb_id=DUNE_1984_TMDB, quality_profile="8K")
+    assert result["error"].startswith("Radarr has no quality profile '8K'; it has: Any, SD")
+    assert stack.radarr.requests_to("movie", "POST")[-1].body["tmdbId"] == 1170608

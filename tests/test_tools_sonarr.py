@@ -173,3 +173,24 @@ def test_notify_me_records_the_request(stack):
     assert result["ok"] and stack.recorded == [("sonarr", SEVERANCE_TVDB, "Severance (2022)")]
     result = call(stack.context(radarr=False), "notify_me", kind="series", id=OFFICE_TVDB)
     assert "ready to watch" in result["message"] and len(stack.recorded) == 1
+
+
+def test_sonarr_v3_search_and_add_is_three_requests_once_settings_are_cached():
+    """Root folders, quality and language profiles are read once a process, not per add."""
+    stack = ArrStack(sonarr_version="3.0.10.1567")
+    try:
+        client = stack.client("sonarr")
+        ctx = stack.context(radarr=False, sonarr=client)
+        call(ctx, "add_series", tvdb_id=397360, seasons="latest")      # Dune: Prophecy
+        first = [r.path.removeprefix("/api/v3/") for r in stack.sonarr.requests]
+        assert first.count("rootfolder") == first.count("qualityprofile") \
+            == first.count("languageprofile") == 1
+        stack.sonarr.requests.clear()
+        call(ctx, "search_media", query="office", kind="series")
+        result = call(ctx, "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=[1, 2])
+        assert result["monitored_seasons"] == [1, 2]
+        assert [(r.method, r.path.removeprefix("/api/v3/")) for r in stack.sonarr.requests] \
+            == [("GET", "series/lookup"), ("GET", "series/lookup"), ("POST", "series")]
+        assert stack.sonarr.requests[-1].body["languageProfileId"] == 1
+    finally:
+        stack.close()

@@ -27,20 +27,14 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from mediabot.config import ArrConfig
-from mediabot.tools.base import ToolError
+from mediabot.tools.base import KeyRejected, ToolError, Unreachable
+from mediabot.tools.choices import check_client
+from mediabot.tools.metadata import Metadata
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 KINDS = {"sonarr": arrapi.SonarrAPI, "radarr": arrapi.RadarrAPI}
 _STATUS = re.compile(r"^\((\d{3}) \[[^\]]*\]\)\s*(.*)$", re.S)
-
-
-class Unreachable(ToolError):
-    """The server did not answer (refused, timed out, or is not Sonarr/Radarr at all)."""
-
-
-class KeyRejected(ToolError):
-    """The server answered 401: the configured API key is wrong."""
 
 
 class _ArrAdapter(HTTPAdapter):
@@ -85,6 +79,7 @@ class ArrClient:
         self._session.mount(self.url + "/", _ArrAdapter(config.api_key, config.timeout_seconds))
         self._api = None
         self._lock = threading.Lock()
+        self.metadata = Metadata()   # root folders and profiles, kept a few minutes
 
     def __repr__(self) -> str:
         return f"ArrClient({self.kind!r}, url={self.shown_url!r})"
@@ -134,7 +129,6 @@ class ArrClient:
 
     def check(self) -> list[tuple[bool, str]]:
         """Lines for ``mediabot check``: reachable, key accepted, root folder, profile."""
-        from mediabot.tools.choices import check_client
         return check_client(self)
 
 

@@ -1,17 +1,19 @@
-"""The shapes every tool shares: the tool record, the per-call context and the one error type.
+"""The shapes every tool shares: the tool record, the per-call context and the error types.
 
-Kept apart from the registry so that the service modules (sonarr.py, radarr.py) and the
-client (arr.py) can raise ``ToolError`` without importing the catalogue of tools.
+Kept apart from the registry so that the service modules (sonarr.py, radarr.py), the
+choices and the client (arr.py) can raise ``ToolError`` without importing the catalogue of
+tools. It imports none of them: ``ServiceClient`` names what a tool needs of a client, so
+base, choices and arr import in one direction only.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Callable
+from typing import Any, Callable, Protocol
 
-if TYPE_CHECKING:
-    from mediabot.tools.arr import ArrClient
+from mediabot.config import ArrConfig
+from mediabot.tools.metadata import Metadata
 
 SAFE = "safe"
 DESTRUCTIVE = "destructive"
@@ -21,6 +23,26 @@ ADMINS = frozenset({"admin"})
 
 class ToolError(Exception):
     """A failure the model can explain to the user; ``str(exc)`` is one short sentence."""
+
+
+class Unreachable(ToolError):
+    """The server did not answer (refused, timed out, or is not Sonarr/Radarr at all)."""
+
+
+class KeyRejected(ToolError):
+    """The server answered 401: the configured API key is wrong."""
+
+
+class ServiceClient(Protocol):
+    """What tools and checks use of a Sonarr/Radarr client (``arr.ArrClient`` is the one)."""
+
+    kind: str
+    name: str
+    shown_url: str
+    config: ArrConfig
+    metadata: Metadata
+
+    def run(self, fn: Callable[..., Any], *args, not_found: str | None = None) -> Any: ...
 
 
 class AlreadyInLibrary(ToolError):
@@ -56,14 +78,14 @@ class ToolContext:
     when the title arrives; ``clock`` returns an aware UTC datetime (tests pin it).
     """
 
-    sonarr: "ArrClient | None"
-    radarr: "ArrClient | None"
+    sonarr: "ServiceClient | None"
+    radarr: "ServiceClient | None"
     user_id: int | None = None
     role: str = "member"
     record_request: Callable[[str, int, str], None] | None = None
     clock: Callable[[], dt.datetime] = utc_now
 
-    def client(self, service: str) -> "ArrClient":
+    def client(self, service: str) -> ServiceClient:
         """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""
         client = self.sonarr if service == "sonarr" else self.radarr
         if client is None:

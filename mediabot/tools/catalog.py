@@ -89,7 +89,7 @@ def _add(ctx: ToolContext, kind: str, external_id: int, *args) -> dict:
     service, module, source = SERVICES[kind]
     client = ctx.client(service)
     try:
-        result = client.run(module.add, external_id, *args, client.config,
+        result = client.run(module.add, external_id, *args, client.config, client.metadata,
                             not_found=f"no {kind} has {source} id {external_id}")
     except AlreadyInLibrary as exc:
         if exc.complete or not _record(ctx, service, external_id, exc.title):

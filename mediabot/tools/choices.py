@@ -2,67 +2,100 @@
 
 The add tools and ``mediabot check`` resolve the same settings the same way: the configured
 name if it exists (else a ToolError listing what does), otherwise the server's first one.
-These functions take an arrapi API object, so they run inside ``ArrClient.run``.
+These functions take an arrapi API object, so they run inside ``ArrClient.run``. The add
+tools hand in the client's ``Metadata`` cache (a name missing from a cached list is looked
+up once more on a fresh one); ``check`` hands in none, so it always reads the server.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Callable, TypeVar
 
-from mediabot.tools.base import ToolError
+from mediabot.tools.base import KeyRejected, ServiceClient, ToolError
 from mediabot.tools.format import human_size
+from mediabot.tools.metadata import Metadata
 
-if TYPE_CHECKING:
-    from mediabot.tools.arr import ArrClient
+T = TypeVar("T")
 
 
-def pick_root_folder(api, name: str, configured: str) -> str:
+def root_folders(api) -> list[dict]:
+    return api._raw.get_rootFolder()
+
+
+def quality_profiles(api) -> list[dict]:
+    return [{"id": p["id"], "name": p["name"]} for p in api._raw.get_qualityProfile()]
+
+
+def language_profiles(api) -> list[dict]:
+    return [{"id": p["id"], "name": p.get("name")} for p in api._raw.get_languageProfile()]
+
+
+def _pick(metadata: Metadata | None, key: str, fetch: Callable[[], list],
+          choose: Callable[[list], T | None]) -> tuple[T | None, list]:
+    if metadata is None:
+        items = fetch()
+        return choose(items), items
+    return metadata.pick(key, fetch, choose)
+
+
+def pick_root_folder(api, name: str, configured: str, metadata: Metadata | None = None) -> str:
     """The configured root folder's path, else the first; ToolError when there is none."""
-    folders = [folder._data for folder in api.root_folder()]
+    path, folders = _pick(metadata, "root_folders", lambda: root_folders(api),
+                          lambda found: _root_path(found, configured))
+    if path is not None:
+        return path
     if not folders:
         raise ToolError(f"{name} has no root folders; add one in {name} under "
                         "Settings > Media Management")
-    if not configured:
-        return folders[0]["path"]
-    for folder in folders:
-        if folder["path"].rstrip("/") == configured.rstrip("/"):
-            return folder["path"]
     have = ", ".join(folder["path"] for folder in folders)
     raise ToolError(f"{name} has no root folder '{configured}'; it has: {have} "
                     f"(fix [{name.lower()}] root_folder)")
 
 
-def pick_quality_profile(api, name: str, asked: str | None, configured: str) -> int:
+def _root_path(folders: list[dict], configured: str) -> str | None:
+    if folders and not configured:
+        return folders[0]["path"]
+    return next((folder["path"] for folder in folders
+                 if folder["path"].rstrip("/") == configured.rstrip("/")), None)
+
+
+def pick_quality_profile(api, name: str, asked: str | None, configured: str,
+                         metadata: Metadata | None = None) -> int:
     """The id of the asked profile, else the configured one, else the first.
 
     Names match case-insensitively; an unknown name is a ToolError listing the real ones.
     """
-    profiles = [(profile.id, profile.name) for profile in api.quality_profile()]
+    wanted = asked or configured
+    profile_id, profiles = _pick(metadata, "quality_profiles", lambda: quality_profiles(api),
+                                 lambda found: _profile_id(found, wanted))
+    if profile_id is not None:
+        return profile_id
     if not profiles:
         raise ToolError(f"{name} has no quality profiles; create one in {name}")
-    wanted = asked or configured
-    if not wanted:
-        return profiles[0][0]
-    for profile_id, profile_name in profiles:
-        if profile_name.casefold() == wanted.casefold():
-            return profile_id
-    have = ", ".join(profile_name for _, profile_name in profiles)
+    have = ", ".join(profile["name"] for profile in profiles)
     raise ToolError(f"{name} has no quality profile '{wanted}'; it has: {have}")
 
 
-def pick_language_profile(api) -> int | None:
+def _profile_id(profiles: list[dict], wanted: str | None) -> int | None:
+    if profiles and not wanted:
+        return profiles[0]["id"]
+    return next((profile["id"] for profile in profiles
+                 if profile["name"].casefold() == wanted.casefold()), None)
+
+
+def pick_language_profile(api, metadata: Metadata | None = None) -> int | None:
     """Sonarr v3 needs a language profile on add (the first); v4 has none."""
     if api._raw.v4:
         return None
-    profiles = api.language_profile()
-    if not profiles:
+    profile_id, _ = _pick(metadata, "language_profiles", lambda: language_profiles(api),
+                          lambda found: found[0]["id"] if found else None)
+    if profile_id is None:
         raise ToolError("Sonarr has no language profiles; create one in Sonarr")
-    return profiles[0].id
+    return profile_id
 
 
-def check_client(client: "ArrClient") -> list[tuple[bool, str]]:
+def check_client(client: ServiceClient) -> list[tuple[bool, str]]:
     """Reachable and version, key accepted, root folder, quality profile: one line each."""
-    from mediabot.tools.arr import KeyRejected
     name, key = client.name, client.kind
     try:
         version = client.run(lambda api: api.system_status().version)
@@ -85,8 +118,10 @@ def _check_line(run, fn, name: str, configured: str) -> tuple[bool, str]:
 
 
 def _root_folder_line(api, name: str, configured: str) -> str:
-    path = pick_root_folder(api, name, configured)
-    folder = next(f._data for f in api.root_folder() if f._data["path"] == path)
+    folders = Metadata()   # one read of the server's list, shared by the pick and the line
+    path = pick_root_folder(api, name, configured, folders)
+    folder = next(f for f in folders.get("root_folders", lambda: root_folders(api))
+                  if f["path"] == path)
     if folder.get("accessible") is False:
         raise ToolError(f"{name} root folder {path} is not accessible (is the disk mounted?)")
     free = human_size(folder.get("freeSpace") or 0)
@@ -95,7 +130,10 @@ def _root_folder_line(api, name: str, configured: str) -> str:
 
 
 def _profile_line(api, name: str, configured: str) -> str:
-    profile_id = pick_quality_profile(api, name, None, configured)
-    profile = next(p.name for p in api.quality_profile() if p.id == profile_id)
+    profiles = Metadata()
+    profile_id = pick_quality_profile(api, name, None, configured, profiles)
+    profile = next(p["name"] for p in profiles.get("quality_profiles",
+                                                   lambda: quality_profiles(api))
+                   if p["id"] == profile_id)
     how = "configured" if configured else "none configured, using the first"
     return f"{name} quality profile {profile} ({how})"

@@ -11,8 +11,9 @@ from mediabot.config import ArrConfig
 from mediabot.tools.base import AlreadyInLibrary
 from mediabot.tools.choices import pick_quality_profile, pick_root_folder
 from mediabot.tools.format import api_time, human_size, parse_utc, utc_text
-from mediabot.tools.summaries import (delete_added, not_in_library, queue_summary,
-                                      require_added, search_hit, title_of)
+from mediabot.tools.metadata import Metadata
+from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
+                                      queue_summary, require_added, search_hit, title_of)
 
 QUEUE_PAGE_SIZE = 50
 RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
@@ -69,18 +70,29 @@ def _releases(data: dict) -> list[tuple[dt.datetime, str]]:
     return [(parse_utc(data[key]), word) for key, word in RELEASES if parse_utc(data.get(key))]
 
 
-def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig) -> dict:
-    """Add the movie and search for it. Raises AlreadyInLibrary or ToolError."""
-    movie = api.get_movie(tmdb_id=tmdb_id)
-    data = movie._data
+def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig,
+        metadata: Metadata | None = None) -> dict:
+    """Add the movie and search for it. Raises AlreadyInLibrary or ToolError.
+
+    Two requests: the lookup (which also says whether it is already added) and the POST.
+    Root folders and profiles come from ``metadata``; arrapi's own ``Movie.add`` would
+    fetch both again and repeat the lookup.
+    """
+    data = lookup(api, tmdb_id)
     if data.get("id"):
         raise AlreadyInLibrary(title_of(data), bool(data.get("hasFile")))
-    root = pick_root_folder(api, "Radarr", config.root_folder)
-    profile = pick_quality_profile(api, "Radarr", quality_profile, config.quality_profile)
-    movie.add(root, profile, monitor=True, search=True, minimum_availability="announced")
-    added = movie._data
+    root = pick_root_folder(api, "Radarr", config.root_folder, metadata)
+    profile = pick_quality_profile(api, "Radarr", quality_profile, config.quality_profile,
+                                   metadata)
+    added = api._raw.post_movie({
+        **data, "rootFolderPath": root, "qualityProfileId": profile, "monitored": True,
+        "minimumAvailability": "announced", "addOptions": {"searchForMovie": True}})
     return {"ok": True, "title": title_of(added), "tmdb_id": tmdb_id,
             "searching": True}
+
+
+def lookup(api, tmdb_id: int) -> dict:
+    return lookup_record(api._raw.get_movie_lookup(f"tmdb:{tmdb_id}"), api._raw.get_movie_id)
 
 
 def size_and_label(api, tmdb_id: int) -> tuple[str, int]:
@@ -94,7 +106,7 @@ def remove(api, tmdb_id: int, delete_files: bool) -> str:
 
 def lookup_title(api, tmdb_id: int) -> tuple[str, bool, bool]:
     """(label, in library, ready to watch)."""
-    data = api.get_movie(tmdb_id=tmdb_id)._data
+    data = lookup(api, tmdb_id)
     return (title_of(data), bool(data.get("id")),
             bool(data.get("id") and data.get("hasFile")))
 

@@ -13,8 +13,9 @@ from mediabot.tools.choices import (pick_language_profile, pick_quality_profile,
                                     pick_root_folder)
 from mediabot.tools.format import (api_time, episode_code, human_size, parse_utc,
                                    utc_text)
-from mediabot.tools.summaries import (delete_added, not_in_library, queue_summary,
-                                      require_added, search_hit, title_of)
+from mediabot.tools.metadata import Metadata
+from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
+                                      queue_summary, require_added, search_hit, title_of)
 
 QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
@@ -82,29 +83,40 @@ def _regular_seasons(data: dict) -> list[int]:
     return sorted(s["seasonNumber"] for s in data.get("seasons") or [] if s["seasonNumber"] > 0)
 
 
-def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConfig) -> dict:
+def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConfig,
+        metadata: Metadata | None = None) -> dict:
     """Add the series, monitor the asked seasons and search for them.
 
+    Two requests: the lookup and the POST (root folders and profiles come from
+    ``metadata``; arrapi's ``Series.add`` would fetch them again and repeat the lookup).
     Raises AlreadyInLibrary (with whether all aired episodes are on disk) or ToolError for
     an unknown season, root folder or quality profile; arrapi's NotFound is translated by
     the caller's ``not_found`` message.
     """
-    series = api.get_series(tvdb_id=tvdb_id)
-    data = series._data
+    data = lookup(api, tvdb_id)
     if data.get("id"):
         stats = data.get("statistics") or {}
         complete = stats.get("episodeFileCount", 0) >= stats.get("episodeCount", 0)
         raise AlreadyInLibrary(title_of(data), complete)
     monitor = _monitor_seasons(data, seasons)
-    root = pick_root_folder(api, "Sonarr", config.root_folder)
-    profile = pick_quality_profile(api, "Sonarr", quality_profile, config.quality_profile)
-    language = pick_language_profile(api)
-    series.add(root, profile, language, monitor=monitor, search=True, unmet_search=False)
-    added = series._data
+    body = {**data, "monitored": True, "seriesType": "standard", "seasonFolder": True,
+            "rootFolderPath": pick_root_folder(api, "Sonarr", config.root_folder, metadata),
+            "qualityProfileId": pick_quality_profile(api, "Sonarr", quality_profile,
+                                                     config.quality_profile, metadata),
+            "addOptions": {"searchForMissingEpisodes": True,
+                           "searchForCutoffUnmetEpisodes": False, "monitor": monitor}}
+    language = pick_language_profile(api, metadata)
+    if language is not None:
+        body["languageProfileId"] = language
+    added = api._raw.post_series(body)
     monitored = [s["seasonNumber"] for s in added.get("seasons") or []
                  if s.get("monitored") and s["seasonNumber"] > 0]
     return {"ok": True, "title": title_of(added), "tvdb_id": tvdb_id,
             "monitored_seasons": monitored, "searching": True}
+
+
+def lookup(api, tvdb_id: int) -> dict:
+    return lookup_record(api._raw.get_series_lookup(f"tvdb:{tvdb_id}"), api._raw.get_series_id)
 
 
 def _monitor_seasons(data: dict, seasons) -> str:
@@ -132,7 +144,7 @@ def remove(api, tvdb_id: int, delete_files: bool) -> str:
 
 def lookup_title(api, tvdb_id: int) -> tuple[str, bool, bool]:
     """(label, in library, ready): ready only for an ended series with every episode."""
-    data = api.get_series(tvdb_id=tvdb_id)._data
+    data = lookup(api, tvdb_id)
     stats = data.get("statistics") or {}
     ready = (bool(data.get("id")) and data.get("status") == "ended"
              and stats.get("episodeFileCount", 0) >= stats.get("totalEpisodeCount", 0) > 0)

@@ -5,6 +5,8 @@ both servers. Everything here takes plain dicts (arrapi's ``obj._data``) and ret
 except ``require_added``/``delete_added``, which take an arrapi Series or Movie.
 """
 
+import arrapi
+
 from mediabot.tools.base import ToolError
 from mediabot.tools.format import episode_range, human_timeleft, label, progress, short_text
 
@@ -19,6 +21,14 @@ _STATE_WORDS = {
 
 def title_of(data: dict) -> str:
     return label(data["title"], data.get("year"))
+
+
+def lookup_record(found: list[dict], get_by_id) -> dict:
+    """The first hit of an id lookup (arrapi.NotFound when there is none). Once added, the
+    library's own record from ``get_by_id``: a lookup result lacks the file counts."""
+    if not found:
+        raise arrapi.NotFound("Item Not Found")
+    return get_by_id(found[0]["id"]) if found[0].get("id") else found[0]
 
 
 def require_added(item):
