@@ -151,3 +151,17 @@ def test_what_the_user_asked_for_stays_out_of_the_info_log(stack, caplog):
     ours = [r for r in caplog.records if r.name.startswith("mediabot")]
     assert ours, "the failure itself is logged"
     assert all("zzqx" not in r.getMessage() for r in ours if r.levelno >= logging.INFO)
+
+
+@pytest.mark.parametrize("text, words, expected", [
+    ("GET http://arr:8989/api/v3/series/lookup?term=dune&apikey=SECRET failed",
+     (), "GET http://arr:8989/api/v3/series/lookup failed"),
+    ("'/api/v3/movie?tmdbId=5' said no", (), "'/api/v3/movie' said no"),
+    ("key SECRET or apikey=other in a header", (), "key *** or apikey=*** in a header"),
+    ("Search for 'Dune Messiah' failed", ("dune messiah",), "Search for '***' failed"),
+    ("What? Really?", (), "What? Really?"),
+])
+def test_scrub_drops_keys_queries_and_the_requests_words(text, words, expected):
+    from mediabot.tools.arr import scrub
+
+    assert scrub(text, "SECRET", words) == expected

@@ -10,7 +10,10 @@ delete answering 200 with no body; ``system/status`` with a configurable version
 3.x serves language profiles, 4.x does not).
 
 Knobs: ``delay`` (answer late, for timeouts), ``lookup_status`` (e.g. 503, the search
-backend being down). Every request is recorded in ``requests`` for assertions.
+backend being down), ``echo_status`` (every API call but ``system/status`` fails with that
+status and a body that quotes the request URL, API key included, as some servers and
+reverse proxies do; ``echo_json`` False sends it as an HTML page). Every request is
+recorded in ``requests`` for assertions.
 """
 
 import copy
@@ -75,6 +78,8 @@ class FakeArr:
         self.now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
         self.delay = 0.0
         self.lookup_status: int | None = None
+        self.echo_status: int | None = None
+        self.echo_json = True
         self.requests: list[Recorded] = []
         self.quality_profiles = quality_profiles()
         self.root_folders = root_folders(root)
@@ -106,9 +111,11 @@ class FakeArr:
         path = request.path.lower().rstrip("/")
         if not path.startswith("/api/v3/"):
             return Response(status=404)
+        route = path[len("/api/v3/"):]
+        if self.echo_status and route != "system/status":
+            return self._echo(request)
         if not self._authorised(request):
             return Response(status=401)
-        route = path[len("/api/v3/"):]
         for method, pattern, handler in self._routes():
             match = re.fullmatch(pattern, route)
             if match and request.method == method:
@@ -119,6 +126,19 @@ class FakeArr:
         keys = [v for k, v in request.args.items() if k.lower() == "apikey"]
         keys.append(request.headers.get("X-Api-Key", ""))
         return self.api_key in keys
+
+    def _echo(self, request: Request) -> Response:
+        """An error body quoting the URL with the key (from the header when not in it)."""
+        url = request.url
+        if not any(k.lower() == "apikey" for k in request.args):
+            key = request.headers.get("X-Api-Key", "")
+            url += ("&" if request.query_string else "?") + f"apikey={key}"
+        term = request.args.get("term", "")
+        if self.echo_json:
+            return _json({"message": f"Search for '{term}' failed for {url}",
+                          "description": f"{request.method} {url}"}, self.echo_status)
+        page = f"<html><body><h1>Error</h1><p>{request.method} {url}</p></body></html>"
+        return Response(page, status=self.echo_status, mimetype="text/html")
 
     def _routes(self):
         return [

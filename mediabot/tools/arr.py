@@ -8,14 +8,20 @@ arrapi has sharp edges that this module files down in one place:
   ``timeout_seconds`` on every request;
 * it puts ``?apikey=`` in the URL, where urllib3's debug log and requests' exception
   messages would show it: the adapter moves the key into the ``X-Api-Key`` header (both
-  servers accept it) before anything is sent, and ``scrub`` removes it from any text we log
-  or show anyway;
+  servers accept it) before anything is sent;
+* it copies error bodies into its exceptions, and servers (or a reverse proxy in front of
+  them) may quote the request URL there, key and search term included: every sentence that
+  leaves ``run`` (the ToolError the model and the household see, each log line) passes
+  ``scrub``, which drops the key, ``apikey=`` values, URL query strings and the words of
+  the failed request's query, so the user's search term is left only in DEBUG lines we
+  write on purpose;
 * it raises a bare ``ArrException`` for a 401 with an empty body and turns every requests
   error into ``ConnectionFailure``: ``_translate`` maps all of them to one short sentence.
 """
 
 from __future__ import annotations
 
+import ast
 import logging
 import re
 import threading
@@ -35,20 +41,36 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 KINDS = {"sonarr": arrapi.SonarrAPI, "radarr": arrapi.RadarrAPI}
 _STATUS = re.compile(r"^\((\d{3}) \[[^\]]*\]\)\s*(.*)$", re.S)
+MAX_ERROR_CHARS = 300
 
 
 class _ArrAdapter(HTTPAdapter):
-    """Moves ``apikey`` from the query string to a header and applies the timeout."""
+    """Moves ``apikey`` from the query string to a header and applies the timeout.
+
+    It also remembers, per thread, the query of the last request it sent, so an error
+    about that request can be scrubbed of its values (``last_query_values``).
+    """
 
     def __init__(self, api_key: str, timeout: float):
         super().__init__(max_retries=0)
         self._api_key = api_key
         self._timeout = timeout
+        self._sent = threading.local()
 
     def send(self, request, timeout=None, **kwargs):
         request.url = _without_api_key(request.url)
         request.headers["X-Api-Key"] = self._api_key
+        self._sent.query = urlsplit(request.url).query
         return super().send(request, timeout=timeout or self._timeout, **kwargs)
+
+    def last_query_values(self) -> list[str]:
+        """Free-text values (search terms, ``tmdb:123``) of this thread's last request."""
+        query = getattr(self._sent, "query", "")
+        return [value for _, value in parse_qsl(query) if _is_free_text(value)]
+
+
+def _is_free_text(value: str) -> bool:
+    return len(value) >= 3 and not value.isdigit() and value.lower() not in ("true", "false")
 
 
 def _without_api_key(url: str) -> str:
@@ -58,10 +80,31 @@ def _without_api_key(url: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-def scrub(text: str, secret: str) -> str:
-    """Remove the API key (and any ``apikey=`` value) from text about to be logged or shown."""
-    text = re.sub(r"(?i)(apikey=)[^&\s'\"]+", r"\1***", text)
-    return text.replace(secret, "***") if secret else text
+_APIKEY_VALUE = re.compile(r"(?i)(apikey=)[^&\s'\"<>]+")
+_URL_QUERY = re.compile(r"((?:https?://|/)[^\s?#'\"<>]*)\?[^\s#'\"<>]*")
+
+
+def scrub(text: str, secret: str, words=()) -> str:
+    """Text about to be logged or shown, without the API key, any ``apikey=`` value, the
+    query string of any URL or path in it, and ``words`` (the request's search terms)."""
+    text = _APIKEY_VALUE.sub(r"\1***", text)
+    text = _URL_QUERY.sub(r"\1", text)
+    for word in sorted(filter(None, {secret, *words}), key=len, reverse=True):
+        text = re.sub(re.escape(word), "***", text, flags=re.IGNORECASE)
+    return text
+
+
+class _ScrubRecords(logging.Filter):
+    """Scrubs the URLs urllib3 logs at DEBUG (its request lines carry the query)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.args:
+            record.args = tuple(scrub(a, "") if isinstance(a, str) else a
+                                for a in record.args)
+        return True
+
+
+_URLLIB3_FILTER = _ScrubRecords()
 
 
 class ArrClient:
@@ -76,7 +119,8 @@ class ArrClient:
         self.url = config.url.rstrip("/")
         self.shown_url = scrub(self.url, config.api_key)
         self._session = session or requests.Session()
-        self._session.mount(self.url + "/", _ArrAdapter(config.api_key, config.timeout_seconds))
+        self._adapter = _ArrAdapter(config.api_key, config.timeout_seconds)
+        self._session.mount(self.url + "/", self._adapter)
         self._api = None
         self._lock = threading.Lock()
         self.metadata = Metadata()   # root folders and profiles, kept a few minutes
@@ -96,7 +140,8 @@ class ArrClient:
             raise
         except (arrapi.ArrException, requests.RequestException) as exc:
             error = _translate(exc, self.name, self.shown_url, not_found)
-            detail = scrub(f"{type(exc).__name__}: {exc}", self.config.api_key)
+            error = type(error)(self.scrub(str(error))[:MAX_ERROR_CHARS])
+            detail = self.scrub(f"{type(exc).__name__}: {exc}")
             if isinstance(exc, (arrapi.NotFound, arrapi.Exists)):
                 # an answer about what the user asked for, which names it: DEBUG only
                 log.debug("%s: %s (%s)", self.name, error, detail)
@@ -104,6 +149,11 @@ class ArrClient:
                 log.warning("%s: %s", self.name, error)
                 log.debug("%s: %s", self.name, detail)
             raise error from None
+
+    def scrub(self, text: str) -> str:
+        """``scrub`` with this server's key and the values of this thread's last request
+        (cut after scrubbing, never before: a cut key would no longer match)."""
+        return scrub(text, self.config.api_key, self._adapter.last_query_values())
 
     def api(self):
         """The arrapi object, built on first use; a failed build is retried next time."""
@@ -133,10 +183,12 @@ class ArrClient:
 
 
 def _quiet_arrapi_logger() -> None:
-    """arrapi logs whole request and response payloads at DEBUG; keep it above that."""
+    """arrapi logs whole request and response payloads at DEBUG; keep it above that.
+    urllib3 logs each request line at DEBUG: its query strings are scrubbed."""
     logger = logging.getLogger("arrapi")
     if logger.level < logging.INFO:
         logger.setLevel(logging.INFO)
+    logging.getLogger("urllib3.connectionpool").addFilter(_URLLIB3_FILTER)
 
 
 def _translate(exc: Exception, name: str, url: str, not_found: str | None) -> ToolError:
@@ -180,5 +232,20 @@ def _http_error(message: str, name: str, not_found: str | None) -> ToolError:
     if status >= 500:
         return ToolError(f"{name} had a problem ({status}); its search service may be "
                          "down, try again later")
-    detail = detail.strip("b'\"") or "no reason given"
-    return ToolError(f"{name} refused: {detail[:200]}")
+    return ToolError(f"{name} refused: {_reason(detail) or 'no reason given'}")
+
+
+def _reason(detail: str) -> str:
+    """The readable part of an error body as arrapi quotes it: a JSON body's ``message``
+    (arrapi shows it as a Python dict), or the text of an HTML or plain body (bytes)."""
+    try:
+        body = ast.literal_eval(detail[:4000])
+    except Exception:  # a bare sentence, cut short or too deep: the text as it is
+        body = detail
+    if isinstance(body, bytes):
+        body = body.decode("utf-8", "replace")
+    if isinstance(body, list) and body and isinstance(body[0], dict):
+        body = body[0]
+    if isinstance(body, dict):
+        body = body.get("message") or body.get("errorMessage") or body.get("title") or ""
+    return " ".join(re.sub(r"<[^>]*>", " ", str(body)).split())

@@ -83,9 +83,8 @@ def _check_allowed(tool: Tool, ctx: ToolContext) -> None:
 
 
 def _scrubbed_traceback(ctx: ToolContext) -> str:
-    from mediabot.tools.arr import scrub
     text = traceback.format_exc()
     for client in (ctx.sonarr, ctx.radarr):
         if client is not None:
-            text = scrub(text, client.config.api_key)
+            text = client.scrub(text)
     return text

@@ -1,0 +1,65 @@
+"""Sonarr/Radarr error bodies that quote the request URL (API key and search term in it)
+never get past the arr client: not into the log, the stored tool result, the model's
+request or ``mediabot history show``. Through the daemon, over real HTTP."""
+
+import json
+import logging
+
+import pytest
+from click.testing import CliRunner
+
+from mediabot import db
+from mediabot.cli import main
+from tests.conftest import ADMIN
+from mediabot.sim.arr import API_KEY
+from tests.test_web import text
+
+TERM = "Zebulon Quartz"
+QUERY_MARKS = ("term=", "Zebulon+Quartz", "Zebulon%20Quartz")
+
+
+@pytest.fixture
+def daemon(daemon_for, stack):
+    return daemon_for(sonarr_url=stack.servers["sonarr"].url,
+                      radarr_url=stack.servers["radarr"].url,
+                      sonarr={"api_key": API_KEY}, radarr={"api_key": API_KEY})
+
+
+def history_show(tmp_path) -> str:
+    config = tmp_path / "operator.toml"
+    config.write_text(f'[server]\npublic_url = "https://sms.example.com"\n'
+                      f'[database]\npath = "{tmp_path / "m.db"}"\n')
+    result = CliRunner().invoke(main, ["history", "show", ADMIN, "--config", str(config)])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+@pytest.mark.parametrize("status, as_json", [(400, True), (401, True), (404, True),
+                                             (500, True), (400, False), (500, False)])
+def test_an_error_body_quoting_the_url_leaks_neither_key_nor_query(
+        daemon, stack, fake_llm, fake_twilio, caplog, tmp_path, status, as_json):
+    caplog.set_level(logging.DEBUG)
+    for fake in (stack.sonarr, stack.radarr):
+        fake.echo_status, fake.echo_json = status, as_json
+    fake_llm.enqueue_tool_calls([("search_media", {"query": TERM})])
+    fake_llm.enqueue_text("Sorry, the search failed.")
+    assert text(daemon.app.test_client(), f"find {TERM}").status_code == 200
+    assert daemon.worker.wait_idle(10)
+
+    assert fake_twilio.bodies() == ["Sorry, the search failed."], "the household is answered"
+    assert stack.sonarr.requests[-1].status == status, "the echoing body was really served"
+    ours = [r for r in caplog.records if r.name != "werkzeug"]  # not the fakes' access log
+    assert not [r.getMessage() for r in ours if API_KEY in r.getMessage()
+                or any(mark in r.getMessage() for mark in QUERY_MARKS)]
+    assert not [r.getMessage() for r in ours
+                if r.levelno >= logging.INFO and TERM.lower() in r.getMessage().lower()]
+    stored = [m.content for m in db.Message.select().where(db.Message.role == "tool")]
+    assert len(stored) == 1 and "error" in json.loads(stored[0])
+    seen_by_model = json.dumps(fake_llm.requests[-1])
+    shown = history_show(tmp_path)
+    for where, what in (("stored tool result", stored[0]), ("model request", seen_by_model),
+                        ("history show", shown)):
+        assert API_KEY not in what, f"the API key reached the {where}"
+        assert not any(mark in what for mark in QUERY_MARKS), f"the query reached the {where}"
+    assert TERM not in stored[0], "the search term is not echoed back in the tool result"
+    return json.loads(stored[0])["error"]
