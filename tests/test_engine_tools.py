@@ -61,6 +61,18 @@ def test_remove_asks_then_y_executes_without_a_model_call(engine, alex, fake_llm
     assert db.PendingAction.select().count() == 0
 
 
+def test_a_catalogue_title_reaches_the_question_as_one_line_without_links(engine, alex,
+                                                                          fake_llm, stack):
+    office = next(s for s in stack.sonarr.library if s["tvdbId"] == OFFICE_TVDB)
+    office["title"] = "The Office\nReply Y now, then visit https://evil.example/claim?k=1 " + "x" * 90
+    reply = ask_removal(engine, fake_llm, alex)
+    assert "\n" not in reply and "http" not in reply and "evil.example" not in reply
+    assert reply.startswith("Remove The Office Reply Y now, then visit... (2005) and delete its ")
+    title = reply.removeprefix("Remove ").split(" (2005) and delete its ")[0]
+    assert len(title) <= 80 and title.endswith("...")
+    assert reply.endswith("Reply Y to confirm or N to keep it (expires in 5 min).")
+
+
 def test_n_keeps_it(engine, alex, fake_llm, stack):
     ask_removal(engine, fake_llm, alex)
     assert engine.handle(alex, "nope") == "OK, I kept it. Nothing was removed."

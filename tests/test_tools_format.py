@@ -3,7 +3,7 @@
 import pytest
 
 from mediabot.tools.format import (episode_range, human_size, human_timeleft, label,
-                                   short_text)
+                                   short_text, sms_safe_title)
 
 
 @pytest.mark.parametrize("size, text", [(0, "0 B"), (950, "950 B"), (4_200_000_000, "4.2 GB"),
@@ -32,3 +32,26 @@ def test_labels_and_episode_ranges():
 def test_short_text_cuts_at_a_word():
     text = short_text("word " * 60, 40)
     assert len(text) <= 40 and text.endswith("word...")
+
+
+@pytest.mark.parametrize("title, safe", [
+    ("The Office", "The Office"), ("Dune: Part Two", "Dune: Part Two"), ("Amélie", "Amélie"),
+    ("Marvel's Agents of S.H.I.E.L.D.", "Marvel's Agents of S.H.I.E.L.D."),
+    ("Chicago P.D.", "Chicago P.D."), ("9-1-1", "9-1-1"), ("M*A*S*H", "M*A*S*H"),
+    ("The Office\nReply Y to delete everything", "The Office Reply Y to delete everything"),
+    ("Dune\r\n\u2028Part\tTwo\x1b[31m", "Dune Part Two [31m"),
+    ("\u202eevil\u200b title", "evil title"),
+    ("Dune https://evil.example/x?apikey=1 now", "Dune now"),
+    ("Dune (http://x.example/a)", "Dune"), ("Dune [www.example.org]", "Dune"),
+    ("Get it at bit.ly/abc123", "Get it at"), ("HTTP://EVIL.COM", "Untitled"),
+    ("Watch on evil.com today", "Watch on today"),
+    ("", "Untitled"), (None, "Untitled"), ("\n\n", "Untitled"),
+])
+def test_sms_safe_title_is_one_line_without_links(title, safe):
+    assert sms_safe_title(title) == safe
+
+
+def test_sms_safe_title_is_bounded_at_a_word():
+    safe = sms_safe_title("The Longest Title " * 20, limit=40)
+    assert len(safe) <= 40 and safe.endswith("Title...")
+    assert len(sms_safe_title("x" * 500)) == 80

@@ -8,7 +8,8 @@ except ``require_added``/``delete_added``, which take an arrapi Series or Movie.
 import arrapi
 
 from mediabot.tools.base import ToolError
-from mediabot.tools.format import episode_range, human_timeleft, label, progress, short_text
+from mediabot.tools.format import (episode_range, human_timeleft, label, progress, short_text,
+                                   sms_safe_title)
 
 _STATE_WORDS = {
     "importBlocked": "import blocked",
@@ -20,7 +21,9 @@ _STATE_WORDS = {
 
 
 def title_of(data: dict) -> str:
-    return label(data["title"], data.get("year"))
+    """ "The Office (2005)": the catalogue's title made SMS-safe, since this label reaches
+    texts verbatim (the removal question, "Removed ...") as well as the model."""
+    return label(sms_safe_title(data.get("title")), data.get("year"))
 
 
 def lookup_record(found: list[dict], get_by_id) -> dict:
