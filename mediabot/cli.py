@@ -78,18 +78,122 @@ def chat(config_path: str | None, phone: str | None) -> None:
     open_storage(config)
     user = _chat_user(phone)
     engine = build_engine(config)
-    interactive = sys.stdin.isatty()
-    if interactive:
+    if sys.stdin.isatty():
         click.echo(f"mediabot chat as {user.display_name or user.phone} ({user.role}). "
                    "Ctrl-D to quit.")
-    for line in _lines(interactive):
+    _converse(engine, user)
+
+
+def _converse(engine, user: db.User, show_tools: bool = False) -> None:
+    """Read lines from stdin and answer each through the engine, as one user."""
+    from .demo import last_message_id, tool_activity
+
+    for line in _lines(sys.stdin.isatty()):
         text = line.strip()
         if not text:
             continue
+        before = last_message_id(user.id) if show_tools else 0
         reply = engine.handle(user.id, text)
+        for activity in tool_activity(user.id, before) if show_tools else ():
+            click.echo(activity)
         if reply:
             click.echo(f"bot> {reply}")
         engine.after_turn(user.id)
+
+
+@main.command(short_help="Try mediabot on a simulated Sonarr/Radarr with your model.")
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+@click.option("--serve", "serve_mode", is_flag=True,
+              help="Run the whole daemon (with a simulated Twilio) and print a signed curl.")
+@click.option("--db", "db_path", metavar="PATH",
+              help="Keep the demo conversation in this database (default: a throwaway one).")
+@click.option("--member", is_flag=True, help="Talk as a member (members cannot remove media).")
+def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member: bool) -> None:
+    """Talk to your model about a simulated media library: no Twilio, Sonarr or Radarr
+    needed. Only [llm] in the config (or MEDIABOT_LLM_* in the environment) is used."""
+    import tempfile
+
+    from .demo import NO_MODEL, demo_config, demo_database, model_missing
+    from .sim.stack import Simulation
+
+    config = _demo_source_config(config_path)
+    if model_missing(config.llm):
+        click.echo(NO_MODEL, err=True)
+        sys.exit(2)
+    role = "member" if member else "admin"
+    with tempfile.TemporaryDirectory() as tmp, Simulation() as sim:
+        config = demo_config(config, sim, demo_database(db_path, tmp), role)
+        click.echo(f"mediabot demo: simulated Sonarr {sim.servers['sonarr'].url} and Radarr "
+                   f"{sim.servers['radarr'].url}; model {config.llm.model} at "
+                   f"{config.llm.base_url}; database {config.database.path}"
+                   f"{'' if db_path else ' (thrown away at exit)'}.")
+        click.echo("The library: The Office, Severance (season 2 downloading), Slow Horses "
+                   "(new episode soon); Dune, Dune: Part Two (downloading), Project Hail Mary "
+                   "(releasing soon).")
+        if serve_mode:
+            sys.exit(_demo_serve(config))
+        _demo_chat(config, role)
+
+
+def _demo_source_config(config_path: str | None):
+    """The config file when there is one; else defaults plus MEDIABOT_* from the environment
+    (a newcomer may have nothing but a model URL)."""
+    import os
+
+    from .config import parse_config, resolve_path
+
+    if resolve_path(config_path).exists():
+        return read_config(config_path, require_twilio=False)
+    try:
+        return parse_config({"server": {"public_url": "http://127.0.0.1:8080"}},
+                            source="<environment>", environ=os.environ, require_twilio=False)
+    except ConfigError as exc:
+        for line in exc.problems:
+            click.echo(f"config error: {line}", err=True)
+        sys.exit(2)
+
+
+def _demo_chat(config, role: str) -> None:
+    from .app import build_engine, open_storage
+    from .demo import DEMO_PHONE
+
+    with _quiet_logs(logging.WARNING):
+        open_storage(config)
+        user = db.User.get(db.User.phone == DEMO_PHONE)
+        click.echo(f"You are Sam ({role}). Try: \"what's downloading?\", \"get the new dune\", "
+                   "\"delete the office\". Tool calls show as [tool] lines. Ctrl-D to quit.")
+        _converse(build_engine(config), user, show_tools=True)
+
+
+def _demo_serve(config) -> int:
+    import threading
+
+    from .daemon import StartupError, serve as run
+    from .demo import SmsStage, demo_port
+
+    port = demo_port(config)
+    stage = SmsStage.start(port)
+    config = stage.config(config, port)
+    click.echo("The daemon answers SMS from Sam; replies arrive at a simulated Twilio and are "
+               "printed here as 'SMS to ...'. Text it from another terminal (signed like Twilio):")
+    click.echo("  " + stage.curl("what's downloading?"))
+    click.echo("or type a text here and press Enter. Ctrl-C stops.")
+    stop = threading.Event()
+    threading.Thread(target=stage.watch, args=(click.echo, stop), daemon=True).start()
+    threading.Thread(target=_post_lines, args=(stage,), daemon=True).start()
+    try:
+        return run(config)
+    except StartupError as exc:
+        raise click.ClickException(str(exc)) from None
+    finally:
+        stop.set()
+        stage.close()
+
+
+def _post_lines(stage) -> None:
+    for line in sys.stdin:
+        if line.strip():
+            stage.post(line.strip())
 
 
 @main.command(short_help="Check the config and every server mediabot uses.")

@@ -6,28 +6,20 @@ from dataclasses import replace
 
 from mediabot.config import ArrConfig
 from mediabot.tools import ArrClient, ToolContext, get_tool, run_tool
-from mediabot.sim.arr import API_KEY, FakeRadarr, FakeSonarr
-from mediabot.sim.loopback import LoopbackServer
+from mediabot.sim.stack import SONARR_VERSION, Simulation
 
 
-class ArrStack:
-    """``sonarr``/``radarr`` are the fakes; ``context()`` builds a ToolContext on them and
-    collects its ``record_request`` calls in ``recorded``."""
+class ArrStack(Simulation):
+    """The simulation, plus: ``context()`` builds a ToolContext on it and collects its
+    ``record_request`` calls in ``recorded``; ``down``/``up`` switch a server off and on."""
 
-    def __init__(self, *, sonarr_version: str = "4.0.14.2939", timeout: float = 2.0,
+    def __init__(self, *, sonarr_version: str = SONARR_VERSION, timeout: float = 2.0,
                  now: dt.datetime | None = None):
-        self.now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
-        self.sonarr = FakeSonarr(version=sonarr_version, now=self.now)
-        self.radarr = FakeRadarr(now=self.now)
-        self.servers = {"sonarr": LoopbackServer(self.sonarr).start(),
-                        "radarr": LoopbackServer(self.radarr).start()}
-        self.timeout = timeout
+        super().__init__(sonarr_version=sonarr_version, timeout=timeout, now=now)
         self.recorded: list[tuple[str, int, str]] = []
 
     def config(self, kind: str, **changes) -> ArrConfig:
-        base = ArrConfig(url=self.servers[kind].url, api_key=API_KEY,
-                         timeout_seconds=self.timeout)
-        return replace(base, **changes)
+        return replace(self.arr_config(kind), **changes)
 
     def client(self, kind: str, **changes) -> ArrClient:
         return ArrClient(kind, self.config(kind, **changes))
@@ -51,10 +43,6 @@ class ArrStack:
     def up(self, kind: str) -> None:
         server = self.servers[kind]
         server.start(port=server.port)
-
-    def close(self) -> None:
-        for server in self.servers.values():
-            server.stop()
 
 
 def call_tool(ctx: ToolContext, name: str, **arguments) -> dict:
