@@ -138,7 +138,24 @@ def show_history(config: Config, phone: str, limit: int) -> list[str]:
 
 def _message_line(row: db.Message) -> str:
     when = row.created_at.replace(tzinfo=dt.timezone.utc).astimezone()
-    return f"{when:%Y-%m-%d %H:%M}  {row.role:<9}  {_message_text(row)}"
+    return f"{when:%Y-%m-%d %H:%M}  {row.role:<9}  {printable(_message_text(row))}"
+
+
+_ESCAPES = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """``text`` on one terminal line with nothing for the terminal to obey: newlines (a
+    joined burst), escape sequences, other control characters and the invisible bidi
+    marks that reorder what follows are written out as ``\\n``, ``\\x1b``, ``\\u202e``."""
+    return "".join(ch if ch.isprintable() or ch == " " else _escape(ch) for ch in text)
+
+
+def _escape(ch: str) -> str:
+    if ch in _ESCAPES:
+        return _ESCAPES[ch]
+    code = ord(ch)
+    return f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}"
 
 
 def _message_text(row: db.Message) -> str:

@@ -204,6 +204,26 @@ def test_history_show_uses_local_time(started):
     assert f"{local:%Y-%m-%d %H:%M}" in run(started, "history", "show", ALEX).output
 
 
+def test_history_show_escapes_control_characters_so_each_message_is_one_line(started):
+    """A joined burst carries newlines, a hostile text terminal escapes (clear the screen,
+    recolour, rewrite the title) or a right-to-left override: shown, never obeyed."""
+    user = db.User.get(db.User.phone == ALEX)
+    bodies = ["get dune\nthe 2021 one", "\x1b[2J\x1b[31mred\x1b]0;owned\x07\rover",
+              "tab\there \u202etxt.exe"]
+    for body in bodies:
+        history.save_message(user.id, {"role": "user", "content": body})
+    history.save_message(user.id, {"role": "tool", "tool_call_id": "call_1",
+                                   "name": "search_media", "content": '{"error": "a\x1bb"}'})
+    lines = run(started, "history", "show", ALEX).output.splitlines()
+    assert len(lines) == 4
+    assert all(re.match(r"\d{4}-\d\d-\d\d \d\d:\d\d  (user|tool) ", line) for line in lines)
+    assert lines[0].endswith(r"get dune\nthe 2021 one")
+    assert lines[1].endswith(r"\x1b[2J\x1b[31mred\x1b]0;owned\x07\rover")
+    assert lines[2].endswith(r"tab\there \u202etxt.exe")
+    assert lines[3].endswith(r'(search_media) {"error": "a\x1bb"}')
+    assert not any(ch in "\n".join(lines) for ch in "\x1b\x07\r\t\u202e")
+
+
 def test_history_show_when_empty(started):
     result = run(started, "history", "show", ALEX)
     assert result.exit_code == 0 and f"no messages stored for {ALEX} (Alex)" in result.output
