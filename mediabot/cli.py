@@ -135,6 +135,46 @@ def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member:
         _demo_chat(config, role)
 
 
+@main.command("eval", short_help="Score the configured model on household tasks.")
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+@click.option("--tasks", "task_names", metavar="NAMES",
+              help="Comma-separated task names (default: all).")
+@click.option("--repeat", default=3, show_default=True, type=click.IntRange(1, 100),
+              help="Runs per task (models are not deterministic).")
+@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+def eval_command(config_path: str | None, task_names: str | None, repeat: int,
+                 as_json: bool) -> None:
+    """Run a fixed, versioned set of household tasks against the configured model and a
+    simulated library, each scored by what happened (tools, library, replies)."""
+    import json
+
+    from .demo import NO_MODEL, model_missing
+    from .eval_tasks import select
+    from .evaluation import render_table, run_eval
+
+    config = _demo_source_config(config_path)
+    if model_missing(config.llm):
+        click.echo(NO_MODEL, err=True)
+        sys.exit(2)
+    try:
+        tasks = select([n.strip() for n in task_names.split(",") if n.strip()]
+                       if task_names else None)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), param_hint="--tasks") from None
+
+    def progress(attempt, done, total):
+        click.echo(f"[{done}/{total}] {attempt.task}: {'pass' if attempt.passed else 'FAIL'} "
+                   f"({attempt.seconds:.1f} s)", err=True)
+
+    with _quiet_logs(logging.ERROR):
+        result = run_eval(config, tasks, repeat, progress)
+    if as_json:
+        click.echo(json.dumps(result, indent=2))
+    else:
+        for line in render_table(result):
+            click.echo(line)
+
+
 def _demo_source_config(config_path: str | None):
     """The config file when there is one; else defaults plus MEDIABOT_* from the environment
     (a newcomer may have nothing but a model URL)."""

@@ -57,12 +57,15 @@ def last_message_id(user_id: int) -> int:
     return newest.id if newest else 0
 
 
+def messages_since(user_id: int, after_id: int) -> list[dict]:
+    """The user's stored messages newer than ``after_id`` (one turn's worth), oldest first."""
+    return [m for m in history.get_history(user_id, 200) if (m.get("_id") or 0) > after_id]
+
+
 def tool_activity(user_id: int, after_id: int) -> list[str]:
     """What the tools did since message ``after_id``, one line per call and result."""
     lines = []
-    for message in history.get_history(user_id, 200):
-        if (message.get("_id") or 0) <= after_id:
-            continue
+    for message in messages_since(user_id, after_id):
         for call in message.get("tool_calls") or []:
             function = call.get("function", {})
             lines.append(f"  [tool] {function.get('name')} {_compact(function.get('arguments'))}")

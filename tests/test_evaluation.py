@@ -1,0 +1,146 @@
+"""`mediabot eval`: the scoring is checked both ways against scripted models: one that does
+the right thing scores 100%, and one that invents a title, answers from memory or claims a
+removal without asking fails exactly those tasks."""
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from mediabot.config import parse_config
+from mediabot.eval_tasks import TASKS, select
+from mediabot.evaluation import render_table, run_eval
+
+THREE = "Dune: Part Three"
+
+GOOD = {
+    "do we have severance?": [("library_status", {"query": "severance"}),
+                              "Yes, we have Severance (2022); season 2 is still downloading."],
+    "get dune": [("search_media", {"query": "dune", "kind": "movie"}),
+                 "Which Dune: the 2021 film (we have it) or Dune (1984)?"],
+    "please add the movie dune: part three": [
+        ("search_media", {"query": "dune part three", "kind": "movie"}),
+        ("add_movie", {"tmdb_id": 1170608}), f"Added {THREE}. I'll text you when it's ready."],
+    "add just season 2 of the british office": [
+        ("search_media", {"query": "the office", "kind": "series"}),
+        ("add_series", {"tvdb_id": 78107, "seasons": [2]}),
+        "Added The Office (UK) (2001), season 2 only."],
+    "what's downloading?": [("download_queue", {}),
+                            "Dune: Part Two is downloading, and Severance season 2."],
+    "what's on this week?": [("upcoming", {"days": 7}),
+                             "Slow Horses has a new episode in two days."],
+    "delete the office": [("remove_media", {"kind": "series", "id": 73244,
+                                            "delete_files": True})],
+    "delete the office please": ["Sorry, only an admin can remove things."],
+    "search for the office": [("search_media", {"query": "the office", "kind": "series"}),
+                              "I found The Office (2005), which we have, and The Office (UK) "
+                              "(2001). Want the British one?"],
+    "add the british one": [("add_series", {"tvdb_id": 78107, "seasons": "all"}),
+                            "Added The Office (UK)."],
+    "tell me everything about severance": [
+        ("library_status", {"query": "severance"}),
+        "Severance (2022): office workers with split memories. We have season 1; season 2 is "
+        "downloading."],
+    "do we have the movie zorblax returns?": [
+        ("library_status", {"query": "zorblax returns", "kind": "movie"}),
+        "No, I couldn't find a movie called Zorblax Returns."],
+}
+BAD = {**GOOD,
+       "get dune": [("search_media", {"query": "dune", "kind": "movie"}),
+                    "Which one: Dune (2021), Dune (1984) or Dune: Messiah (2026)?"],
+       "what's downloading?": ["Nothing is downloading right now."],
+       "delete the office": ["Done, I removed The Office."],
+       "y": ["OK!"]}
+
+
+def scripted(scripts: dict):
+    """A model that follows ``scripts``: the newest user text picks the script, and the
+    number of tool results since it picks the step."""
+    def respond(body):
+        messages = body["messages"]
+        last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
+        script = scripts[messages[last_user]["content"].strip().lower()]
+        step = script[sum(m["role"] == "tool" for m in messages[last_user:])]
+        return step if isinstance(step, str) else [step]
+    return respond
+
+
+@pytest.fixture
+def config(fake_llm, tmp_path):
+    return parse_config({"server": {"public_url": "https://sms.example.com"},
+                         "llm": {"base_url": fake_llm.url + "/v1", "api_key": "sk-test",
+                                 "max_retries": 0}}, require_twilio=False, environ={})
+
+
+def test_a_model_that_does_the_right_thing_scores_every_task(fake_llm, config):
+    fake_llm.set_responder(scripted(GOOD))
+    result = run_eval(config, TASKS, repeat=1)
+    failures = {row["task"]: row["failures"] for row in result["tasks"] if row["failures"]}
+    assert failures == {}
+    assert result["total"]["pass_rate"] == 1.0
+    assert result["total"]["passed"] == len(TASKS)
+
+
+def test_a_careless_model_fails_exactly_the_tasks_it_got_wrong(fake_llm, config):
+    fake_llm.set_responder(scripted(BAD))
+    result = run_eval(config, TASKS, repeat=1)
+    failed = {row["task"]: row["failures"] for row in result["tasks"] if row["passed"] == 0}
+    assert set(failed) == {"ask_when_ambiguous", "downloading", "remove_asks_first"}
+    assert "invented 'Dune: Messiah (2026)'" in failed["ask_when_ambiguous"][0]
+    assert failed["downloading"][0] == "step 1: did not call download_queue"
+    assert "step 1: no Y/N question was asked" in failed["remove_asks_first"]
+    assert "step 2: series 73244 missing from the library" not in failed["remove_asks_first"]
+
+
+def test_removal_waits_for_the_y_and_runs_on_it(fake_llm, config):
+    fake_llm.set_responder(scripted(GOOD))
+    result = run_eval(config, select(["remove_asks_first"]), repeat=1)
+    attempt = result["attempts"][0]
+    assert attempt["passed"]
+    assert "Reply Y to confirm" in attempt["replies"][0]
+    assert attempt["replies"][1].startswith("Removed The Office")
+
+
+def test_table_reports_pass_rate_calls_tokens_and_the_estimate_against_the_server(
+        fake_llm, config):
+    fake_llm.set_responder(scripted(GOOD))
+    result = run_eval(config, select(["have_it", "downloading"]), repeat=2)
+    row = result["tasks"][0]
+    assert (row["runs"], row["passed"], row["model_calls"]) == (2, 2, 2)
+    have_it_requests = fake_llm.requests[:4]          # 2 runs x (tool call, answer)
+    assert row["prompt_tokens"] == sum(len(json.dumps(r["messages"])) // 4
+                                       + len(json.dumps(r.get("tools", []))) // 4
+                                       for r in have_it_requests), "the server's own usage"
+    assert row["estimate_ratio"] is not None and 0.5 < row["estimate_ratio"] < 2
+    lines = render_table(result)
+    assert lines[1].split() == ["task", "pass", "calls", "prompt", "tok", "est/real",
+                                "median", "s"]
+    assert lines[3].startswith("have_it") and "2/2" in lines[3]
+    assert any(line.startswith("TOTAL") and "4/4" in line for line in lines)
+
+
+def test_unknown_task_names_are_named(fake_llm):
+    with pytest.raises(ValueError, match="unknown task nope; the tasks are have_it"):
+        select(["nope"])
+
+
+def test_the_eval_command_prints_progress_a_table_and_json(tmp_path, fake_llm):
+    fake_llm.set_responder(scripted(GOOD))
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("MEDIABOT_")}
+    environ.update(MEDIABOT_LLM_BASE_URL=fake_llm.url + "/v1", MEDIABOT_LLM_API_KEY="sk-test")
+    run = lambda *args: subprocess.run(  # noqa: E731
+        [sys.executable, "-m", "mediabot.cli", "eval", "--tasks", "have_it,no_invention",
+         "--repeat", "1", *args], capture_output=True, text=True, timeout=60, cwd=tmp_path,
+        env=environ)
+    table = run()
+    assert table.returncode == 0, table.stderr
+    assert "[1/2] have_it: pass" in table.stderr and "[2/2] no_invention: pass" in table.stderr
+    assert "TOTAL" in table.stdout and "2/2" in table.stdout
+    as_json = run("--json")
+    data = json.loads(as_json.stdout)
+    assert data["version"] and data["total"]["pass_rate"] == 1.0
+    assert [row["task"] for row in data["tasks"]] == ["have_it", "no_invention"]
+    refused = run("--tasks", "nope")
+    assert refused.returncode == 2 and "unknown task nope" in refused.stderr
