@@ -1,6 +1,7 @@
 """The fake OpenAI server, exercised through the real openai SDK over loopback HTTP."""
 
 import json
+import re
 import threading
 
 import openai
@@ -76,10 +77,47 @@ def test_invalid_json_arguments_are_delivered_as_sent(fake, client):
 
 
 def test_forced_ids_imitate_ollama_and_vllm(fake, client):
+    """Ollama makes ``call_`` + 8 random [a-z0-9] per call (server/routes.go toolCallId)."""
     fake.enqueue_tool_calls([("upcoming", {}), ("download_queue", {})], ids="ollama")
+    fake.enqueue_tool_calls([("upcoming", {})], ids="ollama")
     fake.enqueue_tool_calls([("upcoming", {})], ids="vllm")
-    assert [c.id for c in ask(client).choices[0].message.tool_calls] == ["call_0", "call_1"]
+    fake.enqueue_tool_calls([("upcoming", {})], ids=["call_0"])
+    ollama = [c.id for _ in range(2) for c in ask(client).choices[0].message.tool_calls]
+    assert all(re.fullmatch(r"call_[a-z0-9]{8}", i) for i in ollama), ollama
+    assert len(set(ollama)) == 3, "a fresh id for every call, across turns too"
     assert len(ask(client).choices[0].message.tool_calls[0].id) == 46
+    assert ask(client).choices[0].message.tool_calls[0].id == "call_0"
+
+
+def test_template_mode_answers_400_with_the_templates_words_as_vllm_does(fake, client):
+    fake.use_template("llama-3.1")
+    two_calls = HELLO + [
+        {"role": "assistant", "content": "", "tool_calls": [
+            {"id": f"call_{n}", "type": "function",
+             "function": {"name": "upcoming", "arguments": "{}"}} for n in (1, 2)]},
+        {"role": "tool", "tool_call_id": "call_1", "name": "upcoming", "content": "{}"},
+        {"role": "tool", "tool_call_id": "call_2", "name": "upcoming", "content": "{}"}]
+    with pytest.raises(openai.BadRequestError) as caught:
+        ask(client, two_calls)
+    assert caught.value.status_code == 400
+    assert caught.value.body == {
+        "message": "This model only supports single tool-calls at once! None",
+        "type": "BadRequestError", "param": None, "code": 400}
+    assert fake.rendered == []
+
+
+def test_template_mode_renders_what_it_accepts_and_reset_turns_it_off(fake, client):
+    fake.use_template("mistral-nemo")
+    fake.enqueue_text("Hi Alex.")
+    messages = [{"role": "system", "content": "You are mediabot."}] + HELLO
+    assert ask(client, messages).choices[0].message.content == "Hi Alex."
+    assert fake.rendered == ["<s>[INST]You are mediabot.\n\nhello[/INST]"]
+    with pytest.raises(openai.BadRequestError, match="must alternate"):
+        ask(client, messages + HELLO)
+    fake.reset()
+    assert ask(client, messages + HELLO).choices[0].message.content == "OK."
+    with pytest.raises(ValueError, match="no vendored template"):
+        fake.use_template("gpt-17")
 
 
 def test_an_orphan_tool_message_gets_the_real_400(fake, client):

@@ -13,21 +13,30 @@ model. Otherwise it pops the next scripted reply::
     fake.requests[-1]["messages"]      # what the model was shown
 
 With the queue empty it asks ``set_responder``'s function, else answers ``default_text``.
+
+``use_template(name)`` makes it a template server as well, like vLLM: each request's messages
+and tools are rendered through that vendored chat template (``tests.fakes.chat_templates``)
+before any reply, a template that raises gets vLLM's 400 with the template's own words, and
+``rendered`` holds every prompt text the template produced.
 """
 
 import itertools
 import json
+import random
+import string
 import threading
 import time
 from collections import deque
 from dataclasses import dataclass, field, replace
 
+import jinja2
 from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
 from mediabot.validation import find_violation
 from mediabot.sim.loopback import LoopbackServer
+from tests.fakes.chat_templates import TEMPLATES, render
 
 DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4o")
 CREATED = 1_700_000_000
@@ -79,7 +88,10 @@ class FakeOpenAI:
         self._queue: deque = deque()
         self._requests: list[dict] = []
         self._responder = None
+        self._template: tuple[str, str] | None = None
+        self._rendered: list[str] = []
         self._ids = itertools.count(1)
+        self._random = random.Random(0)
         self._server = LoopbackServer(self.wsgi_app)
         self._routes = Map([Rule("/v1/chat/completions", endpoint="chat", methods=["POST"]),
                             Rule("/v1/models", endpoint="models", methods=["GET"]),
@@ -112,12 +124,28 @@ class FakeOpenAI:
         with self._lock:
             return list(self._requests)
 
+    @property
+    def rendered(self) -> list[str]:
+        with self._lock:
+            return list(self._rendered)
+
     def reset(self) -> None:
-        """Forget the script, the responder and the recorded requests (to reuse one server)."""
+        """Forget the script, the responder, the template and what was recorded (to reuse one
+        server)."""
         with self._lock:
             self._queue.clear()
             self._requests.clear()
+            self._rendered.clear()
             self._responder = None
+            self._template = None
+
+    def use_template(self, name: str | None, *, mode: str = "vllm") -> None:
+        """Render every request through template ``name`` (a key of chat_templates.TEMPLATES)
+        as a ``mode`` server does ("vllm" or "passthrough"); None turns it off."""
+        if name is not None and name not in TEMPLATES:
+            raise ValueError(f"no vendored template {name!r}; choose from {sorted(TEMPLATES)}")
+        with self._lock:
+            self._template = None if name is None else (name, mode)
 
     def enqueue(self, reply: Reply) -> None:
         with self._lock:
@@ -130,8 +158,9 @@ class FakeOpenAI:
         """Queue one assistant message calling each ``(name, arguments)`` in ``calls``.
 
         ``arguments`` is a dict (sent as JSON) or a str sent as is, e.g. invalid JSON.
-        ``ids``: None for OpenAI-style ids, "ollama" for ``call_0, call_1, ...`` (as Ollama
-        sends on every turn), "vllm" for 46-character ids, or an explicit list.
+        ``ids``: None for OpenAI-style ids, "ollama" for Ollama's ``call_`` plus 8 random
+        lowercase letters and digits per call (server/routes.go ``toolCallId``), "vllm" for
+        its 46-character ids, or an explicit list (e.g. ``["call_0"]`` reused every turn).
         """
         self.enqueue(self.tool_calls_reply(calls, ids=ids, content=content))
 
@@ -160,12 +189,17 @@ class FakeOpenAI:
             return list(ids)
         numbers = [next(self._ids) for _ in range(count)]
         if ids == "ollama":
-            return [f"call_{i}" for i in range(count)]
+            return [self._ollama_id() for _ in range(count)]
         if ids == "vllm":
             return [f"chatcmpl-tool-{n:032x}" for n in numbers]
         if ids is None:
             return [f"call_{n:024d}" for n in numbers]
         raise ValueError(f"ids must be None, 'ollama', 'vllm' or a list, not {ids!r}")
+
+    def _ollama_id(self) -> str:
+        alphabet = string.ascii_lowercase + string.digits
+        with self._lock:
+            return "call_" + "".join(self._random.choice(alphabet) for _ in range(8))
 
     # ------------------------------------------------------------------ HTTP
 
@@ -200,6 +234,8 @@ class FakeOpenAI:
         with self._lock:
             self._requests.append(body)
         rejection = _reject(body, self.models)
+        if rejection is None:
+            rejection = self._render(body)
         if rejection is not None:
             return rejection
         reply = self._next_reply(body)
@@ -208,6 +244,22 @@ class FakeOpenAI:
         if reply.error is not None:
             return _json(reply.status, reply.error)
         return _json(200, self._completion(body, reply))
+
+    def _render(self, body: dict) -> Response | None:
+        """vLLM's 400 when the chosen template refuses the request; None when it renders."""
+        with self._lock:
+            template = self._template
+        if template is None:
+            return None
+        try:
+            text = render(template[0], body["messages"], body.get("tools"), mode=template[1])
+        except (jinja2.TemplateError, TypeError, ValueError) as exc:
+            return _json(400, {"error": {"message": f"{exc} {exc.__cause__}",
+                                         "type": "BadRequestError", "param": None,
+                                         "code": 400}})
+        with self._lock:
+            self._rendered.append(text)
+        return None
 
     def _next_reply(self, body: dict) -> Reply:
         """Pop delays and the next reply; ask the responder, else the default, when empty."""

@@ -1,0 +1,181 @@
+"""The conformance matrix: every prompt shape through every vendored chat template.
+
+A cell is one (template, shape, mode): the shape's stored history goes through mediabot's
+real prompt builder, the result through the template as a server would render it
+(``tests.fakes.chat_templates``), and the rendered text is searched for every message's text
+and every tool call's name and arguments. A cell is
+
+- ``ok``: rendered, nothing missing;
+- ``raised``: the template raised: the server would answer HTTP 400 (or 500);
+- ``dropped``: rendered, but some text or call is not in it: the model never sees it;
+- ``n/a``: the template cannot take this shape whatever a client sends: a template with no
+  tool rendering at all (Gemma 3, Phi-3.5) given a shape with tool calls: servers run those
+  models' tool turns through a tool format of their own (vLLM's gemma3_pythonic template,
+  which is in the matrix, or llama-cpp-python's chatml-function-calling); or a template that
+  needs arguments as an object (Qwen3.5) on a server that passes them on as the JSON string
+  the OpenAI API defines.
+
+``known`` lists what a template loses by its own design, never counted as a drop: Mistral's
+v3 templates write the system prompt only into a final user message, so on the second call
+of a tool round (the prompt ends in a tool result) it is not rendered at all.
+
+``python -m tests.conformance`` prints the matrix.
+"""
+
+import copy
+import json
+from dataclasses import dataclass, field
+
+import jinja2
+
+from tests.fakes.chat_templates import MODES, TEMPLATES, object_arguments, render
+from tests.prompt_shapes import SHAPES, Shape, newest_user_text, prompt, tool_schemas_for_admin
+
+
+@dataclass
+class Cell:
+    template: str
+    shape: str
+    mode: str
+    status: str                         # ok / raised / dropped / n/a
+    detail: str = ""
+    known: list[str] = field(default_factory=list)
+
+
+def check_cell(template: str, shape: Shape, mode: str, messages: list[dict] | None = None,
+               tools: list[dict] | None = None) -> Cell:
+    """Render one shape's prompt through one template; see the module doc for the verdicts."""
+    messages = prompt(shape) if messages is None else messages
+    tools = tool_schemas_for_admin() if tools is None else tools
+    spec = TEMPLATES[template]
+    has_calls = any(m.get("tool_calls") for m in messages)
+    if has_calls and not spec.tools:
+        return Cell(template, shape.name, mode, "n/a", "the template has no tool rendering")
+    if has_calls and mode == "passthrough" and spec.object_arguments:
+        return Cell(template, shape.name, mode, "n/a",
+                    "the template needs arguments as an object, not the API's JSON string")
+    try:
+        text = render(template, messages, tools, mode=mode)
+    except (jinja2.TemplateError, TypeError, ValueError) as exc:
+        return Cell(template, shape.name, mode, "raised", f"{type(exc).__name__}: {exc}")
+    missing, known = missing_parts(messages, text, template, tools, mode)
+    if shape.history and not appears(newest_user_text(shape), text):
+        missing.append("the newest user message")
+    if missing:
+        return Cell(template, shape.name, mode, "dropped", "; ".join(missing), known)
+    return Cell(template, shape.name, mode, "ok", known=known)
+
+
+def missing_parts(messages: list[dict], text: str, template: str, tools=None,
+                  mode: str = "vllm") -> tuple[list, list]:
+    """What of ``messages`` is not in ``text``: (real drops, losses the template is known for).
+
+    A call's name is in the tool list anyway, so whether the call itself was written is
+    tested by renaming it to a sentinel and rendering again.
+    """
+    spec = TEMPLATES[template]
+    missing, known = [], []
+    final_user = messages[-1]["role"] == "user"
+    for index, message in enumerate(messages):
+        content = message.get("content")
+        if isinstance(content, str) and content.strip() and not appears(content, text):
+            where = f"message {index} ({message['role']}) text {content[:40]!r}"
+            if (message["role"] == "system" and index == 0 and not final_user
+                    and spec.system_needs_final_user):
+                known.append(where + ": the template writes it only before a final user "
+                                     "message")
+            else:
+                missing.append(where)
+        for number, call in enumerate(message.get("tool_calls") or ()):
+            gaps = [f"message {index} call {gap}" for gap in _call_gaps(call, text)]
+            if not _call_written(messages, index, number, template, tools, mode):
+                gaps.append(f"message {index} call {number} is not written at all")
+            if gaps and spec.drops_calls:
+                known += [f"{gap}: {spec.drops_calls}" for gap in gaps]
+            else:
+                missing += gaps
+    return missing, known
+
+
+def _call_written(messages, index, number, template, tools, mode) -> bool:
+    sentinel = f"zz_sentinel_{index}_{number}"
+    renamed = copy.deepcopy(messages)
+    renamed[index]["tool_calls"][number]["function"]["name"] = sentinel
+    try:
+        return sentinel in render(template, renamed, tools, mode=mode)
+    except (jinja2.TemplateError, TypeError, ValueError):
+        return False
+
+
+def _call_gaps(call: dict, text: str) -> list[str]:
+    function = call.get("function") or {}
+    name = function.get("name") or ""
+    gaps = []
+    for key, value in object_arguments(function.get("arguments")).items():
+        if key not in text:
+            gaps.append(f"{name} argument name {key!r}")
+        gaps += [f"{name} argument {key}={leaf!r}" for leaf in _leaves(value)
+                 if not any(form in text for form in _value_forms(leaf))]
+    return gaps
+
+
+def _leaves(value):
+    if isinstance(value, dict):
+        return [leaf for v in value.values() for leaf in _leaves(v)]
+    if isinstance(value, list):
+        return [leaf for v in value for leaf in _leaves(v)]
+    return [value]
+
+
+def _value_forms(value) -> set[str]:
+    """How a template may write one argument value: JSON, Python, or JSON inside a string."""
+    if isinstance(value, str):
+        return {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1]}
+    return {json.dumps(value), str(value), repr(value)}
+
+
+def appears(content: str, text: str) -> bool:
+    """Is ``content`` in ``text`` as written, trimmed, or escaped inside a JSON string?"""
+    forms = {content, content.strip()}
+    forms |= {json.dumps(f, ensure_ascii=ascii)[1:-1] for f in list(forms)
+              for ascii in (True, False)}
+    return any(form in text for form in forms)
+
+
+def run_matrix(templates=None, shapes=SHAPES, modes=MODES) -> list[Cell]:
+    tools = tool_schemas_for_admin()
+    prompts = {shape.name: prompt(shape) for shape in shapes}
+    return [check_cell(template, shape, mode, prompts[shape.name], tools)
+            for template in (templates or TEMPLATES) for shape in shapes for mode in modes]
+
+
+def counts(cells: list[Cell]) -> dict[str, int]:
+    out = {"cells": len(cells)}
+    for status in ("ok", "raised", "dropped", "n/a"):
+        out[status] = sum(c.status == status for c in cells)
+    out["known template losses"] = sum(bool(c.known) for c in cells)
+    return out
+
+
+def table(cells: list[Cell]) -> str:
+    """One line per template: ok / raised / dropped / n/a over its shapes and modes."""
+    lines = [f"{'template':28s} {'ok':>4s} {'raised':>6s} {'dropped':>7s} {'n/a':>4s}"]
+    for template in dict.fromkeys(c.template for c in cells):
+        row = counts([c for c in cells if c.template == template])
+        lines.append(f"{template:28s} {row['ok']:4d} {row['raised']:6d} {row['dropped']:7d} "
+                     f"{row['n/a']:4d}")
+    total = counts(cells)
+    lines.append(f"{len(TEMPLATES)} templates x {len(SHAPES)} shapes x {len(MODES)} modes: "
+                 + ", ".join(f"{k} {v}" for k, v in total.items()))
+    return "\n".join(lines)
+
+
+def failures(cells: list[Cell]) -> str:
+    return "\n".join(f"{c.template} | {c.shape} | {c.mode}: {c.status}: {c.detail}"
+                     for c in cells if c.status in ("raised", "dropped"))
+
+
+if __name__ == "__main__":
+    result = run_matrix()
+    print(table(result))
+    print(failures(result))

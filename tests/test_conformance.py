@@ -1,0 +1,113 @@
+"""Conformance: every prompt shape mediabot builds, through every vendored real chat template.
+
+The shapes (tests/prompt_shapes.py) are stored histories passed through the real builder;
+the templates (tests/templates, sources in SOURCES.md) are rendered as vLLM and
+llama-cpp-python render them (tests/fakes/chat_templates.py); tests/conformance.py says what
+a cell's verdict means. Run ``python -m tests.conformance`` to print the whole matrix.
+"""
+
+import copy
+
+import pytest
+from mistral_common.exceptions import MistralCommonException
+from mistral_common.protocol.instruct.request import ChatCompletionRequest
+from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
+
+from tests.conformance import check_cell
+from tests.fakes.chat_templates import render
+from tests.prompt_shapes import Shape, tool_schemas_for_admin
+
+SYSTEM = {"role": "system", "content": "You are mediabot."}
+
+
+@pytest.fixture(scope="module")
+def mistral_tokenizer():
+    """Mistral-Nemo's tokenizer (tekken v3), shipped inside mistral-common: no download."""
+    return MistralTokenizer.v3(is_tekken=True)
+
+
+def mistral_request(messages: list[dict], tools: list[dict]) -> ChatCompletionRequest:
+    """The request vLLM builds with ``--tokenizer-mode mistral``
+    (make_mistral_chat_completion_request): content parts joined, a missing
+    ``parameters`` filled, a final assistant message marked as a prefix."""
+    messages, tools = copy.deepcopy(messages), copy.deepcopy(tools)
+    if messages[-1]["role"] == "assistant":
+        messages[-1]["prefix"] = True
+    for message in messages:
+        if message["role"] in ("assistant", "tool") and isinstance(message["content"], list):
+            message["content"] = "\n".join(part.get("text") for part in message["content"])
+    for tool in tools:
+        tool["function"].setdefault("parameters", {})
+    return ChatCompletionRequest(messages=messages, tools=tools)
+
+
+# ------------------------------------------------ the suite bites: issue 10's failures, found
+
+def _call(ident, name, arguments='{"query": "dune part two"}'):
+    return {"id": ident, "type": "function", "function": {"name": name, "arguments": arguments}}
+
+
+OLD_SHAPES = {
+    "a second system message": [
+        SYSTEM, {"role": "system", "content": "Earlier messages were pruned."},
+        {"role": "user", "content": "what about season 7?"}],
+    "user after a tool round": [
+        SYSTEM, {"role": "user", "content": "get dune"},
+        {"role": "assistant", "content": "", "tool_calls": [_call("call00001", "search_media")]},
+        {"role": "tool", "tool_call_id": "call00001", "name": "search_media", "content": "{}"},
+        {"role": "user", "content": "hello?"}],
+    "an unnamed tool result": [
+        SYSTEM, {"role": "user", "content": "get dune"},
+        {"role": "assistant", "content": "", "tool_calls": [_call("call00001", "search_media")]},
+        {"role": "tool", "tool_call_id": "call00001", "content": "{}"}],
+    "two calls in one message": [
+        SYSTEM, {"role": "user", "content": "queue and upcoming?"},
+        {"role": "assistant", "content": "", "tool_calls": [
+            _call("call00001", "download_queue", "{}"), _call("call00002", "upcoming", "{}")]},
+        {"role": "tool", "tool_call_id": "call00001", "name": "download_queue", "content": "{}"},
+        {"role": "tool", "tool_call_id": "call00002", "name": "upcoming", "content": "{}"}],
+    "content null beside calls": [
+        SYSTEM, {"role": "user", "content": "get dune"},
+        {"role": "assistant", "content": None, "tool_calls": [_call("call00001", "search_media")]},
+        {"role": "tool", "tool_call_id": "call00001", "name": "search_media", "content": "{}"}],
+    "text beside calls": [
+        SYSTEM, {"role": "user", "content": "get dune"},
+        {"role": "assistant", "content": "Looking that up in Radarr now.",
+         "tool_calls": [_call("call00001", "search_media")]},
+        {"role": "tool", "tool_call_id": "call00001", "name": "search_media", "content": "{}"}],
+}
+
+
+@pytest.mark.parametrize("old, template, mode, verdict, words", [
+    ("a second system message", "mistral-nemo", "vllm", "raised", "must alternate"),
+    ("a second system message", "deepseek-r1-distill-qwen", "vllm", "dropped",
+     "You are mediabot"),
+    ("user after a tool round", "mistral-small-3.2", "vllm", "raised", "must alternate"),
+    ("user after a tool round", "vllm-mistral-parallel", "vllm", "raised", "must alternate"),
+    ("an unnamed tool result", "vllm-hermes", "vllm", "raised", "require a 'name' key"),
+    ("two calls in one message", "llama-3.1", "vllm", "raised", "single tool-calls"),
+    ("two calls in one message", "llama-3.3", "passthrough", "raised", "single tool-calls"),
+    ("content null beside calls", "qwen3", "passthrough", "raised", "NoneType"),
+    ("content null beside calls", "granite-3.3", "passthrough", "raised", "NoneType"),
+    ("content null beside calls", "devstral-small", "passthrough", "raised", "None"),
+    ("text beside calls", "llama-3.1", "vllm", "dropped", "Looking that up"),
+])
+def test_the_suite_finds_the_failures_issue_10_reported(old, template, mode, verdict, words):
+    cell = check_cell(template, Shape(old, ()), mode, OLD_SHAPES[old], tool_schemas_for_admin())
+    assert (cell.status, words in cell.detail) == (verdict, True), cell
+
+
+def test_mistral_commons_validator_refuses_text_beside_calls(mistral_tokenizer):
+    request = mistral_request(OLD_SHAPES["text beside calls"], tool_schemas_for_admin())
+    with pytest.raises(MistralCommonException, match="either content or tool_calls"):
+        mistral_tokenizer.encode_chat_completion(request)
+
+
+def test_rendering_is_the_servers_not_a_toy():
+    """The environment is transformers': no HTML escaping in tojson, loop controls on,
+    raise_exception raising, strftime_now present (Mistral Small 3.2's default prompt)."""
+    messages = [{"role": "user", "content": "Tom & Jerry <3"}]
+    assert "Tom & Jerry <3" in render("qwen2.5", messages, tool_schemas_for_admin())
+    assert "The current date is 20" in render("mistral-small-3.2", messages)
+    with pytest.raises(Exception, match="must alternate"):
+        render("gemma-3", messages + messages)
