@@ -7,6 +7,7 @@ stops the next.
 
 import datetime as dt
 import logging
+import time
 from typing import Callable
 
 from apscheduler.schedulers.background import BackgroundScheduler
@@ -14,6 +15,8 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from . import confirm, db, history
 
 log = logging.getLogger(__name__)
+PRUNE_BATCH = 500
+PRUNE_PAUSE_SECONDS = 0.01
 
 
 def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None]) -> int:
@@ -29,10 +32,23 @@ def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None
     return len(expired)
 
 
-def prune_history(now: dt.datetime, retention_days: int) -> int:
-    """Delete messages older than the retention period; returns how many went."""
+def prune_history(now: dt.datetime, retention_days: int, *, batch: int = PRUNE_BATCH,
+                  pause: float = PRUNE_PAUSE_SECONDS, sleep=time.sleep) -> int:
+    """Delete messages older than the retention period; returns how many went.
+
+    In batches of ``batch`` rows, each its own short transaction found through the
+    ``created_at`` index, with a pause between them: the webhook's insert waits for one
+    batch at most (a few milliseconds), never for the whole backlog of a first prune.
+    """
     cutoff = now - dt.timedelta(days=retention_days)
-    removed = db.Message.delete().where(db.Message.created_at < cutoff).execute()
+    removed = 0
+    while True:
+        old = db.Message.select(db.Message.id).where(db.Message.created_at < cutoff).limit(batch)
+        count = db.Message.delete().where(db.Message.id.in_(old)).execute()
+        removed += count
+        if count < batch:
+            break
+        sleep(pause)
     if removed:
         log.info("pruned %d message(s) older than %d days", removed, retention_days)
     return removed

@@ -230,10 +230,7 @@ class Worker:
 
     def _rate_limited(self, user: db.User) -> bool:
         since = self.clock() - dt.timedelta(hours=1)
-        turns = (db.Outbox.select().where(db.Outbox.user == user.id,
-                                          db.Outbox.inbox.is_null(False),
-                                          db.Outbox.created_at > since).count())
-        return turns >= self.config.rate_limit_per_hour
+        return recent_turns(user.id, since).count() >= self.config.rate_limit_per_hour
 
     def _refuse(self, user: db.User, rows: list[db.Inbox]) -> None:
         """Past the hourly limit: no model call, and one polite SMS per hour at most."""
@@ -242,11 +239,13 @@ class Worker:
         log.warning("inbox %s: user %s is over %d turns an hour", rows[-1].id, user.id,
                     self.config.rate_limit_per_hour)
         prefix = f"rate-limit:{user.id}:"
-        told = db.Outbox.select().where(db.Outbox.dedupe_key.startswith(prefix),
-                                        db.Outbox.created_at > now - dt.timedelta(hours=1))
+        hour = dt.timedelta(hours=1)
+        keys = [prefix + moment.strftime("%Y%m%d%H") for moment in (now - hour, now)]
+        told = db.Outbox.select().where(db.Outbox.dedupe_key.in_(keys),   # unique index
+                                        db.Outbox.created_at > now - hour)
         if not told.exists():
             self.sender.send(user.phone, RATE_LIMIT_REPLY, user_id=user.id,
-                             dedupe_key=prefix + now.strftime("%Y%m%d%H"))
+                             dedupe_key=keys[-1])
 
     def reply_to_unknown(self, from_number: str) -> None:
         """The one fixed reply for an unknown number, when configured; once per number."""
@@ -269,6 +268,13 @@ class Worker:
         db.Inbox.update(status=status, error=error).where(db.Inbox.id.in_(ids)).execute()
 
     _finish = _set_status
+
+
+def recent_turns(user_id: int, since: dt.datetime):
+    """The user's turns answered since ``since`` (their replies in the outbox); found
+    through the (user_id, created_at) index, so its cost does not grow with the outbox."""
+    return db.Outbox.select().where(db.Outbox.user == user_id, db.Outbox.inbox.is_null(False),
+                                    db.Outbox.created_at > since)
 
 
 def stored_reply(user_id: int, text: str, since: dt.datetime) -> str | None:

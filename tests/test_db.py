@@ -7,6 +7,7 @@ import pytest
 
 from mediabot import db
 from mediabot.config import UserConfig
+from mediabot.worker import recent_turns
 
 
 @pytest.fixture
@@ -128,3 +129,21 @@ def test_an_older_database_is_upgraded_in_place_without_losing_rows(path):
     assert "notices" in db.database.get_tables()
     versions = [r[0] for r in db.database.execute_sql("SELECT version FROM schema_version")]
     assert versions == list(range(1, len(db.MIGRATIONS) + 1))
+
+
+def query_plan(sql: str, params=()) -> str:
+    rows = db.database.execute_sql("EXPLAIN QUERY PLAN " + sql, params).fetchall()
+    return " | ".join(row[-1] for row in rows)
+
+
+def test_the_rate_limit_and_retention_queries_use_an_index_not_a_scan(path):
+    """Every turn counts the user's recent replies and every hour prunes old messages; both
+    must cost the same with a year of rows as with none."""
+    db.open_database(path)
+    since = db.utcnow()
+    sql, params = recent_turns(1, since).sql()
+    assert "USING INDEX outbox_user_created" in query_plan(sql, params)
+    old = db.Message.select(db.Message.id).where(db.Message.created_at < since).limit(500)
+    sql, params = db.Message.delete().where(db.Message.id.in_(old)).sql()
+    assert "USING COVERING INDEX messages_created_at" in query_plan(sql, params)
+    db.database.close()

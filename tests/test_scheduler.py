@@ -63,3 +63,25 @@ def test_the_scheduler_runs_jobs_on_their_interval_and_survives_errors(database)
     finally:
         scheduler.shutdown(wait=True)
     assert calls.count("fail") >= 1 and calls.count("ok") >= 2
+
+
+def test_a_large_prune_goes_in_small_committed_batches(database, clock, tmp_path):
+    """The webhook's insert never waits for the whole backlog: each batch is committed
+    (another connection sees it gone) before a pause lets other writers in."""
+    import sqlite3
+
+    user = db.User.create(phone=ADMIN)
+    old = clock() - dt.timedelta(days=200)
+    for n in range(7):
+        db.Message.create(user=user, role="user", content=f"old {n}", created_at=old)
+    db.Message.create(user=user, role="user", content="new", created_at=clock())
+    other = sqlite3.connect(str(tmp_path / "mediabot.db"))
+    seen_between_batches = []
+
+    def pause(seconds):
+        seen_between_batches.append(other.execute("SELECT COUNT(*) FROM messages").fetchone()[0])
+
+    assert prune_history(clock(), 90, batch=3, pause=0.01, sleep=pause) == 7
+    assert seen_between_batches == [5, 2]
+    assert [m.content for m in db.Message.select()] == ["new"]
+    other.close()
