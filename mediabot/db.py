@@ -131,7 +131,38 @@ class Notice(BaseModel):
         table_name = "notices"
 
 
-MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice)
+class Announced(BaseModel):
+    """An episode a requester has been told about, so a later import of the same episode
+    (an upgrade Sonarr v4 reports without a flag) is not announced again."""
+
+    request = pw.ForeignKeyField(Request, on_delete="CASCADE")
+    season = pw.IntegerField()
+    episode = pw.IntegerField()
+    announced_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "announced"
+        indexes = ((("request", "season", "episode"), True),)
+
+
+class Import(BaseModel):
+    """An episode file Sonarr reported importing (per-file "On Import"), by download id,
+    kept a few days: its On Import Complete, which has no isUpgrade, then leaves out what
+    that download only upgraded or already reported, and a repeated delivery is known."""
+
+    service = pw.CharField()
+    download_id = pw.CharField()
+    season = pw.IntegerField()
+    episode = pw.IntegerField()
+    upgrade = pw.BooleanField()
+    seen_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "imports"
+        indexes = ((("service", "download_id", "season", "episode"), True),)
+
+
+MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import)
 
 
 def m001_initial(db: pw.SqliteDatabase) -> None:
@@ -235,7 +266,30 @@ def m003_turn_indexes(db: pw.SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX messages_created_at ON messages (created_at)")
 
 
-MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes]
+def m004_announced_episodes(db: pw.SqliteDatabase) -> None:
+    """What each requester was told, and which episode files each download imported."""
+    db.execute_sql("""CREATE TABLE announced (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id INTEGER NOT NULL REFERENCES requests (id) ON DELETE CASCADE,
+        season INTEGER NOT NULL,
+        episode INTEGER NOT NULL,
+        announced_at DATETIME NOT NULL)""")
+    db.execute_sql("CREATE UNIQUE INDEX announced_request_episode ON announced "
+                   "(request_id, season, episode)")
+    db.execute_sql("""CREATE TABLE imports (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        service VARCHAR(255) NOT NULL,
+        download_id VARCHAR(255) NOT NULL,
+        season INTEGER NOT NULL,
+        episode INTEGER NOT NULL,
+        upgrade INTEGER NOT NULL,
+        seen_at DATETIME NOT NULL)""")
+    db.execute_sql("CREATE UNIQUE INDEX imports_key ON imports "
+                   "(service, download_id, season, episode)")
+    db.execute_sql("CREATE INDEX imports_seen ON imports (seen_at)")
+
+
+MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes]
 
 
 class StorageError(Exception):

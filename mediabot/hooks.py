@@ -1,215 +1,130 @@
-"""Sonarr/Radarr "Connect -> Webhook": tell whoever asked that it is ready to watch.
+"""Sonarr/Radarr "Connect -> Webhook": the HTTP edge of the "ready to watch" texts.
 
-``POST /hooks/radarr`` and ``/hooks/sonarr`` take the apps' own webhook JSON, authenticated
-by HTTP Basic with ``[notifications] webhook_secret`` as the password (refused entirely
-while no secret is set). A movie import texts each requester once. Episode imports of a
-series are gathered for ``burst_seconds`` in a stored notice and sent as one text per
-requester ("Severance: S02E01-E03 are ready.") by the scheduler's ``send_due`` job, so a
-restart loses no notice. Upgrades notify nobody. Sending goes through the outbox with a
-dedupe key, so a hook delivered twice never texts twice.
+``/hooks/radarr`` and ``/hooks/sonarr`` (a trailing slash too; POST or PUT, the two methods
+Sonarr/Radarr offer) take the apps' own webhook JSON, authenticated by HTTP Basic with
+``[notifications] webhook_secret`` as the password (refused entirely while no secret is
+set). Sonarr and Radarr encode Basic credentials as ISO-8859-1 (ManagedHttpDispatcher),
+curl and browsers as UTF-8; either encoding of the secret is accepted.
+
+The password is checked before the body is read; the body may be up to ``BODY_LIMIT`` (a
+60-episode season pack's On Import Complete is about 90 KB; ``/sms`` keeps its own small
+limit). ``hookevents`` checks it; anything wrong is answered 400 with one plain line, never
+a traceback. What to text whom is ``notices``' job.
 """
 
-import datetime as dt
+import base64
+import binascii
 import hmac
-import json
 import logging
-from collections import defaultdict
-from dataclasses import dataclass
 
-from flask import jsonify, request
+from flask import current_app, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from . import db
-from .sms import format_reply_for
-from .tools.format import episode_code
+from .hookevents import ArrEvent, PayloadError, read_event
+from .notices import BURST_SECONDS, Notices
+
+__all__ = ["BURST_SECONDS", "BODY_LIMIT", "Hooks", "password_matches"]
 
 log = logging.getLogger(__name__)
-BURST_SECONDS = 60.0
+BODY_LIMIT = 1024 * 1024
+SERVICES = ("sonarr", "radarr")
 
 
 class Hooks:
     def __init__(self, config, sender, *, clock=db.utcnow, burst_seconds: float = BURST_SECONDS):
         self.config = config
-        self.sender = sender
-        self.clock = clock
-        self.burst_seconds = burst_seconds
-        self._closed = False
+        self.notices = Notices(config.sms, sender, clock=clock, burst_seconds=burst_seconds)
 
     def init_app(self, app) -> None:
-        app.add_url_rule("/hooks/<service>", "hooks", self._endpoint, methods=["POST"])
+        for rule in ("/hooks/<service>", "/hooks/<service>/"):
+            app.add_url_rule(rule, "hooks", self._endpoint, methods=["POST", "PUT"])
 
     # -- HTTP -------------------------------------------------------------------------------
 
     def _endpoint(self, service: str):
-        if service not in ("sonarr", "radarr"):
-            return jsonify({"error": "unknown hook; use /hooks/sonarr or /hooks/radarr"}), 404
+        if service not in SERVICES:
+            return _plain("unknown hook; use /hooks/sonarr or /hooks/radarr", 404)
         refusal = self._refusal()
         if refusal:
             return refusal
-        payload = request.get_json(force=True, silent=True)
-        if not isinstance(payload, dict) or not isinstance(payload.get("eventType"), str):
-            log.warning("/hooks/%s: malformed payload", service)
-            return jsonify({"error": "expected Sonarr/Radarr webhook JSON with eventType"}), 400
+        request.max_content_length = BODY_LIMIT
         try:
-            outcome = self.handle(service, payload)
-        except (KeyError, TypeError, ValueError) as exc:
-            log.warning("/hooks/%s: %s payload missing %s", service, payload["eventType"], exc)
-            return jsonify({"error": f"malformed {payload['eventType']} payload"}), 400
-        return jsonify({"ok": True, "result": outcome}), 200
+            body = request.get_data(cache=False)
+        except RequestEntityTooLarge:
+            log.warning("/hooks/%s: body over %d bytes refused", service, BODY_LIMIT)
+            return _plain(f"the body is larger than {BODY_LIMIT // 1024} KiB", 413)
+        try:
+            event = read_event(service, body)
+        except PayloadError as exc:
+            log.warning("/hooks/%s: refused a payload: %s", service, exc)
+            return _plain(str(exc), 400)
+        return jsonify({"ok": True, "result": self.handle(service, event)}), 200
 
     def _refusal(self):
         secret = self.config.notifications.webhook_secret
         if not secret:
-            return jsonify({"error": "hooks are off: set [notifications] webhook_secret"}), 403
-        auth = request.authorization
-        given = (auth.password or "") if auth and auth.type == "basic" else ""
-        if not hmac.compare_digest(given.encode(), secret.encode()):
+            return _plain("hooks are off: set [notifications] webhook_secret", 403)
+        if not password_matches(request.headers.get("Authorization"), secret):
             log.warning("/hooks: rejected a request with a wrong or missing password")
-            response = jsonify({"error": "wrong or missing webhook password"})
-            response.headers["WWW-Authenticate"] = 'Basic realm="mediabot"'
-            return response, 401
+            response = _plain("wrong or missing webhook password", 401)
+            response.headers["WWW-Authenticate"] = 'Basic realm="mediabot", charset="UTF-8"'
+            return response
         return None
 
     # -- events -----------------------------------------------------------------------------
 
-    def handle(self, service: str, payload: dict) -> str:
-        """Act on one webhook event; returns a word for the response and the log."""
-        event = payload["eventType"]
-        if event == "Test":
+    def handle(self, service: str, event: ArrEvent) -> str:
+        """Act on one checked webhook event; returns a word for the response and the log."""
+        if event.kind == "test":
             log.info("/hooks/%s: test event received", service)
             return "test ok"
-        if event in ("SeriesDelete", "MovieDelete"):
-            return self._forget(service, payload)
-        if event != "Download":
+        if event.kind == "delete":
+            return self.notices.forget(service, event.external_id)
+        if event.kind == "file_delete":
+            return self.notices.episode_files_deleted(event)
+        if event.kind != "import":
             return "ignored"
-        if payload.get("isUpgrade"):
-            return "upgrade ignored"
         if service == "radarr":
-            return self._movie_ready(payload["movie"])
-        return self._episodes_ready(payload["series"], payload["episodes"])
+            return self.notices.movie_imported(event)
+        return self.notices.episodes_imported(event)
 
-    def _forget(self, service: str, payload: dict) -> str:
-        item = payload["movie" if service == "radarr" else "series"]
-        external = int(item["tmdbId" if service == "radarr" else "tvdbId"])
-        db.Request.delete().where(db.Request.service == service,
-                                  db.Request.external_id == external).execute()
-        return "forgotten"
-
-    def _movie_ready(self, movie: dict) -> str:
-        return self._record(Item("radarr", int(movie["tmdbId"]), movie["title"]), set())
-
-    def _episodes_ready(self, series: dict, episodes: list[dict]) -> str:
-        numbers = {(int(e["seasonNumber"]), int(e["episodeNumber"])) for e in episodes}
-        if not numbers:
-            return "ignored (no episodes)"
-        return self._record(Item("sonarr", int(series["tvdbId"]), series["title"]), numbers)
-
-    def _record(self, item: "Item", episodes: set) -> str:
-        """Store the notice (episodes join an unsent one for the same series), then send
-        whatever is due. Stored first, so a crash before sending loses nothing."""
-        if not _open_requests(item.service, item.external_id).exists():
-            return "nobody asked"
-        now = self.clock()
-        gather = item.service == "sonarr" and self.burst_seconds > 0 and not self._closed
-        with db.database.atomic():
-            notice = db.Notice.get_or_none(
-                db.Notice.service == item.service, db.Notice.external_id == item.external_id,
-                db.Notice.sent_at.is_null()) if gather else None
-            if notice is None:
-                due = now + dt.timedelta(seconds=self.burst_seconds if gather else 0)
-                notice = db.Notice.create(service=item.service, external_id=item.external_id,
-                                          title=item.title, created_at=now, due_at=due)
-            stored = {tuple(pair) for pair in json.loads(notice.episodes)}
-            notice.episodes = json.dumps(sorted(stored | episodes))
-            notice.save()
-        return f"notified {self.send_due(now)}" if not gather else "gathering"
-
-    def close(self) -> int:
-        """At shutdown: send what is gathering now, and tell later imports at once."""
-        self._closed = True
-        return self.flush()
+    def send_due(self, now=None) -> int:
+        """The scheduler's job: send the notices due by ``now``; returns texts sent."""
+        return self.notices.send_due(now)
 
     def flush(self) -> int:
-        """Send every unsent notice, due or not; returns texts sent."""
-        return self.send_due(FAR_FUTURE)
+        return self.notices.flush()
 
-    def send_due(self, now: dt.datetime | None = None) -> int:
-        """Send the notices due by ``now`` (the scheduler's job); returns texts sent.
-
-        Claiming a notice and queueing its texts in the outbox is one transaction: after a
-        crash either the notice is still unsent or every text is in the outbox.
-        """
-        now = now or self.clock()
-        with db.database.connection_context():
-            due = list(db.Notice.select().where(db.Notice.sent_at.is_null(),
-                                                db.Notice.due_at <= now).order_by(db.Notice.id))
-            rows = [row for notice in due for row in self._queue_texts(notice)]
-            for row in rows:
-                self.sender.deliver(row.id)
-        return len(rows)
-
-    def _queue_texts(self, notice: db.Notice) -> list[db.Outbox]:
-        with db.database.atomic():
-            claimed = db.Notice.update(sent_at=self.clock()).where(
-                db.Notice.id == notice.id, db.Notice.sent_at.is_null()).execute()
-            if not claimed:
-                return []
-            requests = _open_requests(notice.service, notice.external_id)
-            episodes = {tuple(pair) for pair in json.loads(notice.episodes)}
-            if not episodes:  # a movie: each requester is told once
-                requests = requests.where(db.Request.notified_at.is_null())
-            text, tag = _notice_text(notice.title, episodes)
-            rows = [row for req in requests if (row := self._queue_text(req, text, tag))]
-        log.info("%s import of %s: %d requester(s) told", notice.service, notice.external_id,
-                 len(rows))
-        return [row for row in rows if row.status == "pending"]
-
-    def _queue_text(self, req: db.Request, text: str, tag: str) -> db.Outbox | None:
-        db.Request.update(notified_at=self.clock()).where(db.Request.id == req.id).execute()
-        user = req.user
-        if user.opted_out:
-            log.info("request %s: user %s opted out; not told", req.id, user.id)
-            return None
-        key = f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{tag}"
-        return self.sender.enqueue(user.phone, format_reply_for(self.config.sms, text),
-                                   user_id=user.id, dedupe_key=key[:255])
+    def close(self) -> int:
+        return self.notices.close()
 
 
-@dataclass(frozen=True)
-class Item:
-    service: str
-    external_id: int
-    title: str
+def password_matches(header: str | None, secret: str) -> bool:
+    """Does a Basic ``Authorization`` header carry ``secret`` as its password?
+
+    The password bytes are compared with the secret in UTF-8 and in ISO-8859-1 (what
+    Sonarr/Radarr send); any user name is accepted. Constant-time per candidate.
+    """
+    scheme, _, token = (header or "").partition(" ")
+    if scheme.lower() != "basic":
+        return False
+    try:
+        decoded = base64.b64decode(token.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    _, colon, given = decoded.partition(b":")
+    if not colon:
+        return False
+    candidates = {secret.encode("utf-8")}
+    try:
+        candidates.add(secret.encode("iso-8859-1"))
+    except UnicodeEncodeError:
+        pass  # a character Sonarr/Radarr cannot send: only UTF-8 clients can match
+    return any([hmac.compare_digest(given, candidate) for candidate in candidates])
 
 
-FAR_FUTURE = dt.datetime(9999, 1, 1)
-
-
-def _notice_text(title: str, episodes: set) -> tuple[str, str]:
-    """The text and the dedupe tag: 'Dune is ready to watch.' / 'X: S02E01-E03 are ready.'"""
-    if not episodes:
-        return f"{title} is ready to watch.", ""
-    ranges = episode_ranges(episodes)
-    return f"{title}: {ranges} {'is' if len(episodes) == 1 else 'are'} ready.", ranges
-
-
-def _open_requests(service: str, external_id: int):
-    return (db.Request.select(db.Request, db.User).join(db.User)
-            .where(db.Request.service == service, db.Request.external_id == external_id))
-
-
-def episode_ranges(episodes: set[tuple[int, int]]) -> str:
-    """{(2,1),(2,2),(2,3),(3,1)} -> 'S02E01-E03, S03E01' (consecutive episodes joined)."""
-    by_season = defaultdict(list)
-    for season, number in sorted(episodes):
-        by_season[season].append(number)
-    parts = []
-    for season, numbers in by_season.items():
-        start = prev = numbers[0]
-        for number in numbers[1:] + [None]:
-            if number is not None and number == prev + 1:
-                prev = number
-                continue
-            parts.append(episode_code(season, start) + (f"-E{prev:02d}" if prev != start else ""))
-            if number is not None:
-                start = prev = number
-    return ", ".join(parts)
+def _plain(line: str, status: int):
+    """One plain line: Sonarr/Radarr show a failed call's body in their log as it is."""
+    return current_app.response_class(line + "\n", status=status,
+                                      mimetype="text/plain")

@@ -7,7 +7,7 @@ import pytest
 
 from mediabot import db
 from mediabot.engine import record_request
-from mediabot.hooks import episode_ranges
+from mediabot.notices import episode_ranges
 from tests.conftest import ADMIN, MEMBER
 
 SECRET = "hook-secret"
@@ -37,7 +37,7 @@ def radarr_download(tmdb_id=DUNE_TWO, title="Dune: Part Two", upgrade=False):
     }
 
 
-def sonarr_download(episodes, upgrade=False):
+def sonarr_download(episodes, upgrade=False, download_id="D4E5F6"):
     """Shaped like Sonarr's WebhookImportPayload."""
     return {
         "eventType": "Download", "instanceName": "Sonarr", "applicationUrl": "",
@@ -50,7 +50,7 @@ def sonarr_download(episodes, upgrade=False):
                      for s, n in episodes],
         "episodeFile": {"id": 77, "relativePath": "Season 02/Severance - S02E01.mkv",
                         "quality": "WEBDL-1080p", "qualityVersion": 1, "size": 2_000_000_000},
-        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadId": "D4E5F6",
+        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadId": download_id,
     }
 
 
@@ -99,7 +99,7 @@ def test_series_burst_is_gathered_into_one_text(daemon_for, fake_twilio, clock):
     daemon.hooks.flush()
     assert [(m["to"], m["body"]) for m in fake_twilio.sent] == [
         (MEMBER, "Severance: S02E01-E03 are ready.")]
-    post(client, "sonarr", sonarr_download([(2, 3)]))
+    post(client, "sonarr", sonarr_download([(2, 3)], download_id="D4E5F7"))  # deleted, back
     daemon.hooks.flush()
     assert len(fake_twilio.sent) == 2 and fake_twilio.sent[1]["body"] == (
         "Severance: S02E03 is ready.")

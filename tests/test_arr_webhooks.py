@@ -1,0 +1,288 @@
+"""Sonarr and Radarr as they really call us: their payload shapes (tests/fakes/arr_webhooks),
+their methods and their Basic-auth encoding, over real HTTP to the daemon's own waitress."""
+
+import datetime as dt
+import threading
+
+import pytest
+import requests
+from waitress import wasyncore
+
+from mediabot import db
+from mediabot.engine import record_request
+from mediabot.hooks import BODY_LIMIT
+from mediabot.sim.loopback import free_port
+from tests.conftest import ADMIN, MEMBER, sign
+from tests.fakes import arr_webhooks as arr
+
+SECRET = "hook-secret"
+NON_ASCII_SECRET = "Café-Lumon-Straße-ñ"
+
+
+@pytest.fixture
+def serve(daemon_for):
+    """Start a daemon on a loopback port through its real waitress server; returns it with
+    ``url``. Stopped (and its server loop ended) after the test."""
+    started = []
+
+    def start(secret=SECRET, **sections):
+        daemon = daemon_for(server={"host": "127.0.0.1", "port": free_port()},
+                            notifications={"webhook_secret": secret}, **sections)
+        daemon.start()
+        daemon.server.adj.asyncore_loop_timeout = 0.05  # so the loop ends quickly at stop
+        thread = threading.Thread(target=daemon.server.run, daemon=True)
+        thread.start()
+        daemon.url = f"http://127.0.0.1:{daemon.server.socket.getsockname()[1]}"
+        started.append((daemon, thread))
+        return daemon
+    yield start
+    for daemon, thread in started:
+        # Close every socket from inside the server's own loop (kept-alive connections
+        # included), so the loop ends at once, then stop the rest of the daemon.
+        server = daemon.server
+        server.trigger.pull_trigger(lambda map=server._map: wasyncore.close_all(map))
+        thread.join(5)
+        assert not thread.is_alive(), "the server loop did not end"
+        daemon.stop()
+
+
+def ask(phone, service, external_id, title, clock):
+    record_request(db.User.get(phone=phone).id, service, external_id, title, clock())
+
+
+def send(daemon, service, payload, **options):
+    return arr.deliver(f"{daemon.url}/hooks/{service}", payload,
+                       password=options.pop("password", SECRET), **options)
+
+
+# -- 1. upgrades are not announced again ----------------------------------------------------
+
+def test_a_2160p_upgrade_of_an_announced_episode_texts_nothing(serve, fake_twilio, clock):
+    """Sonarr v4 with On Import and On Import Complete ticked: three per-file events and the
+    download's On Import Complete make one text; the later 2160p upgrade of E07 (per-file
+    isUpgrade=true, then On Import Complete with the same download id and no isUpgrade)
+    makes none."""
+    daemon = serve(burst_seconds=60)
+    ask(MEMBER, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    for number in (5, 6, 7):
+        assert send(daemon, "sonarr", arr.sonarr_download(2, number)).status_code == 200
+    complete = arr.sonarr_import_complete([(2, 5), (2, 6), (2, 7)])
+    assert send(daemon, "sonarr", complete).status_code == 200
+    assert daemon.hooks.send_due(clock() + dt.timedelta(seconds=61)) == 1
+    assert fake_twilio.bodies() == ["Severance: S02E05-E07 are ready."]
+
+    clock.advance(days=3)
+    upgrade_id = "SABnzbd_nzo_2160p"
+    upgrade = arr.sonarr_download(2, 7, upgrade=True, download_id=upgrade_id,
+                                  quality="WEBDL-2160p")
+    assert send(daemon, "sonarr", upgrade).json()["result"] == "upgrade ignored"
+    complete = arr.sonarr_import_complete([(2, 7)], download_id=upgrade_id,
+                                          quality="WEBDL-2160p")
+    assert "isUpgrade" not in complete
+    assert send(daemon, "sonarr", complete).status_code == 200
+    daemon.hooks.flush()
+    assert fake_twilio.bodies() == ["Severance: S02E05-E07 are ready."]
+
+
+def test_with_only_on_import_complete_an_upgrade_is_known_from_what_was_announced(
+        serve, fake_twilio, clock):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    send(daemon, "sonarr", arr.sonarr_import_complete([(2, 5), (2, 6), (2, 7)]))
+    send(daemon, "sonarr", arr.sonarr_import_complete([(2, 7), (2, 8)],
+                                                      download_id="SABnzbd_nzo_later"))
+    assert fake_twilio.bodies() == ["Severance: S02E05-E07 are ready.",
+                                    "Severance: S02E08 is ready."]
+
+
+def test_an_import_complete_after_the_text_went_out_adds_nothing(serve, fake_twilio, clock):
+    daemon = serve(burst_seconds=60)
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    send(daemon, "sonarr", arr.sonarr_download(2, 1))
+    daemon.hooks.flush()  # the burst ended before the download's last file imported
+    send(daemon, "sonarr", arr.sonarr_import_complete([(2, 1)]))
+    daemon.hooks.flush()
+    assert fake_twilio.bodies() == ["Severance: S02E01 is ready."]
+
+
+def test_a_deleted_episode_that_comes_back_is_announced_again(serve, fake_twilio, clock):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    send(daemon, "sonarr", arr.sonarr_import_complete([(2, 7)]))
+    send(daemon, "sonarr", arr.sonarr_episode_file_delete(2, 7, reason="upgrade"))
+    send(daemon, "sonarr", arr.sonarr_import_complete([(2, 7)], download_id="again"))
+    assert fake_twilio.bodies() == ["Severance: S02E07 is ready."], "an upgrade's delete"
+    assert send(daemon, "sonarr", arr.sonarr_episode_file_delete(2, 7)).status_code == 200
+    send(daemon, "sonarr", arr.sonarr_import_complete([(2, 7)], download_id="once more"))
+    assert fake_twilio.bodies() == ["Severance: S02E07 is ready."] * 2
+
+
+def test_a_per_file_event_delivered_twice_texts_once(serve, fake_twilio, clock):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    for _ in range(2):
+        assert send(daemon, "sonarr", arr.sonarr_download(2, 3)).status_code == 200
+    assert fake_twilio.bodies() == ["Severance: S02E03 is ready."]
+
+
+def test_sonarr_v3_and_radarr_upgrades_still_text_nobody(serve, fake_twilio, clock):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    ask(ADMIN, "radarr", arr.DUNE_TWO_TMDB, "Dune: Part Two", clock)
+    send(daemon, "sonarr", arr.v3_download(2, 1))
+    send(daemon, "sonarr", arr.v3_download(2, 1, upgrade=True))
+    send(daemon, "radarr", arr.radarr_download())
+    send(daemon, "radarr", arr.radarr_download(upgrade=True, quality="Remux-2160p"))
+    assert fake_twilio.bodies() == ["Severance: S02E01 is ready.",
+                                    "Dune: Part Two is ready to watch."]
+
+
+# -- 2. a season pack fits; /sms stays small --------------------------------------------------
+
+def test_a_60_episode_season_pack_is_accepted_and_told_in_one_text(serve, fake_twilio, clock):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    pack = arr.season_pack(count=60)
+    assert 80_000 < len(arr.to_json(pack)) < BODY_LIMIT
+    response = send(daemon, "sonarr", pack)
+    assert response.status_code == 200, response.text
+    assert fake_twilio.bodies() == ["Severance: S02E01-E60 are ready."]
+
+
+def test_bodies_over_the_limit_get_413_and_sms_keeps_its_small_limit(serve, fake_twilio):
+    daemon = serve()
+    too_big = b'{"eventType": "Test", "padding": "' + b"x" * BODY_LIMIT + b'"}'
+    response = send(daemon, "sonarr", None, body=too_big)
+    assert response.status_code == 413
+    assert response.text == "the body is larger than 1024 KiB\n"
+    form = {"MessageSid": "SM" + "1" * 32, "From": ADMIN, "To": "+15550001111",
+            "Body": "x" * 100_000}
+    sms = requests.post(daemon.url + "/sms", data=form, timeout=10, headers={
+        "X-Twilio-Signature": sign("https://sms.example.com/sms", form)})
+    assert sms.status_code == 413
+    assert requests.get(daemon.url + "/healthz", timeout=5).status_code == 200
+
+
+# -- 3. Basic auth as Sonarr/Radarr encode it ------------------------------------------------
+
+@pytest.mark.parametrize("encoding", ["iso-8859-1", "utf-8"])
+def test_a_non_ascii_secret_is_accepted_in_either_encoding(serve, encoding):
+    daemon = serve(secret=NON_ASCII_SECRET)
+    for service, test in (("sonarr", arr.sonarr_test()), ("radarr", arr.radarr_test())):
+        response = send(daemon, service, test, password=NON_ASCII_SECRET, encoding=encoding)
+        assert response.status_code == 200, response.text
+        assert response.json()["result"] == "test ok"
+    wrong = send(daemon, "sonarr", arr.sonarr_test(), password="Cafe-Lumon-Strasse-n",
+                 encoding=encoding)
+    assert wrong.status_code == 401
+    assert wrong.text == "wrong or missing webhook password\n"
+
+
+def test_missing_or_malformed_authorization_is_401(serve):
+    daemon = serve()
+    url = f"{daemon.url}/hooks/sonarr"
+    for headers in ({}, {"Authorization": "Basic !!!"}, {"Authorization": "Bearer x"},
+                    {"Authorization": "Basic " + "aGVsbG8="}):  # "hello", no colon
+        response = requests.post(url, data=arr.to_json(arr.sonarr_test()), timeout=5,
+                                 headers={"Content-Type": "application/json", **headers})
+        assert response.status_code == 401, headers
+
+
+# -- 4. PUT and a trailing slash ------------------------------------------------------------------
+
+@pytest.mark.parametrize("method, path", [("PUT", "/hooks/sonarr"), ("POST", "/hooks/sonarr/"),
+                                          ("PUT", "/hooks/radarr/")])
+def test_put_and_a_trailing_slash_work(serve, fake_twilio, clock, method, path):
+    daemon = serve()
+    ask(ADMIN, "radarr", arr.DUNE_TWO_TMDB, "Dune: Part Two", clock)
+    payload = arr.radarr_download() if "radarr" in path else arr.sonarr_test()
+    response = arr.deliver(daemon.url + path, payload, password=SECRET, method=method)
+    assert response.status_code == 200, response.text
+    if "radarr" in path:
+        assert fake_twilio.bodies() == ["Dune: Part Two is ready to watch."]
+    assert requests.get(daemon.url + path, timeout=5).status_code == 405
+
+
+# -- 15.7 bodies are checked before use ------------------------------------------------------------
+
+def _download_body(replace: bytes) -> bytes:
+    return arr.to_json(arr.sonarr_download(2, 1)).replace(b'"tvdbId": 371980', replace, 1)
+
+
+BAD_BODIES = [
+    ("nesting 10,000 deep",
+     b'{"eventType": "Download", "series": ' + b"[" * 10_000 + b"]" * 10_000 + b"}",
+     "the JSON is nested deeper than 32 levels"),
+    ("2^63", _download_body(b'"tvdbId": 9223372036854775808'),
+     "the number 9223372036854775808 is out of range (more than 64 bits)"),
+    ("1e30", _download_body(b'"tvdbId": 1e30'), "the number 1e30 is out of range"),
+    ("Infinity", _download_body(b'"tvdbId": Infinity'), "Infinity is not a JSON number"),
+    ("NaN", _download_body(b'"tvdbId": NaN'), "NaN is not a JSON number"),
+    ("a fractional id", _download_body(b'"tvdbId": 879538.9'),
+     "series.tvdbId must be a whole number from 1 to 2147483647, got 879538.9"),
+    ("true as an id", _download_body(b'"tvdbId": true'),
+     "series.tvdbId must be a whole number from 1 to 2147483647, got true"),
+    ("a string for isUpgrade",
+     arr.to_json(arr.sonarr_download(2, 1)).replace(b'"isUpgrade": false',
+                                                    b'"isUpgrade": "false"'),
+     'isUpgrade must be true or false, got "false" (a string)'),
+    ("no JSON", b"{not json", "the body is not JSON (Expecting property name enclosed in "
+                              "double quotes at line 1 column 2)"),
+]
+
+
+@pytest.mark.parametrize("body, line", [case[1:] for case in BAD_BODIES],
+                         ids=[case[0] for case in BAD_BODIES])
+def test_bad_bodies_get_400_with_one_plain_line_and_text_nobody(serve, fake_twilio, clock,
+                                                                 body, line):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    response = send(daemon, "sonarr", None, body=body)
+    assert response.status_code == 400
+    assert response.headers["Content-Type"].startswith("text/plain")
+    assert response.text == line + "\n"
+    assert fake_twilio.bodies() == []
+    assert send(daemon, "sonarr", arr.sonarr_download(2, 1)).status_code == 200, "still up"
+    assert fake_twilio.bodies() == ["Severance: S02E01 is ready."]
+
+
+def test_a_title_with_a_newline_and_a_link_reaches_the_text_as_one_clean_line(serve,
+                                                                               fake_twilio,
+                                                                               clock):
+    daemon = serve()
+    ask(ADMIN, "radarr", arr.DUNE_TWO_TMDB, "Dune: Part Two", clock)
+    title = "Dune: Part Two\r\nClaim your prize at https://evil.example/win?id=1 " + "now " * 40
+    send(daemon, "radarr", arr.radarr_download(title=title))
+    [body] = fake_twilio.bodies()
+    assert body == ("Dune: Part Two Claim your prize at now now now now now now now now now "
+                    "now... is ready to watch.")
+
+
+# -- every other event is accepted and texts nobody ----------------------------------------------
+
+def test_the_other_events_are_accepted_and_text_nobody(serve, fake_twilio, clock):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    ask(ADMIN, "radarr", arr.DUNE_TWO_TMDB, "Dune: Part Two", clock)
+    sonarr_events = [arr.sonarr_test(), arr.v3_test(), arr.sonarr_grab([(2, 1)]), arr.health(),
+                     arr.application_update()]
+    radarr_events = [arr.radarr_test(), arr.radarr_grab(), arr.health("Radarr"),
+                     arr.application_update("Radarr")]
+    for service, events in (("sonarr", sonarr_events), ("radarr", radarr_events)):
+        for payload in events:
+            response = send(daemon, service, payload)
+            assert response.status_code == 200, (payload["eventType"], response.text)
+    assert fake_twilio.bodies() == []
+
+
+def test_series_and_movie_delete_forget_who_asked(serve, fake_twilio, clock):
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    ask(MEMBER, "radarr", arr.DUNE_TWO_TMDB, "Dune: Part Two", clock)
+    send(daemon, "sonarr", arr.sonarr_download(2, 1))
+    assert send(daemon, "sonarr", arr.sonarr_series_delete()).json()["result"] == "forgotten"
+    assert send(daemon, "radarr", arr.radarr_movie_delete()).json()["result"] == "forgotten"
+    assert db.Request.select().count() == 0 and db.Announced.select().count() == 0
+    send(daemon, "sonarr", arr.sonarr_download(2, 2))
+    send(daemon, "radarr", arr.radarr_download())
+    assert fake_twilio.bodies() == ["Severance: S02E01 is ready."]
