@@ -5,7 +5,7 @@ import logging
 from . import db
 from .config import Config
 from .engine import Engine, Services
-from .llm import ChatModel, build_client
+from .llm import ChatModel
 from .summaries import Summarizer
 from .tools import ArrClient
 
@@ -19,8 +19,9 @@ def open_storage(config: Config) -> None:
 
 
 def build_services(config: Config, clock=db.utcnow) -> Services:
-    """Clients are built here, not at import; arr clients connect lazily on first use."""
-    model = ChatModel(build_client(config.llm), config.llm)
+    """Clients are built here, not at import; the model's SDK client and the arr clients
+    are built lazily on first use."""
+    model = ChatModel.lazy(config.llm)
     sonarr = ArrClient("sonarr", config.sonarr) if config.sonarr else None
     radarr = ArrClient("radarr", config.radarr) if config.radarr else None
     summarizer = Summarizer(model, config.history) if config.history.summaries else None

@@ -7,6 +7,8 @@ Every line passes through ``redact`` before it is shown, so an API key, the Twil
 token or an ``apikey=`` query string can never reach the terminal.
 """
 
+from __future__ import annotations
+
 import dataclasses
 import logging
 import os
@@ -15,11 +17,13 @@ import sqlite3
 import traceback
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-import openai
-
 from .config import Config, LLMConfig
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 
@@ -171,6 +175,8 @@ def check_llm(config: LLMConfig) -> Line:
     Lists ``GET /models`` first (free, no tokens); servers that do not list models (404,
     405, 501) get a one-token completion instead.
     """
+    import openai
+
     from .llm import build_client
 
     client = build_client(dataclasses.replace(config, max_retries=0))
@@ -190,6 +196,8 @@ def check_llm(config: LLMConfig) -> Line:
 
 
 def _llm_by_completion(client: openai.OpenAI, config: LLMConfig) -> Line:
+    import openai
+
     try:
         client.chat.completions.create(model=config.model, max_tokens=1,
                                        messages=[{"role": "user", "content": "Say OK."}])
@@ -210,6 +218,8 @@ def _model_missing(config: LLMConfig, available: list[str]) -> Line:
 
 def _llm_failure(config: LLMConfig, exc: openai.OpenAIError) -> Line:
     """One line with the fix for each way the model server can fail."""
+    import openai
+
     from .llm import api_error_message
 
     where = config.base_url

@@ -5,13 +5,17 @@ Works unchanged with OpenAI, Ollama, vLLM and llama.cpp: the loop branches on
 calls), and every SDK failure becomes one ``ModelError`` with a short reason.
 """
 
-import logging
-from dataclasses import dataclass, field
-from typing import Callable
+from __future__ import annotations
 
-import openai
+import logging
+import threading
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable
 
 from .config import LLMConfig
+
+if TYPE_CHECKING:
+    import openai
 
 log = logging.getLogger(__name__)
 OPTIONAL_PARAMETERS = ("temperature", "max_tokens")   # dropped when a model refuses them
@@ -32,7 +36,13 @@ class Completion:
 
 
 def build_client(config: LLMConfig) -> openai.OpenAI:
-    """The SDK client with our timeout and retries (its own are 600 s and 2 retries)."""
+    """The SDK client with our timeout and retries (its own are 600 s and 2 retries).
+
+    ``openai`` is imported here, not with this module: it takes 0.7 s, half of the
+    daemon's start, and nothing before the first model call needs it.
+    """
+    import openai
+
     return openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
                          timeout=config.timeout_seconds, max_retries=config.max_retries)
 
@@ -40,10 +50,24 @@ def build_client(config: LLMConfig) -> openai.OpenAI:
 class ChatModel:
     """One chat-completions call at a time, answers as plain OpenAI-shaped dicts."""
 
-    def __init__(self, client: openai.OpenAI, config: LLMConfig):
-        self.client = client
+    def __init__(self, client: openai.OpenAI | None, config: LLMConfig):
+        self._client = client
+        self._building = threading.Lock()
         self.config = config
         self.unsupported: set[str] = set()  # parameters this model refused; not sent again
+
+    @classmethod
+    def lazy(cls, config: LLMConfig) -> ChatModel:
+        """A model whose SDK client (and the ``openai`` import) is built on first use, so
+        the daemon answers /healthz before the SDK has loaded."""
+        return cls(None, config)
+
+    @property
+    def client(self) -> openai.OpenAI:
+        with self._building:
+            if self._client is None:
+                self._client = build_client(self.config)
+            return self._client
 
     def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
                  max_tokens: int | None = None) -> Completion:
@@ -53,6 +77,8 @@ class ChatModel:
             kwargs["tools"] = tools
         if max_tokens:
             kwargs["max_tokens"] = max_tokens
+        import openai
+
         try:
             response = self._create(kwargs)
         except openai.APITimeoutError as exc:
@@ -69,6 +95,8 @@ class ChatModel:
     def _create(self, kwargs: dict):
         """Send the request; a parameter the model refuses (reasoning models take no
         ``temperature`` or ``max_tokens``) is dropped, remembered, and the call made again."""
+        import openai
+
         for _ in range(len(OPTIONAL_PARAMETERS) + 1):
             sent = {k: v for k, v in kwargs.items() if k not in self.unsupported}
             try:
