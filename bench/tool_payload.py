@@ -2,7 +2,8 @@
 
 Runs the simulated servers (mediabot/sim) on loopback, calls the real tools through arrapi and
 prints JSON: for each case the raw response bytes of the endpoint(s) the result came from,
-the result's bytes, and their ratio (target <= 0.10). Run from the repository root:
+the result's bytes, and their ratio (target <= 0.10); and the size of the tool schemas sent
+on every model call (an admin with both services). Run from the repository root:
 
     .venv/bin/python bench/tool_payload.py
 """
@@ -33,6 +34,22 @@ def measure(stack, tool_name: str, arguments: dict, paths: tuple[str, ...]) -> d
     return {"raw_bytes": raw, "result_bytes": size, "ratio": round(size / raw, 3)}
 
 
+def schema_size() -> dict:
+    """Bytes of the ``tools=`` list: json.dumps' default form, what the openai SDK sends
+    (compact separators), and the floor: the same tools with every description emptied."""
+    from mediabot.tools import available_tools, tool_schemas
+    schemas = tool_schemas(available_tools("admin", sonarr=True, radarr=True))
+    bare = json.loads(json.dumps(schemas))
+    for schema in bare:
+        schema["function"]["description"] = ""
+        for parameter in schema["function"]["parameters"]["properties"].values():
+            parameter["description"] = ""
+    wire = len(json.dumps(schemas, separators=(",", ":"), ensure_ascii=False))
+    return {"tools": len(schemas), "json_bytes": len(json.dumps(schemas)),
+            "wire_bytes": wire, "estimated_tokens": wire // 4,
+            "floor_without_descriptions": len(json.dumps(bare))}
+
+
 def main() -> None:
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
     from tests.fakes.arr_stack import ArrStack
@@ -42,6 +59,7 @@ def main() -> None:
     finally:
         stack.close()
     results["all_within_target"] = all(r["ratio"] <= 0.10 for r in results.values())
+    results["tool_schemas"] = schema_size()
     print(json.dumps(results, indent=2))
 
 

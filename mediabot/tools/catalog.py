@@ -179,16 +179,19 @@ def notify_me(ctx: ToolContext, args: dict) -> dict:
     return {"ok": True, "message": message}
 
 
-_KIND = {"type": "string", "enum": ["movie", "series"]}
-_KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any"}
-_QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "Title to look for"}
-_PROFILE = {"type": "string", "description": "Quality profile name; omit for the default"}
+# Each parameter's description is what the model reads (tool_schemas sends only type, enum,
+# items, required and the descriptions; bounds and defaults stay here, for validation).
+_ID = {"type": "integer", "minimum": 1, "description": "tmdb_id or tvdb_id"}
+_KIND = {"type": "string", "enum": ["movie", "series"], "description": "movie: tmdb_id, series: tvdb_id"}
+_KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any",
+             "description": "default any"}
+_QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "title"}
+_PROFILE = {"type": "string", "description": "only if the user names one"}
 _SEASONS = {"anyOf": [{"type": "string", "enum": ["all", "latest", "future"]},
                       {"type": "array", "items": {"type": "integer", "minimum": 0},
                        "minItems": 1}],
             "default": "all",
-            "description": "\"all\", \"latest\", \"future\" (new episodes only) or a list "
-                           "of season numbers"}
+            "description": "default all; or a list of season numbers"}
 
 
 def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
@@ -196,48 +199,39 @@ def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
             "additionalProperties": False}
 
 
+def _external_id(source: str) -> dict:
+    return {"type": "integer", "minimum": 1, "description": f"{source} from search_media"}
+
+
 TOOLS = (
     Tool("search_media",
-         "Look a title up in Radarr (movies) and/or Sonarr (series). Returns up to 5 matches "
-         "with title, year, tmdb_id or tvdb_id, a short overview and in_library. Use it to "
-         "find the id before adding, and ask the user when several matches fit.",
+         "Find movies/series by title: ids, year, in_library. Use before adding.",
          _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
          SAFE, EVERYONE, ("sonarr", "radarr"), search_media),
     Tool("library_status",
-         "Answer \"do we have X?\": whether a title is in the library, monitored, which "
-         "episodes/files are on disk, size on disk and what is still missing.",
+         "Is it in our library: files on disk, size, what is missing.",
          _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
          SAFE, EVERYONE, ("sonarr", "radarr"), library_status),
-    Tool("add_movie",
-         "Add a movie to Radarr by TMDB id (from search_media) and start searching for it. "
-         "The user is texted when it has downloaded.",
-         _object({"tmdb_id": {"type": "integer", "minimum": 1}, "quality_profile": _PROFILE},
+    Tool("add_movie", "Add a movie and download it.",
+         _object({"tmdb_id": _external_id("tmdb_id"), "quality_profile": _PROFILE},
                  ("tmdb_id",)),
          SAFE, EVERYONE, ("radarr",), add_movie),
-    Tool("add_series",
-         "Add a series to Sonarr by TVDB id (from search_media), monitor the chosen seasons "
-         "and search for them. The user is texted when episodes arrive.",
-         _object({"tvdb_id": {"type": "integer", "minimum": 1}, "seasons": _SEASONS,
+    Tool("add_series", "Add a series and download it.",
+         _object({"tvdb_id": _external_id("tvdb_id"), "seasons": _SEASONS,
                   "quality_profile": _PROFILE}, ("tvdb_id",)),
          SAFE, EVERYONE, ("sonarr",), add_series),
-    Tool("remove_media",
-         "Remove a movie (TMDB id) or series (TVDB id) from the library, optionally deleting "
-         "its files. mediabot asks the user to confirm first; just call it.",
-         _object({"kind": _KIND, "id": {"type": "integer", "minimum": 1},
-                  "delete_files": {"type": "boolean", "default": False}}, ("kind", "id")),
+    Tool("remove_media", "Remove a title; the user confirms it first.",
+         _object({"kind": _KIND, "id": _ID,
+                  "delete_files": {"type": "boolean", "default": False,
+                                   "description": "default false"}}, ("kind", "id")),
          DESTRUCTIVE, ADMINS, ("sonarr", "radarr"), remove_media, describe_remove),
-    Tool("download_queue",
-         "What is downloading now: title, episodes, progress, time left, status and "
-         "warnings, plus the total count.",
+    Tool("download_queue", "What is downloading now.",
          _object({}), SAFE, EVERYONE, ("sonarr", "radarr"), download_queue),
-    Tool("upcoming",
-         "Calendar for the next days: monitored episodes airing (series, SxxEyy, when, UTC) "
-         "and movies releasing (cinema, digital or physical release, and date).",
-         _object({"days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7}}),
+    Tool("upcoming", "Episodes and movies coming out soon.",
+         _object({"days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
+                           "description": "days ahead, default 7"}}),
          SAFE, EVERYONE, ("sonarr", "radarr"), upcoming),
-    Tool("notify_me",
-         "Text this user when a movie (TMDB id) or series (TVDB id) becomes available, e.g. "
-         "something someone else already added.",
-         _object({"kind": _KIND, "id": {"type": "integer", "minimum": 1}}, ("kind", "id")),
+    Tool("notify_me", "Text this user when a title is ready to watch.",
+         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
          SAFE, EVERYONE, ("sonarr", "radarr"), notify_me),
 )

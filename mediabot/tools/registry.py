@@ -12,7 +12,7 @@ import traceback
 
 from mediabot.tools.base import Tool, ToolContext, ToolError
 from mediabot.tools.catalog import TOOLS
-from mediabot.tools.schema import validate
+from mediabot.tools.schema import for_model, validate
 
 log = logging.getLogger(__name__)
 _BY_NAME = {tool.name: tool for tool in TOOLS}
@@ -30,10 +30,11 @@ def get_tool(name: str) -> Tool | None:
 
 
 def tool_schemas(tools: list[Tool]) -> list[dict]:
-    """The OpenAI ``tools=`` list."""
+    """The OpenAI ``tools=`` list: names, descriptions and the model's view of the
+    parameters (``schema.for_model``); sent on every call, so every byte counts."""
     return [{"type": "function",
              "function": {"name": tool.name, "description": tool.description,
-                          "parameters": tool.parameters}}
+                          "parameters": for_model(tool.parameters)}}
             for tool in tools]
 
 

@@ -108,3 +108,28 @@ def _shown(value, limit: int = 40) -> str:
     """repr for an error message, cut short: a model's runaway argument is not echoed back."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 4] + "...'"
+
+
+MODEL_KEYWORDS = frozenset({"type", "enum", "properties", "required", "items", "anyOf",
+                            "oneOf", "description"})
+
+
+def for_model(schema: dict) -> dict:
+    """What the model is shown of a schema: types, choices and descriptions only.
+
+    Bounds, lengths, defaults and ``additionalProperties`` cost bytes on every call and
+    change nothing a model does well; ``validate`` still enforces them and its errors say
+    what to fix. An empty ``required`` list is left out.
+    """
+    shown = {}
+    for key, value in schema.items():
+        if key not in MODEL_KEYWORDS or (key == "required" and not value):
+            continue
+        if key == "properties":
+            value = {name: for_model(sub) for name, sub in value.items()}
+        elif key in ("anyOf", "oneOf"):
+            value = [for_model(branch) for branch in value]
+        elif key == "items":
+            value = for_model(value)
+        shown[key] = value
+    return shown
