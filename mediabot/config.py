@@ -35,6 +35,13 @@ class ServerConfig:
     public_url: str = ""
     host: str = "127.0.0.1"
     port: int = 8080
+    # Open connections waitress keeps (its default, 100, let ~100 slow clients shut out
+    # Twilio); each one is a file descriptor, and serve raises its own limit to fit.
+    connection_limit: int = 500
+    # A connection silent this long is closed (waitress's default is 120).
+    channel_timeout_seconds: float = 30.0
+    # SIGTERM: how long turns in flight may finish; below systemd's TimeoutStopSec=45.
+    drain_seconds: float = 20.0
 
 
 @dataclass(frozen=True)
@@ -138,7 +145,7 @@ SECTIONS = {
 }
 OPTIONAL_SECTIONS = ("sonarr", "radarr")
 POSITIVE_KEYS = {
-    "server": ("port",),
+    "server": ("port", "connection_limit", "channel_timeout_seconds", "drain_seconds"),
     "twilio": ("timeout_seconds",),
     "llm": ("timeout_seconds", "max_tool_rounds"),
     "history": ("max_messages", "max_context_tokens", "fetch_limit", "retention_days"),
@@ -149,6 +156,7 @@ POSITIVE_KEYS = {
 }
 NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature")}
 CHOICES = {("sms", "unknown_senders"): ("ignore", "reply")}
+SYSTEMD_STOP_SECONDS = 45  # TimeoutStopSec in systemd/mediabot.service
 
 
 def resolve_path(path: str | None, environ=os.environ) -> Path:
@@ -346,6 +354,7 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
     if require_twilio:
         problems += _validate_twilio(config.twilio, source)
     problems += _validate_ranges(config, source)
+    problems += _validate_drain(config.server, source)
     for name in OPTIONAL_SECTIONS:
         problems += _validate_arr(name, getattr(config, name), source)
     if not _is_http_url(config.llm.base_url):
@@ -377,6 +386,15 @@ def _validate_ranges(config: Config, source: str) -> list[str]:
             problems.append(f"{source}: [{name}] {key} = {value!r} is not allowed; use "
                             + " or ".join(f'"{a}"' for a in allowed))
     return problems
+
+
+def _validate_drain(server: ServerConfig, source: str) -> list[str]:
+    if server.drain_seconds < SYSTEMD_STOP_SECONDS:
+        return []
+    return [f"{source}: [server] drain_seconds = {server.drain_seconds:g} must be below "
+            f"{SYSTEMD_STOP_SECONDS}: systemd kills mediabot after TimeoutStopSec="
+            f"{SYSTEMD_STOP_SECONDS} (systemd/mediabot.service), in the middle of the drain; "
+            "use 20, the default"]
 
 
 def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:

@@ -6,6 +6,7 @@ the turns in flight finish (bounded), and exit 0.
 
 import datetime as dt
 import logging
+import resource
 import signal
 import threading
 
@@ -25,6 +26,7 @@ log = logging.getLogger(__name__)
 DRAIN_SECONDS = 30.0
 NOTICE_SECONDS = 5.0
 OUTBOX_RETRY_SECONDS = 30.0
+FILES_BESIDE_CONNECTIONS = 64  # database, WAL, log, clients of Sonarr/Radarr/LLM/Twilio
 
 
 class Daemon:
@@ -65,8 +67,12 @@ class Daemon:
         background: with Twilio slow or down, sending them first would keep the port closed
         (and Twilio's webhooks unanswered) for minutes."""
         server = self.config.server
-        self.server = create_server(self.app, host=server.host, port=server.port, threads=8,
-                                    ident="mediabot")  # first: a busy port fails before work starts
+        fit_file_limit(server.connection_limit)
+        self.server = create_server(  # first: a busy port fails before work starts
+            self.app, host=server.host, port=server.port, threads=8, ident="mediabot",
+            connection_limit=server.connection_limit,
+            channel_timeout=server.channel_timeout_seconds,
+            cleanup_interval=min(30.0, server.channel_timeout_seconds / 2))
         self.worker.recover()
         self.scheduler.start()
         self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.timezone.utc))
@@ -103,6 +109,22 @@ class Daemon:
         db.database.close()
         log.info("mediabot stopped%s", "" if drained else " (some turns did not finish)")
         return drained
+
+
+def fit_file_limit(connection_limit: int) -> None:
+    """Raise the soft open-files limit (up to the hard one) so ``connection_limit``
+    connections fit beside the database, the clients and the logs; warn when it cannot."""
+    wanted = connection_limit + FILES_BESIDE_CONNECTIONS
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == resource.RLIM_INFINITY or soft >= wanted:
+        return
+    target = wanted if hard == resource.RLIM_INFINITY else min(wanted, hard)
+    if target > soft:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (target, hard))
+    if target < wanted:
+        log.warning("only %d open files allowed (LimitNOFILE); [server] connection_limit = %d "
+                    "needs about %d: lower it or raise LimitNOFILE", target, connection_limit,
+                    wanted)
 
 
 class _Stop(SystemExit):

@@ -79,3 +79,11 @@ def test_systemd_analyze_verify_is_clean(tmp_path):
     complaints = [line for line in (result.stdout + result.stderr).splitlines()
                   if "mediabot.service" in line]
     assert result.returncode == 0 and not complaints, result.stdout + result.stderr
+
+
+def test_the_default_drain_ends_before_systemd_kills_the_service():
+    """SIGTERM drains for [server] drain_seconds; systemd sends SIGKILL after TimeoutStopSec."""
+    from mediabot.config import SYSTEMD_STOP_SECONDS, ServerConfig
+
+    assert ("Service", "TimeoutStopSec", str(SYSTEMD_STOP_SECONDS)) in directives(UNIT.read_text())
+    assert ServerConfig().drain_seconds <= SYSTEMD_STOP_SECONDS - 15
