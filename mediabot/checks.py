@@ -3,8 +3,9 @@
 Each check returns ``Line``s: ``ok``, ``warn`` (works, but the operator should know) or
 ``FAIL`` with the fix written into the text. Checks never raise for a network or HTTP
 problem; each one is bounded by the timeout of its own config section and makes no retries.
-Every line passes through ``redact`` before it is shown, so an API key, the Twilio auth
-token or an ``apikey=`` query string can never reach the terminal.
+Every line of a check that talks to a server passes through ``masking.redact`` before it is
+shown, so an API key, the Twilio auth token or an ``apikey=`` query string can never reach
+the terminal. The config and database lines show only our own paths, so they are left alone.
 """
 
 from __future__ import annotations
@@ -12,7 +13,6 @@ from __future__ import annotations
 import dataclasses
 import logging
 import os
-import re
 import sqlite3
 import traceback
 from dataclasses import dataclass
@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from .config import Config, LLMConfig
+from .masking import redact
 
 if TYPE_CHECKING:
     import openai
@@ -44,15 +45,17 @@ class Line:
 def run_checks(config: Config) -> list[Line]:
     """Every check, in the order an operator fixes things: local first, then the network."""
     secrets = _secrets(config)
-    lines = [Line(OK, "config", f"{config.source} is valid "
+    local = [Line(OK, "config", f"{config.source} is valid "
                                 f"({_count(len(config.users), 'user')} in [[users]])")]
-    lines += _safely("database", secrets, lambda: [check_database(config.database.path)])
-    lines += _safely("server", secrets, lambda: check_server(config))
+    local += check_placeholders(config)
+    local += _safely("database", secrets, lambda: [check_database(config.database.path)])
+    remote = _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
-        lines += _safely(kind, secrets, lambda kind=kind: check_arr(kind, config))
-    lines += _safely("llm", secrets, lambda: [check_llm(config.llm)])
-    lines += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
-    return [dataclasses.replace(line, text=redact(line.text, secrets)) for line in lines]
+        remote += _safely(kind, secrets, lambda kind=kind: check_arr(kind, config))
+    remote += _safely("llm", secrets, lambda: [check_llm(config.llm)])
+    remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
+    return local + [dataclasses.replace(line, text=redact(line.text, secrets))
+                    for line in remote]
 
 
 def _safely(subject: str, secrets: list[str], check) -> list[Line]:
@@ -69,17 +72,6 @@ def _safely(subject: str, secrets: list[str], check) -> list[Line]:
                                     "`mediabot -v check` for details")]
 
 
-def redact(text: str, secrets) -> str:
-    """Blank out every secret, URL credentials and any key or token in a query string."""
-    text = re.sub(r"(?i)\b((?:api[-_]?key|key|(?:access_|auth_)?token)=)[^&\s'\"]+",
-                  r"\1***", text)
-    text = re.sub(r"(?i)(https?://)[^/@\s]+@", r"\1***@", text)
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "***")
-    return text
-
-
 def _secrets(config: Config) -> list[str]:
     found = [config.llm.api_key, config.twilio.auth_token, config.notifications.webhook_secret]
     found += [arr.api_key for arr in (config.sonarr, config.radarr) if arr is not None]
@@ -87,6 +79,37 @@ def _secrets(config: Config) -> list[str]:
 
 
 # ------------------------------------------------------------------ local checks
+
+# Values config.example.toml ships with (tests keep the two in step): left as they are, they
+# pass every syntax check yet reach nobody.
+EXAMPLE_PUBLIC_URL = "https://sms.example.com"
+EXAMPLE_ACCOUNT_SID = "AC" + "x" * 32
+EXAMPLE_FROM_NUMBER = "+15550001111"
+EXAMPLE_USER = ("+15551234567", "Alex")
+
+
+def check_placeholders(config: Config) -> list[Line]:
+    """A FAIL (or for the example person, a warn) for each value still equal to the example's."""
+    lines = []
+    if config.server.public_url.rstrip("/") == EXAMPLE_PUBLIC_URL:
+        lines.append(Line(FAIL, "config", f"[server] public_url is still the example's "
+                                          f"{EXAMPLE_PUBLIC_URL}, which Twilio cannot reach "
+                                          "you at — set it to your own https address"))
+    if config.twilio.account_sid == EXAMPLE_ACCOUNT_SID:
+        lines.append(Line(FAIL, "config", "[twilio] account_sid is still the example's "
+                                          "ACxxx... — copy your Account SID from the Twilio "
+                                          "console (Account info)"))
+    if config.twilio.from_number == EXAMPLE_FROM_NUMBER:
+        lines.append(Line(FAIL, "config", f"[twilio] from_number is still the example's "
+                                          f"{EXAMPLE_FROM_NUMBER} — set it to your Twilio "
+                                          "number"))
+    for user in config.users:
+        if (user.phone, user.name) == EXAMPLE_USER:
+            lines.append(Line(WARN, "config", f"[[users]] still holds the example's "
+                                              f"{user.name} ({user.phone}) as {user.role} — "
+                                              "replace it with a real person's phone and name"))
+    return lines
+
 
 def check_database(path: str) -> Line:
     """Can this process write the SQLite file (or create it)?

@@ -69,19 +69,25 @@ def serve(config_path: str | None) -> None:
 
 @main.command()
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
-@click.option("--as", "phone", metavar="PHONE", help="Talk as this user (default: first admin).")
+@click.option("--as", "phone", metavar="PHONE",
+              help="Talk as this user, who must exist (default: the first admin).")
 def chat(config_path: str | None, phone: str | None) -> None:
-    """Talk to the bot in the terminal with the real engine, no Twilio needed."""
+    """Talk to the bot in the terminal with the real engine, no Twilio needed.
+
+    Only warnings and errors are logged (to stderr), so the dialogue stays readable;
+    ``mediabot -v chat`` logs everything.
+    """
     from .app import build_engine, open_storage
 
     config = read_config(config_path, require_twilio=False)
-    open_storage(config)
-    user = _chat_user(phone)
-    engine = build_engine(config)
-    if sys.stdin.isatty():
-        click.echo(f"mediabot chat as {user.display_name or user.phone} ({user.role}). "
-                   "Ctrl-D to quit.")
-    _converse(engine, user)
+    with _quiet_logs(logging.WARNING):
+        open_storage(config)
+        user = _chat_user(phone)
+        engine = build_engine(config)
+        if sys.stdin.isatty():
+            click.echo(f"mediabot chat as {user.display_name or user.phone} ({user.role}). "
+                       "Ctrl-D to quit.")
+        _converse(engine, user)
 
 
 def _converse(engine, user: db.User, show_tools: bool = False) -> None:
@@ -268,10 +274,16 @@ def _open_operator_db(config_path: str | None):
     """Config (Twilio keys not needed) and the database, for users/history commands."""
     from .operator import open_users_db
 
-    config = read_config(config_path, require_twilio=False)
+    config = read_config(config_path or _group_config_path(), require_twilio=False)
     with _quiet_logs(logging.WARNING):
         open_users_db(config)
     return config
+
+
+def _group_config_path() -> str | None:
+    """``--config`` given to the group (``mediabot users --config X list``), if any."""
+    ctx = click.get_current_context().parent
+    return ctx.params.get("config_path") if ctx is not None else None
 
 
 def _phone(ctx, param, value):
@@ -280,7 +292,8 @@ def _phone(ctx, param, value):
 
 
 @main.group(short_help="List, add, remove users and set their roles.")
-def users() -> None:
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def users(config_path: str | None) -> None:
     """List, add and remove the people who may text mediabot, and set their roles."""
 
 
@@ -335,7 +348,8 @@ def _echo_lines(lines: list[str]) -> None:
 
 
 @main.group()
-def history() -> None:
+@click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
+def history(config_path: str | None) -> None:
     """Read or clear a user's stored conversation."""
 
 
@@ -361,8 +375,10 @@ def history_clear(phone: str, yes: bool, config_path: str | None) -> None:
 
     user = find_user(phone, _open_operator_db(config_path))
     count = count_messages(user)
-    if count and not yes:
-        click.confirm(f"Delete all {count} stored messages of {phone}?", abort=True)
+    if count and not yes and not click.confirm(f"Delete all {count} stored messages of "
+                                               f"{phone}?"):
+        click.echo("Nothing cleared.")
+        return
     click.echo(f"cleared {clear_user_history(user)} messages of {phone}")
 
 
@@ -377,12 +393,21 @@ def _lines(interactive: bool):
 
 
 def _chat_user(phone: str | None) -> db.User:
-    """``--as PHONE`` (added as a member if new), else the first admin, else a stand-in."""
+    """``--as PHONE`` (an existing user), else the first admin, else a stand-in.
+
+    An unknown ``--as`` number is refused rather than added: a user row is what lets a
+    number text the daemon, so trying the chat must never grant that silently.
+    """
     from .operator import parse_phone
 
     if phone:
-        user, _ = db.User.get_or_create(phone=parse_phone(phone, param_hint="--as"),
-                                        defaults={"role": "member"})
+        number = parse_phone(phone, param_hint="--as")
+        user = db.User.get_or_none(db.User.phone == number)
+        if user is None:
+            raise click.ClickException(
+                f"{number} is not a user, so there is nobody to chat as; add them first with "
+                f"`mediabot users add {number} --name NAME`, or leave out --as to chat as "
+                "the first admin")
         return user
     return (db.User.select().order_by((db.User.role != "admin"), db.User.id).first()
             or db.User.get_or_create(phone="+10000000000",

@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from .masking import mask_url_secrets
+
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
@@ -349,20 +351,23 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
         problems.append(f"{source}: [server] public_url is required; set it to the https URL "
                         "Twilio calls, e.g. \"https://sms.example.com\"")
     elif not _is_http_url(url):
-        problems.append(f"{source}: [server] public_url = {url!r} is not an http(s) URL; "
-                        "write it like \"https://sms.example.com\"")
+        problems.append(f"{source}: [server] public_url = {_show('url', url)} is not an "
+                        "http(s) URL; write it like \"https://sms.example.com\"")
     if require_twilio:
         problems += _validate_twilio(config.twilio, source)
     problems += _validate_ranges(config, source)
     problems += _validate_drain(config.server, source)
+    problems += _validate_history(config.history, source)
     for name in OPTIONAL_SECTIONS:
         problems += _validate_arr(name, getattr(config, name), source)
     if not _is_http_url(config.llm.base_url):
-        problems.append(f"{source}: [llm] base_url = {config.llm.base_url!r} is not an http(s) "
-                        "URL; e.g. \"https://api.openai.com/v1\" or \"http://localhost:11434/v1\"")
+        problems.append(f"{source}: [llm] base_url = {_show('url', config.llm.base_url)} is "
+                        "not an http(s) URL; e.g. \"https://api.openai.com/v1\" or "
+                        "\"http://localhost:11434/v1\"")
     if config.twilio.api_base_url and not _is_http_url(config.twilio.api_base_url):
-        problems.append(f"{source}: [twilio] api_base_url = {config.twilio.api_base_url!r} is "
-                        "not an http(s) URL; leave it empty to use Twilio's")
+        problems.append(f"{source}: [twilio] api_base_url = "
+                        f"{_show('url', config.twilio.api_base_url)} is not an http(s) URL; "
+                        "leave it empty to use Twilio's")
     return problems
 
 
@@ -397,6 +402,16 @@ def _validate_drain(server: ServerConfig, source: str) -> list[str]:
             "use 20, the default"]
 
 
+def _validate_history(history: HistoryConfig, source: str) -> list[str]:
+    """The window is built from the fetched rows: fetching fewer than it may hold would drop
+    older messages without the pruned line (or a summary) ever naming them."""
+    if 0 < history.fetch_limit < history.max_messages:
+        return [f"{source}: [history] fetch_limit = {history.fetch_limit} is smaller than "
+                f"max_messages = {history.max_messages}; set fetch_limit to at least "
+                f"{history.max_messages} (or lower max_messages)"]
+    return []
+
+
 def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:
     problems = []
     if not twilio.account_sid:
@@ -423,7 +438,8 @@ def _validate_arr(name: str, arr: ArrConfig | None, source: str) -> list[str]:
                         f"e.g. \"http://localhost:{8989 if name == 'sonarr' else 7878}\", "
                         f"or remove [{name}] to turn its tools off")
     elif not _is_http_url(arr.url):
-        problems.append(f"{source}: [{name}] url = {arr.url!r} is not an http(s) URL")
+        problems.append(f"{source}: [{name}] url = {_show('url', arr.url)} is not an http(s) "
+                        "URL")
     if not arr.api_key:
         problems.append(f"{source}: [{name}] api_key is required when [{name}] is present; "
                         f"find it under Settings > General > Security in {name.title()}, "
@@ -437,5 +453,7 @@ def _is_http_url(url: str) -> bool:
 
 
 def _show(key: str, value) -> str:
-    """Show a bad value in an error, unless the key holds a secret."""
-    return "(hidden)" if key in SECRET_KEYS else repr(value)
+    """Show a bad value in an error: a secret key's value never, a URL without credentials."""
+    if key in SECRET_KEYS:
+        return "(hidden)"
+    return repr(mask_url_secrets(value) if isinstance(value, str) else value)

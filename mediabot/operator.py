@@ -65,11 +65,11 @@ def list_users(config: Config) -> list[str]:
     """
     rows = list(db.User.select().order_by(db.User.role, db.User.phone))
     known = {user.phone for user in rows}
-    lines = [_user_line(user.phone, user.display_name, user.role, user.opted_out,
+    lines = [_user_line(user.phone, user.display_name, user.role, _status(user.opted_out),
                         _origin(config, user)) for user in rows]
-    lines += [_user_line(u.phone, u.name, u.role, False, "(config; added on next start)")
+    lines += [_user_line(u.phone, u.name, u.role, _status(False), "(config; added on next start)")
               for u in config.users if u.phone not in known]
-    return lines
+    return [USERS_HEADER, *lines] if lines else []
 
 
 def _origin(config: Config, user: db.User) -> str:
@@ -81,9 +81,15 @@ def _origin(config: Config, user: db.User) -> str:
     return "(config)"
 
 
-def _user_line(phone: str, name: str | None, role: str, opted_out: bool, origin: str) -> str:
-    status = "opted out" if opted_out else "-"
+def _status(opted_out: bool) -> str:
+    return "opted out" if opted_out else "-"
+
+
+def _user_line(phone: str, name: str | None, role: str, status: str, origin: str) -> str:
     return f"{phone:<16} {(name or '-'):<20} {role:<7} {status:<9} {origin}".rstrip()
+
+
+USERS_HEADER = _user_line("PHONE", "NAME", "ROLE", "OPT-OUT", "SOURCE")
 
 
 def add_user(phone: str, name: str, role: str) -> str:

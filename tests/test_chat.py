@@ -4,6 +4,10 @@ import os
 import subprocess
 import sys
 
+from click.testing import CliRunner
+
+from mediabot import db
+from mediabot.cli import main
 from tests.conftest import ADMIN
 
 
@@ -33,7 +37,7 @@ def chat(config, stdin, *args):
                           env={**os.environ, "MEDIABOT_CONFIG": ""})
 
 
-def test_chat_answers_each_line_with_memory(tmp_path, fake_llm):
+def test_chat_answers_each_line_with_memory_and_no_log_lines(tmp_path, fake_llm):
     config = write_config(tmp_path, fake_llm.url)
     fake_llm.enqueue_text("Noted, you love Alien.")
     fake_llm.enqueue_text("Your favourite is Alien.")
@@ -41,6 +45,7 @@ def test_chat_answers_each_line_with_memory(tmp_path, fake_llm):
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == ["bot> Noted, you love Alien.",
                                           "bot> Your favourite is Alien."]
+    assert result.stderr == "", "INFO lines (prompt built, turn ...) stay out of the dialogue"
     second = fake_llm.requests[1]["messages"]
     assert any("I love Alien" == m.get("content") for m in second)
     assert "Alex" in second[0]["content"], "talking as the configured user"
@@ -60,3 +65,16 @@ def test_chat_rejects_a_bad_phone(tmp_path, fake_llm):
     assert result.returncode == 2
     assert "Invalid value for --as" in result.stderr
     assert "E.164" in result.stderr and "Traceback" not in result.stderr
+
+
+def test_chat_as_a_number_that_is_nobodys_is_refused_and_adds_no_one(tmp_path, fake_llm):
+    config = write_config(tmp_path, fake_llm.url)
+    result = CliRunner().invoke(main, ["chat", "--config", str(config), "--as", "555 999 8888"],
+                                input="hi\n")
+    assert result.exit_code == 1
+    assert ("+15559998888 is not a user, so there is nobody to chat as; add them first with "
+            "`mediabot users add +15559998888 --name NAME`") in result.output
+    assert fake_llm.requests == []
+    listing = CliRunner().invoke(main, ["users", "list", "--config", str(config)]).output
+    db.database.close()
+    assert "+15559998888" not in listing and ADMIN in listing

@@ -6,11 +6,13 @@ reads its lines; the real arrapi, openai and twilio clients do real HTTP to the 
 
 import os
 import re
+import tomllib
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
-from mediabot.checks import _safely, check_server, redact
+from mediabot.checks import _safely, check_server
 from mediabot.config import Config, ServerConfig
 from mediabot.cli import main
 from mediabot.sim.arr import API_KEY, FakeRadarr, FakeSonarr
@@ -22,14 +24,18 @@ LLM_KEY = "sk-test-llm-key-0001"
 TWILIO_TOKEN = "twilio-auth-token-0001"
 WEBHOOK_SECRET = "hook-secret-0001"
 ACCOUNT_SID = "AC" + "1" * 32
+ROOT = Path(__file__).resolve().parent.parent
 SECRETS = (API_KEY, LLM_KEY, TWILIO_TOKEN, WEBHOOK_SECRET)
+PUBLIC_URL = "https://sms.smith-family.net"    # not the example's: see the placeholder test
+FROM_NUMBER = "+15557654321"
 
 
 @pytest.fixture(scope="module")
 def servers():
     """One set of fakes for the module; tests that change one restore it."""
     fakes = {"sonarr": FakeSonarr(), "radarr": FakeRadarr(),
-             "twilio": FakeTwilio(account_sid=ACCOUNT_SID, auth_token=TWILIO_TOKEN)}
+             "twilio": FakeTwilio(account_sid=ACCOUNT_SID, auth_token=TWILIO_TOKEN,
+                                  owned_numbers=(FROM_NUMBER,))}
     running = {name: LoopbackServer(app).start() for name, app in fakes.items()}
     llm = FakeOpenAI(api_key=LLM_KEY).start()
     unlisted = LoopbackServer(_without_model_list(llm.wsgi_app)).start()
@@ -55,10 +61,10 @@ def write_config(tmp_path, urls, **overrides):
     """A healthy config on the fakes; ``overrides`` maps "section.key" to a TOML value or
     None (drop the key; a section name alone drops the section)."""
     sections = {
-        "server": {"public_url": '"https://sms.example.com"'},
+        "server": {"public_url": f'"{PUBLIC_URL}"'},
         "database": {"path": f'"{tmp_path / "mediabot.db"}"'},
         "twilio": {"account_sid": f'"{ACCOUNT_SID}"', "auth_token": f'"{TWILIO_TOKEN}"',
-                   "from_number": '"+15550001111"', "api_base_url": f'"{urls["twilio"]}"'},
+                   "from_number": f'"{FROM_NUMBER}"', "api_base_url": f'"{urls["twilio"]}"'},
         "llm": {"base_url": f'"{urls["llm"]}"', "api_key": f'"{LLM_KEY}"',
                 "model": '"gpt-4o-mini"', "timeout_seconds": "5", "max_retries": "0"},
         "sonarr": {"url": f'"{urls["sonarr"]}"', "api_key": f'"{API_KEY}"',
@@ -79,7 +85,7 @@ def write_config(tmp_path, urls, **overrides):
     text = "".join(f"[{name}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()) + "\n"
                    for name, keys in sections.items())
     path = tmp_path / "config.toml"
-    path.write_text(text + '[[users]]\nphone = "+15551234567"\nname = "Alex"\nrole = "admin"\n')
+    path.write_text(text + '[[users]]\nphone = "+15552468000"\nname = "Alex"\nrole = "admin"\n')
     return path
 
 
@@ -111,7 +117,7 @@ def test_healthy_setup_passes_with_one_line_per_check(tmp_path, servers, caplog)
     assert "quality profile HD-1080p (configured)" in result.output
     assert "none configured, using the first" in line(result, "radarr", "ok")
     assert "gpt-4o-mini" in line(result, "llm", "ok")
-    assert "Twilio should post to https://sms.example.com/sms" in line(result, "server", "ok")
+    assert f"Twilio should post to {PUBLIC_URL}/sms" in line(result, "server", "ok")
     assert "credentials accepted" in line(result, "twilio", "ok")
     assert "is writable" in line(result, "database", "ok") or "will be created" in \
         line(result, "database", "ok")
@@ -147,10 +153,13 @@ def test_missing_root_folder_lists_the_real_ones(tmp_path, servers, caplog):
     assert "[sonarr] root_folder" in text
 
 
-def test_unknown_quality_profile_lists_the_real_ones(tmp_path, servers):
-    result = run_check(tmp_path, servers, **{"radarr.quality_profile": '"4K HDR"'})
+@pytest.mark.parametrize("kind", ["sonarr", "radarr"])
+def test_unknown_quality_profile_lists_the_real_ones_and_the_key_to_fix(tmp_path, servers, kind):
+    result = run_check(tmp_path, servers, **{f"{kind}.quality_profile": '"4K HDR"'})
     assert result.exit_code == 1
-    assert "no quality profile '4K HDR'; it has: Any, SD" in line(result, "radarr", "FAIL")
+    text = line(result, kind, "FAIL")
+    assert f"{kind.title()} has no quality profile '4K HDR'; it has: Any" in text
+    assert text.endswith(f"(fix [{kind}] quality_profile)")
 
 
 def test_unknown_model_is_named_with_some_available(tmp_path, servers, caplog):
@@ -266,14 +275,6 @@ def test_config_errors_exit_2_before_any_check(tmp_path, servers):
     assert "ok " not in result.output
 
 
-def test_redact_hides_secrets_and_key_query_strings():
-    text = ("GET http://h/api/v3/series?apikey=abc123&x=1 with sk-secret and api_key=zz "
-            "https://u:pw@h/v1?api-key=k&monkey=ok")
-    assert redact(text, ["sk-secret"]) == (
-        "GET http://h/api/v3/series?apikey=***&x=1 with *** and api_key=*** "
-        "https://***@h/v1?api-key=***&monkey=ok")
-
-
 def test_a_crashing_check_becomes_a_fail_line_and_the_rest_still_run(caplog):
     def broken():
         raise RuntimeError(f"boom with {LLM_KEY}")
@@ -282,3 +283,32 @@ def test_a_crashing_check_becomes_a_fail_line_and_the_rest_still_run(caplog):
     assert [line.render() for line in lines] == [
         "FAIL llm: the check itself failed (RuntimeError); run `mediabot -v check` for details"]
     assert "boom with ***" in caplog.text and LLM_KEY not in caplog.text
+
+
+def test_the_examples_placeholders_are_flagged_with_the_fix(tmp_path, servers):
+    """config.example.toml copied and only the secrets filled in: check must not say ok."""
+    example = tomllib.loads((ROOT / "config.example.toml").read_text())
+    result = run_check(tmp_path, servers, **{
+        "server.public_url": f'"{example["server"]["public_url"]}"',
+        "twilio.account_sid": f'"{example["twilio"]["account_sid"]}"',
+        "twilio.from_number": f'"{example["twilio"]["from_number"]}"'})
+    assert result.exit_code == 1
+    fails = line(result, "config", "FAIL").splitlines()
+    assert fails == [
+        "FAIL config: [server] public_url is still the example's https://sms.example.com, which "
+        "Twilio cannot reach you at — set it to your own https address",
+        "FAIL config: [twilio] account_sid is still the example's ACxxx... — copy your Account "
+        "SID from the Twilio console (Account info)",
+        "FAIL config: [twilio] from_number is still the example's +15550001111 — set it to "
+        "your Twilio number"]
+
+
+def test_the_examples_user_is_a_warning(tmp_path, servers):
+    example = tomllib.loads((ROOT / "config.example.toml").read_text())["users"][0]
+    path = write_config(tmp_path, servers["urls"])
+    path.write_text(path.read_text().replace("+15552468000", example["phone"]))
+    result = CliRunner().invoke(main, ["check", "--config", str(path)])
+    assert result.exit_code == 0, result.output
+    assert line(result, "config", "warn") == (
+        f"warn config: [[users]] still holds the example's {example['name']} "
+        f"({example['phone']}) as admin — replace it with a real person's phone and name")

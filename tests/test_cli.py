@@ -62,6 +62,8 @@ def add_messages(phone: str) -> int:
 def test_users_list_marks_config_users_not_yet_applied(config_path):
     result = run(config_path, "users", "list")
     assert result.exit_code == 0
+    assert result.output.splitlines()[0].split() == ["PHONE", "NAME", "ROLE", "OPT-OUT",
+                                                     "SOURCE"]
     assert re.search(rf"{re.escape(ALEX)}\s+Alex\s+admin\s+-\s+\(config; added on next start\)",
                      result.output)
 
@@ -168,6 +170,15 @@ def test_users_list_with_no_users_says_how_to_add_one(tmp_path):
     assert result.exit_code == 0 and "mediabot users add PHONE --name NAME" in result.output
 
 
+@pytest.mark.parametrize("args", [["users", "--config", "{path}", "list"],
+                                  ["history", "--config", "{path}", "show", ALEX]])
+def test_config_is_accepted_before_the_subcommand_too(started, args):
+    args = [arg.format(path=started) for arg in args]
+    result = CliRunner(env={"MEDIABOT_CONFIG": ""}).invoke(main, args)
+    assert result.exit_code == 0, result.output
+    assert ALEX in result.output
+
+
 def test_config_comes_from_mediabot_config_without_option(started):
     result = CliRunner(env={"MEDIABOT_CONFIG": str(started)}).invoke(main, ["users", "list"])
     assert result.exit_code == 0 and ALEX in result.output
@@ -232,9 +243,8 @@ def test_history_show_when_empty(started):
 def test_history_clear_asks_first_and_keeps_everything_on_no(started):
     add_messages(ALEX)
     result = run(started, "history", "clear", ALEX, input="n\n")
-    assert result.exit_code == 1
-    assert f"Delete all 4 stored messages of {ALEX}?" in result.output
-    assert "Aborted" in result.output
+    assert result.exit_code == 0
+    assert result.output == f"Delete all 4 stored messages of {ALEX}? [y/N]: n\nNothing cleared.\n"
     assert db.Message.select().count() == 4
 
 

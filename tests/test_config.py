@@ -169,3 +169,18 @@ def test_systemd_credentials_are_read_like_environment_overrides(tmp_path):
     config = load_config(config_file, environ=environ)
     assert config.llm.api_key == "sk-from-credential"
     assert config.twilio.auth_token == "tok-env", "the environment wins over a credential"
+
+
+def test_a_fetch_limit_below_max_messages_is_refused_with_the_fix(tmp_path):
+    from click.testing import CliRunner
+    from mediabot.cli import main
+
+    path = tmp_path / "config.toml"
+    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
+                    '[history]\nmax_messages = 30\nfetch_limit = 12\n')
+    result = CliRunner().invoke(main, ["users", "list", "--config", str(path)])
+    assert result.exit_code == 2
+    assert result.output == (f"config error: {path}: [history] fetch_limit = 12 is smaller than "
+                             "max_messages = 30; set fetch_limit to at least 30 (or lower "
+                             "max_messages)\n")
+    assert parse_config(with_(history={"max_messages": 30, "fetch_limit": 30}), environ={})

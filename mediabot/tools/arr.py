@@ -33,6 +33,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from mediabot.config import ArrConfig
+from mediabot.masking import mask_secret
 from mediabot.tools.base import KeyRejected, ToolError, Unreachable
 from mediabot.tools.choices import check_client
 from mediabot.tools.metadata import Metadata
@@ -89,7 +90,8 @@ def scrub(text: str, secret: str, words=()) -> str:
     query string of any URL or path in it, and ``words`` (the request's search terms)."""
     text = _APIKEY_VALUE.sub(r"\1***", text)
     text = _URL_QUERY.sub(r"\1", text)
-    for word in sorted(filter(None, {secret, *words}), key=len, reverse=True):
+    text = mask_secret(text, secret)
+    for word in sorted(filter(None, set(words)), key=len, reverse=True):
         text = re.sub(re.escape(word), "***", text, flags=re.IGNORECASE)
     return text
 

@@ -73,7 +73,8 @@ def pick_quality_profile(api, name: str, asked: str | None, configured: str,
     if not profiles:
         raise ToolError(f"{name} has no quality profiles; create one in {name}")
     have = ", ".join(profile["name"] for profile in profiles)
-    raise ToolError(f"{name} has no quality profile '{wanted}'; it has: {have}")
+    fix = "" if asked else f" (fix [{name.lower()}] quality_profile)"
+    raise ToolError(f"{name} has no quality profile '{wanted}'; it has: {have}{fix}")
 
 
 def _profile_id(profiles: list[dict], wanted: str | None) -> int | None:

@@ -1,0 +1,57 @@
+"""Secrets are masked where they can appear, and only there: never inside a file name."""
+
+from click.testing import CliRunner
+
+from mediabot.cli import main
+from mediabot.masking import redact
+from mediabot.tools.arr import scrub
+
+
+def test_redact_hides_secrets_and_key_query_strings():
+    text = ("GET http://h/api/v3/series?apikey=abc123&x=1 with sk-secret and api_key=zz "
+            "https://u:pw@h/v1?api-key=k&monkey=ok")
+    assert redact(text, ["sk-secret"]) == (
+        "GET http://h/api/v3/series?apikey=***&x=1 with *** and api_key=*** "
+        "https://***@h/v1?api-key=***&monkey=ok")
+
+
+def test_a_short_secret_is_never_searched_for():
+    text = "could not read /etc/mediabot/key.toml (x-key)"
+    assert redact(text, ["key", "x"]) == text
+    assert scrub("http://localhost:8989/x", "x") == "http://localhost:8989/x"
+
+
+def test_a_secret_inside_a_longer_word_is_left_alone_but_a_standalone_one_is_masked():
+    secret = "hunter22"
+    assert redact(f"/srv/{secret}x/config.toml", [secret]) == f"/srv/{secret}x/config.toml"
+    assert redact(f"401 for key {secret}: rejected", [secret]) == "401 for key ***: rejected"
+    assert redact(f"Authorization: '{secret}'", [secret]) == "Authorization: '***'"
+
+
+def test_check_shows_the_config_path_even_when_it_contains_a_secret(tmp_path):
+    """The config line is our own path; a secret that happens to spell a folder stays shown."""
+    folder = tmp_path / "supersecret"
+    folder.mkdir()
+    path = folder / "config.toml"
+    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
+                    f'[database]\npath = "{folder / "m.db"}"\n'
+                    '[twilio]\naccount_sid = "AC0"\nauth_token = "supersecret"\n'
+                    'from_number = "+15550001111"\napi_base_url = "http://127.0.0.1:9"\n'
+                    '[llm]\nbase_url = "http://127.0.0.1:9/v1"\ntimeout_seconds = 1\n'
+                    'max_retries = 0\n')
+    result = CliRunner().invoke(main, ["check", "--config", str(path)])
+    assert f"ok   config: {path} is valid" in result.output
+    assert f"{folder / 'm.db'} will be created" in result.output
+    assert "***" not in result.output.split("server:")[0]
+
+
+def test_a_url_in_a_config_error_shows_no_credentials(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
+                    '[sonarr]\nurl = "sonarr:8989/?apikey=0123456789abcdef"\napi_key = "k"\n'
+                    '[llm]\nbase_url = "ftp://me:pa55word@host/v1"\n')
+    result = CliRunner().invoke(main, ["users", "list", "--config", str(path)])
+    assert result.exit_code == 2
+    assert "[sonarr] url = 'sonarr:8989/?apikey=***' is not an http(s) URL" in result.output
+    assert "[llm] base_url = 'ftp://***@host/v1' is not" in result.output
+    assert "0123456789abcdef" not in result.output and "pa55word" not in result.output
