@@ -9,7 +9,7 @@ import pytest
 from mediabot.config import TwilioConfig
 from mediabot.db import Inbox, Outbox, User, open_database
 from mediabot.sender import Backoff, Sender, build_twilio_client, check_twilio
-from mediabot.sim.loopback import LoopbackServer
+from mediabot.sim.loopback import LoopbackServer, wait_for
 from mediabot.sim.twilio import FakeTwilio
 
 TOKEN = "tok-5f2b9c0e7d1a4b3c"
@@ -194,6 +194,9 @@ def test_timeout_is_retried(db, twilio, config, clock):
     row = sender.send(ALEX, "hello")
     assert row.status == "pending" and row.error.startswith("network: timed out")
     twilio.set_delay(0)
+    # The slow server still takes the message after our timeout; wait for it here, or it
+    # lands in the next test's (reset) record on a busy machine.
+    assert wait_for(lambda: twilio.sent, timeout=5)
 
 
 def test_retry_delay_doubles_and_gives_up_after_max_age(sender, twilio, clock):
