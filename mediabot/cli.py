@@ -82,7 +82,7 @@ def chat(config_path: str | None, phone: str | None) -> None:
     config = read_config(config_path, require_twilio=False)
     with _quiet_logs(logging.WARNING):
         open_storage(config)
-        user = _chat_user(phone)
+        user = _chat_user(phone, config.sms.default_region)
         engine = build_engine(config)
         if sys.stdin.isatty():
             click.echo(f"mediabot chat as {user.display_name or user.phone} ({user.role}). "
@@ -270,25 +270,23 @@ def _quiet_logs(level: int):
         logger.setLevel(old)
 
 
-def _open_operator_db(config_path: str | None):
-    """Config (Twilio keys not needed) and the database, for users/history commands."""
-    from .operator import open_users_db
+def _open_operator_db(config_path: str | None, phone: str | None = None):
+    """Config (Twilio keys not needed) and the database, for users/history commands; with
+    ``phone``, (config, the phone in E.164 read in [sms] default_region) -- a bad number is
+    a usage error before the database is touched."""
+    from .operator import open_users_db, parse_phone
 
     config = read_config(config_path or _group_config_path(), require_twilio=False)
+    number = parse_phone(phone, config.sms.default_region) if phone is not None else None
     with _quiet_logs(logging.WARNING):
         open_users_db(config)
-    return config
+    return config if phone is None else (config, number)
 
 
 def _group_config_path() -> str | None:
     """``--config`` given to the group (``mediabot users --config X list``), if any."""
     ctx = click.get_current_context().parent
     return ctx.params.get("config_path") if ctx is not None else None
-
-
-def _phone(ctx, param, value):
-    from .operator import parse_phone
-    return parse_phone(value, param_hint=param.human_readable_name)
 
 
 @main.group(short_help="List, add, remove users and set their roles.")
@@ -309,7 +307,7 @@ def users_list(config_path: str | None) -> None:
 
 
 @users.command("add")
-@click.argument("phone", callback=_phone)
+@click.argument("phone")
 @click.option("--name", required=True, help="What mediabot calls them.")
 @click.option("--role", type=click.Choice(ROLES), default="member", show_default=True)
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
@@ -317,29 +315,29 @@ def users_add(phone: str, name: str, role: str, config_path: str | None) -> None
     """Let PHONE text mediabot."""
     from .operator import add_user
 
-    _open_operator_db(config_path)
+    _, phone = _open_operator_db(config_path, phone)
     click.echo(add_user(phone, name, role))
 
 
 @users.command("remove")
-@click.argument("phone", callback=_phone)
+@click.argument("phone")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_remove(phone: str, config_path: str | None) -> None:
     """Remove PHONE and everything stored for them (messages, requests)."""
     from .operator import remove_user
 
-    _echo_lines(remove_user(_open_operator_db(config_path), phone))
+    _echo_lines(remove_user(*_open_operator_db(config_path, phone)))
 
 
 @users.command("role")
-@click.argument("phone", callback=_phone)
+@click.argument("phone")
 @click.argument("role", type=click.Choice(ROLES))
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_role(phone: str, role: str, config_path: str | None) -> None:
     """Make PHONE an admin or a member (only admins may delete media)."""
     from .operator import set_role
 
-    _echo_lines(set_role(_open_operator_db(config_path), phone, role))
+    _echo_lines(set_role(*_open_operator_db(config_path, phone), role))
 
 
 def _echo_lines(lines: list[str]) -> None:
@@ -354,7 +352,7 @@ def history(config_path: str | None) -> None:
 
 
 @history.command("show")
-@click.argument("phone", callback=_phone)
+@click.argument("phone")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1),
               help="How many of the newest messages.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
@@ -362,18 +360,19 @@ def history_show(phone: str, limit: int, config_path: str | None) -> None:
     """Print PHONE's recent messages, oldest first."""
     from .operator import show_history
 
-    _echo_lines(show_history(_open_operator_db(config_path), phone, limit))
+    _echo_lines(show_history(*_open_operator_db(config_path, phone), limit))
 
 
 @history.command("clear")
-@click.argument("phone", callback=_phone)
+@click.argument("phone")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def history_clear(phone: str, yes: bool, config_path: str | None) -> None:
     """Forget PHONE's conversation (as if they texted RESET)."""
     from .operator import clear_user_history, count_messages, find_user
 
-    user = find_user(phone, _open_operator_db(config_path))
+    config, phone = _open_operator_db(config_path, phone)
+    user = find_user(phone, config)
     count = count_messages(user)
     if count and not yes and not click.confirm(f"Delete all {count} stored messages of "
                                                f"{phone}?"):
@@ -392,7 +391,7 @@ def _lines(interactive: bool):
         yield line
 
 
-def _chat_user(phone: str | None) -> db.User:
+def _chat_user(phone: str | None, region: str) -> db.User:
     """``--as PHONE`` (an existing user), else the first admin, else a stand-in.
 
     An unknown ``--as`` number is refused rather than added: a user row is what lets a
@@ -401,7 +400,7 @@ def _chat_user(phone: str | None) -> db.User:
     from .operator import parse_phone
 
     if phone:
-        number = parse_phone(phone, param_hint="--as")
+        number = parse_phone(phone, region, param_hint="--as")
         user = db.User.get_or_none(db.User.phone == number)
         if user is None:
             raise click.ClickException(

@@ -7,19 +7,20 @@ be silently ignored.
 """
 
 import dataclasses
+import datetime as dt
 import os
-import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from .localtime import zone_named
 from .masking import mask_url_secrets
+from .phones import DEFAULT_REGION, E164, is_region, normalise_phone
 
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
-E164 = re.compile(r"^\+[1-9]\d{6,14}$")
 ROLES = ("admin", "member")
 SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
 
@@ -44,6 +45,12 @@ class ServerConfig:
     channel_timeout_seconds: float = 30.0
     # SIGTERM: how long turns in flight may finish; below systemd's TimeoutStopSec=45.
     drain_seconds: float = 20.0
+    timezone: str = ""      # IANA name; "" = the host's zone
+
+    @property
+    def zone(self) -> dt.tzinfo:
+        """The household's zone, in which every time a person reads is shown."""
+        return zone_named(self.timezone)
 
 
 @dataclass(frozen=True)
@@ -103,6 +110,7 @@ class SmsConfig:
     allow_emoji: bool = False
     unknown_senders: str = "ignore"
     rate_limit_per_hour: int = 30
+    default_region: str = DEFAULT_REGION    # how numbers written without +country are read
 
 
 @dataclass(frozen=True)
@@ -182,7 +190,22 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
                            "and fill in the required keys (or pass --config PATH)"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
+    raw = _database_beside(raw, file.absolute().parent)
     return parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+
+
+def _database_beside(raw: dict, folder: Path) -> dict:
+    """A relative ``[database] path`` (or the default) is relative to the config file's
+    folder, not to wherever a command happens to run: ``mediabot users add --config
+    /etc/mediabot/config.toml`` must write the database the daemon reads. An environment
+    override (``MEDIABOT_DATABASE_PATH``) is applied later and used as given."""
+    table = raw.get("database", {})
+    if not isinstance(table, dict):
+        return raw
+    path = table.get("path", DatabaseConfig.path)
+    if not isinstance(path, str) or path == ":memory:" or Path(path).is_absolute():
+        return raw
+    return {**raw, "database": {**table, "path": str(folder / path)}}
 
 
 def _credentials(environ) -> dict[str, str]:
@@ -219,7 +242,7 @@ def parse_config(raw: dict, *, source: str = "<config>", environ=None,
             problems.append(f"{source}: {name} = {value!r} must be a [{name}] table")
             continue
         sections[name] = _build_section(name, value, source, problems)
-    users = _build_users(raw.get("users", []), source, problems)
+    users = _build_users(raw.get("users", []), source, problems, _region(sections.get("sms")))
     config = Config(**{n: s for n, s in sections.items() if s is not None},
                     users=users, source=source)
     problems += _validate(config, source, require_twilio)
@@ -309,7 +332,14 @@ def _type_ok(value, expected) -> bool:
     return isinstance(value, expected)
 
 
-def _build_users(entries, source: str, problems: list[str]) -> tuple[UserConfig, ...]:
+def _region(sms: "SmsConfig | None") -> str:
+    """The region [[users]] phones are read in (a bad one is reported by _validate_region)."""
+    region = sms.default_region if sms is not None else DEFAULT_REGION
+    return region if is_region(region) else DEFAULT_REGION
+
+
+def _build_users(entries, source: str, problems: list[str],
+                 region: str = DEFAULT_REGION) -> tuple[UserConfig, ...]:
     if not isinstance(entries, list):
         problems.append(f"{source}: users must be written as [[users]] tables")
         return ()
@@ -324,9 +354,14 @@ def _build_users(entries, source: str, problems: list[str]) -> tuple[UserConfig,
             problems.append(f"{where}: {', '.join(sorted(unknown))} is not a known key; "
                             "known keys are phone, name, role")
         phone = entry.get("phone")
-        if not isinstance(phone, str) or not E164.match(phone):
-            problems.append(f"{where}: phone = {phone!r} is not in E.164; "
-                            "write it as + country code and number, e.g. \"+15551234567\"")
+        if not isinstance(phone, str):
+            problems.append(f"{where}: phone = {phone!r} must be a string, e.g. "
+                            "\"+15551234567\"")
+            continue
+        try:
+            phone = normalise_phone(phone, region)
+        except ValueError as exc:
+            problems.append(f"{where}: phone = {exc}")
             continue
         if phone in seen:
             problems.append(f"{where}: phone {phone} is listed twice; keep one entry")
@@ -358,6 +393,8 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
     problems += _validate_ranges(config, source)
     problems += _validate_drain(config.server, source)
     problems += _validate_history(config.history, source)
+    problems += _validate_timezone(config.server, source)
+    problems += _validate_region(config.sms, source)
     for name in OPTIONAL_SECTIONS:
         problems += _validate_arr(name, getattr(config, name), source)
     if not _is_http_url(config.llm.base_url):
@@ -410,6 +447,25 @@ def _validate_history(history: HistoryConfig, source: str) -> list[str]:
                 f"max_messages = {history.max_messages}; set fetch_limit to at least "
                 f"{history.max_messages} (or lower max_messages)"]
     return []
+
+
+def _validate_timezone(server: ServerConfig, source: str) -> list[str]:
+    try:
+        server.zone
+    except ValueError:
+        return [f"{source}: [server] timezone = {server.timezone!r} is not a time zone; use an "
+                "IANA name like \"America/New_York\" or \"Europe/London\" (list them with "
+                "`timedatectl list-timezones`), or leave it empty for this machine's zone"]
+    return []
+
+
+def _validate_region(sms: SmsConfig, source: str) -> list[str]:
+    if is_region(sms.default_region):
+        return []
+    hint = ' (the United Kingdom is "GB")' if sms.default_region.upper() == "UK" else ""
+    return [f"{source}: [sms] default_region = {sms.default_region!r} is not a region with "
+            f"known phone numbers{hint}; use a two-letter ISO 3166 code like \"US\", \"GB\" "
+            "or \"DE\""]
 
 
 def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:

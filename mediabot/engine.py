@@ -17,6 +17,7 @@ from . import confirm, db, history
 from .config import Config
 from .keywords import HELP_TEXT, classify_keyword, parse_answer
 from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
+from .localtime import as_local
 from .prompts import build_system_prompt
 from .summaries import Summarizer
 from .tools import (ToolContext, ToolError, available_tools, describe_action, get_tool,
@@ -158,8 +159,8 @@ class Engine:
                            clock=self._aware_clock)
 
     def _aware_clock(self) -> dt.datetime:
-        """The injected clock (naive UTC, as stored) in the aware form the tools use."""
-        return self.services.clock().replace(tzinfo=dt.timezone.utc)
+        """The injected clock (naive UTC, as stored) in the household's zone, for the tools."""
+        return as_local(self.services.clock(), self.config.server.zone)
 
     def _model_turn(self, user: db.User, text: str, pending, *, save_user: bool = True) -> str:
         started = time.monotonic()
@@ -195,7 +196,7 @@ class Engine:
         services = self.services
         system = build_system_prompt(
             user.display_name, pending=pending.prompt_text if pending else None,
-            now=services.clock(), tools=list(tools),
+            now=as_local(services.clock(), self.config.server.zone), tools=list(tools),
             missing=[name for name, client in (("Sonarr", services.sonarr),
                                                ("Radarr", services.radarr)) if client is None])
         return tools, schemas, reserved, system

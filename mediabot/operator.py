@@ -15,6 +15,7 @@ import click
 
 from . import db
 from .config import Config, UserConfig
+from .localtime import as_local
 from .phones import normalise_phone
 
 log = logging.getLogger(__name__)
@@ -27,10 +28,10 @@ def open_users_db(config: Config) -> None:
     db.open_database(config.database.path)
 
 
-def parse_phone(text: str, param_hint: str = "PHONE") -> str:
-    """E.164 or ``click.BadParameter`` saying how to write it."""
+def parse_phone(text: str, region: str, param_hint: str = "PHONE") -> str:
+    """E.164 (national forms read in ``region``) or ``click.BadParameter`` saying why not."""
     try:
-        return normalise_phone(text)
+        return normalise_phone(text, region)
     except ValueError as exc:
         raise click.BadParameter(str(exc), param_hint=param_hint) from None
 
@@ -139,11 +140,12 @@ def show_history(config: Config, phone: str, limit: int) -> list[str]:
                 .order_by(db.Message.id.desc()).limit(limit))
     if not rows:
         return [f"no messages stored for {_label(user)}"]
-    return [_message_line(row) for row in reversed(rows)]
+    zone = config.server.zone
+    return [_message_line(row, zone) for row in reversed(rows)]
 
 
-def _message_line(row: db.Message) -> str:
-    when = row.created_at.replace(tzinfo=dt.timezone.utc).astimezone()
+def _message_line(row: db.Message, zone: dt.tzinfo) -> str:
+    when = as_local(row.created_at, zone)
     return f"{when:%Y-%m-%d %H:%M}  {row.role:<9}  {printable(_message_text(row))}"
 
 

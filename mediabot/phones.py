@@ -1,25 +1,65 @@
-"""Phone numbers in E.164, the one form users are stored and matched in."""
+"""Phone numbers in E.164, the one form users are stored and matched in.
+
+Numbers are read with ``phonenumbers`` (Google's libphonenumber metadata): a number with its
+country code ("+44 7700 900123", "0044 7700 900123") is read as it is, one written the way
+it is dialled at home ("07700 900123", "(555) 123-4567") in ``[sms] default_region``. A
+number that cannot exist is refused with the library's reason. Numbers are checked for being
+*possible* (right length for the country), not *assigned*: fictional 555 numbers pass.
+"""
 
 import re
 
-from .config import E164
+import phonenumbers
+from phonenumbers import NumberParseException, PhoneNumberFormat, ValidationResult
+
+E164 = re.compile(r"^\+[1-9]\d{6,14}$")
+DEFAULT_REGION = "US"
+REASONS = {
+    ValidationResult.TOO_SHORT: "too short",
+    ValidationResult.TOO_LONG: "too long",
+    ValidationResult.INVALID_LENGTH: "not a length numbers there have",
+    ValidationResult.INVALID_COUNTRY_CODE: "no country has that code",
+    ValidationResult.IS_POSSIBLE_LOCAL_ONLY: "the area code is missing",
+}
 
 
-def normalise_phone(text: str, default_country: str = "1") -> str:
-    """'+1 (555) 123-4567', '555-123-4567' (North American) -> '+15551234567'.
+def is_region(code: str) -> bool:
+    """A two-letter region the library has numbering rules for ("US", "GB", "DE", ...)."""
+    return code.upper() in phonenumbers.SUPPORTED_REGIONS
 
-    Raises ValueError saying how to write the number when it cannot be read as E.164.
+
+def normalise_phone(text: str, region: str = DEFAULT_REGION) -> str:
+    """'+1 (555) 123-4567', '555-123-4567' (region US), '07700 900123' (GB) -> E.164.
+
+    Raises ValueError naming the library's reason and how to write the number.
     """
     raw = text.strip()
-    digits = re.sub(r"[\s().\-]", "", raw)
-    if digits.startswith("00"):
-        digits = "+" + digits[2:]
-    if not digits.startswith("+") and digits.isdigit():
-        if len(digits) == 10:
-            digits = "+" + default_country + digits
-        elif len(digits) == 11 and digits.startswith(default_country):
-            digits = "+" + digits
-    if not E164.match(digits):
-        raise ValueError(f"{text!r} is not a phone number in E.164; write it as + country "
-                         "code and number, e.g. +15551234567")
-    return digits
+    if raw.startswith("00"):        # the international prefix most of the world dials
+        raw = "+" + raw[2:]
+    try:
+        number = phonenumbers.parse(raw, region.upper())
+    except NumberParseException as exc:
+        raise ValueError(_refusal(text, _parse_reason(exc), region)) from None
+    verdict = phonenumbers.is_possible_number_with_reason(number)
+    if verdict != ValidationResult.IS_POSSIBLE:
+        raise ValueError(_refusal(text, REASONS.get(verdict, "not possible"), region))
+    return phonenumbers.format_number(number, PhoneNumberFormat.E164)
+
+
+def inbound_phone(sender: str, region: str = DEFAULT_REGION) -> str:
+    """Twilio's ``From``: already E.164 for phones (kept as sent, no parsing on the hot
+    path); anything else is read like a typed number. ValueError when it is none."""
+    return sender if E164.match(sender) else normalise_phone(sender, region)
+
+
+def _parse_reason(exc: NumberParseException) -> str:
+    """The library's own words: "(1) The string supplied did not seem to be ..." -> "the
+    string supplied did not seem to be ..."."""
+    words = re.sub(r"^\(\d+\)\s*", "", str(exc)).rstrip(".")
+    return words[:1].lower() + words[1:]
+
+
+def _refusal(text: str, why: str, region: str) -> str:
+    return (f"{text!r} is not a phone number ({why}); write it as + country code and number "
+            f"(E.164, e.g. +15551234567), or as dialled in {region.upper()} "
+            "([sms] default_region)")

@@ -2,6 +2,8 @@
 
 import datetime as dt
 
+from .localtime import zone_label
+
 INTRO = """\
 You are the household's media assistant, reached by text message (SMS). You look after \
 the family's media server: movies through Radarr and TV series through Sonarr."""
@@ -47,7 +49,8 @@ def build_system_prompt(display_name: str | None = None, *, pending: str | None 
                         now: dt.datetime | None = None, tools=None, missing=()) -> str:
     """The system prompt personalised with the user's name and any pending confirmation.
 
-    ``tools``: names of the tools this person is offered (None: all of them); ``missing``:
+    ``now``: an aware datetime in the household's zone. ``tools``: names of the tools this
+    person is offered (None: all of them); ``missing``:
     "Sonarr" and/or "Radarr" when not configured, so the model says so instead of guessing.
     """
     names = [name for name, _ in CAPABILITIES] if tools is None else tools
@@ -55,7 +58,8 @@ def build_system_prompt(display_name: str | None = None, *, pending: str | None 
     if display_name:
         parts.append(f"You are talking with {display_name}; use their name now and then.")
     if now is not None:
-        parts.append(f"Today is {now:%A %d %B %Y} (UTC).")
+        parts.append(f"It is now {now:%A %d %B %Y, %H:%M} {now:%Z} (time zone "
+                     f"{zone_label(now.tzinfo)}); tools give times in this zone too.")
     if pending:
         parts.append("Waiting for this person's answer to: \"" + pending + "\" If they now ask "
                      "about something else, help them, and remind them briefly that Y confirms "

@@ -15,7 +15,7 @@ from twilio.request_validator import RequestValidator
 from . import db
 from .config import Config
 from .keywords import classify_keyword
-from .phones import normalise_phone
+from .phones import inbound_phone
 from .sms import signature_ok
 
 log = logging.getLogger(__name__)
@@ -45,7 +45,7 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None) -> Flask:
                                 request.headers.get("X-Twilio-Signature")):
                 log.warning("/sms: rejected a request with a missing or invalid signature")
                 return _error("invalid signature", 403)
-        problem = _malformed(form)
+        problem = _malformed(form, config.sms.default_region)
         if problem:
             log.warning("/sms: malformed request (%s)", problem)
             return _error(problem, 400)
@@ -72,7 +72,7 @@ def webhook_url(public_url: str) -> str:
     return public if public.endswith("/sms") else public + "/sms"
 
 
-def _malformed(form) -> str | None:
+def _malformed(form, region: str) -> str | None:
     sid, sender = form.get("MessageSid", ""), form.get("From", "")
     if not sid or len(sid) > 64:
         return "MessageSid is missing"
@@ -81,7 +81,7 @@ def _malformed(form) -> str | None:
     if len(form.get("Body", "")) > MAX_BODY_CHARS:
         return "Body is too long"
     try:
-        normalise_phone(sender)
+        inbound_phone(sender, region)
     except ValueError:
         return "From is not a phone number"
     return None
@@ -94,7 +94,7 @@ def _accept(form, config: Config, worker) -> None:
     an INSERT OR IGNORE whose rowcount tells a Twilio retry from a new message) rather than
     ORM queries: same effect, a seventh of the CPU.
     """
-    phone = normalise_phone(form["From"])
+    phone = inbound_phone(form["From"], config.sms.default_region)
     found = db.database.execute_sql("SELECT id FROM users WHERE phone = ?", (phone,)).fetchone()
     user_id = found[0] if found else None
     cursor = db.database.execute_sql(

@@ -90,8 +90,13 @@ def test_users_add_twice_is_an_error(started):
 
 
 @pytest.mark.parametrize("args, message", [
-    (["users", "add", "12345", "--name", "X"], "'12345' is not a phone number in E.164"),
-    (["users", "add", "call me", "--name", "X"], "is not a phone number"),
+    (["users", "add", "12345", "--name", "X"],
+     "Invalid value for PHONE: '12345' is not a phone number (too short); write it as + "
+     "country code and number (E.164, e.g. +15551234567), or as dialled in US "
+     "([sms] default_region)"),
+    (["users", "add", "call me", "--name", "X"], "'call me' is not a phone number (the "
+                                                 "string supplied did not seem to be a phone "
+                                                 "number)"),
     (["users", "add", BO, "--name", "X", "--role", "owner"], "'owner' is not one of"),
     (["users", "add", BO], "Missing option '--name'"),
     (["users", "role", BO, "boss"], "'boss' is not one of"),
@@ -320,3 +325,25 @@ def test_an_unopenable_database_is_one_line_not_a_traceback(tmp_path, args):
     assert result.exit_code == 1, result.output
     assert "cannot open the database" in result.output and "[database] path" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+def test_a_relative_database_path_is_beside_the_config_not_the_current_directory(
+        tmp_path, monkeypatch):
+    elsewhere = tmp_path / "etc"
+    elsewhere.mkdir()
+    config = elsewhere / "config.toml"
+    config.write_text('[server]\npublic_url = "https://sms.example.com"\n'
+                      '[database]\npath = "mediabot.db"\n')
+    for cwd in ("first", "second"):
+        (tmp_path / cwd).mkdir()
+    monkeypatch.chdir(tmp_path / "first")
+    added = run(config, "users", "add", BO, "--name", "Bo")
+    assert added.exit_code == 0 and f"added {BO} (Bo)" in added.output
+    monkeypatch.chdir(tmp_path / "second")
+    assert re.search(rf"^{re.escape(BO)}\s+Bo\s+member", run(config, "users", "list").output,
+                     re.M)
+    open_storage(load_config(config, require_twilio=False))    # as the daemon starts
+    assert db.User.get_or_none(db.User.phone == BO) is not None
+    db.database.close()
+    assert (elsewhere / "mediabot.db").exists()
+    assert not list((tmp_path / "first").iterdir()) and not list((tmp_path / "second").iterdir())

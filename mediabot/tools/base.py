@@ -75,7 +75,8 @@ class ToolContext:
     """What a tool call may touch: the configured clients and who is asking.
 
     ``record_request(service, external_id, title)`` remembers that this user wants a text
-    when the title arrives; ``clock`` returns an aware UTC datetime (tests pin it).
+    when the title arrives; ``clock`` returns an aware datetime in the household's zone,
+    in which the tools show times (tests pin it).
     """
 
     sonarr: "ServiceClient | None"

@@ -105,9 +105,13 @@ def parse_utc(text: str | None) -> dt.datetime | None:
         return None
 
 
-def utc_text(moment: dt.datetime) -> str:
-    """An instant for the model: "Tue 2026-11-24 02:00 UTC"."""
-    return moment.astimezone(dt.timezone.utc).strftime("%a %Y-%m-%d %H:%M UTC")
+def date_text(moment: dt.datetime) -> str:
+    """A calendar date Radarr stores as midnight UTC ("2026-11-27T00:00:00Z"): "Fri 2026-11-27".
+
+    Shown as it is, not in the household's zone: west of Greenwich midnight UTC would
+    otherwise become the day before.
+    """
+    return moment.astimezone(dt.timezone.utc).strftime("%a %Y-%m-%d")
 
 
 def api_time(moment: dt.datetime) -> str:

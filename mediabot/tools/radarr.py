@@ -10,7 +10,7 @@ import datetime as dt
 from mediabot.config import ArrConfig
 from mediabot.tools.base import AlreadyInLibrary
 from mediabot.tools.choices import pick_quality_profile, pick_root_folder
-from mediabot.tools.format import api_time, human_size, parse_utc, utc_text
+from mediabot.tools.format import api_time, date_text, human_size, parse_utc
 from mediabot.tools.metadata import Metadata
 from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
                                       queue_summary, require_added, search_hit, title_of)
@@ -128,6 +128,6 @@ def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
     for movie in api.calendar(start=api_time(start), end=api_time(end)):
         data = movie._data
         entries += [(when, {"title": title_of(data), "release": word,
-                            "date": utc_text(when)[:14], "downloaded": bool(data.get("hasFile"))})
+                            "date": date_text(when), "downloaded": bool(data.get("hasFile"))})
                     for when, word in _releases(data) if start <= when < end]
     return [entry for _, entry in sorted(entries, key=lambda pair: pair[0])]

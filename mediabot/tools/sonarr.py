@@ -11,8 +11,8 @@ from mediabot.config import ArrConfig
 from mediabot.tools.base import AlreadyInLibrary, ToolError
 from mediabot.tools.choices import (pick_language_profile, pick_quality_profile,
                                     pick_root_folder)
-from mediabot.tools.format import (api_time, episode_code, human_size, parse_utc,
-                                   utc_text)
+from mediabot.localtime import UTC, local_text
+from mediabot.tools.format import api_time, episode_code, human_size, parse_utc
 from mediabot.tools.metadata import Metadata
 from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
                                       queue_summary, require_added, search_hit, title_of)
@@ -35,13 +35,14 @@ def library_matches(api, query: str, now: dt.datetime,
                     limit: int = 3) -> tuple[list[dict], list[dict]]:
     """(status of library hits, lookup hits not in the library) for "do we have X?"."""
     hits = [series._data for series in api.search_series(query)]
-    owned = [status(api.get_series(series_id=data["id"])._data)
+    owned = [status(api.get_series(series_id=data["id"])._data, now.tzinfo or UTC)
              for data in [hit for hit in hits if hit.get("id")][:limit]]
     return owned, not_in_library(hits, "series", "tvdb_id", limit)
 
 
-def status(data: dict) -> dict:
-    """In library, monitored, episodes and size on disk, and what is missing, per season."""
+def status(data: dict, zone: dt.tzinfo = UTC) -> dict:
+    """In library, monitored, episodes and size on disk, and what is missing, per season;
+    the next airing in ``zone``."""
     stats = data.get("statistics") or {}
     seasons = [s for s in data.get("seasons") or []
                if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
@@ -57,7 +58,7 @@ def status(data: dict) -> dict:
     }
     next_airing = parse_utc(data.get("nextAiring"))
     if next_airing:
-        result["next_episode_airs"] = utc_text(next_airing)
+        result["next_episode_airs"] = local_text(next_airing, zone)
     return result
 
 
@@ -160,19 +161,19 @@ def queue(api) -> tuple[list[dict], int]:
 
 
 def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
-    """Monitored episodes airing in [start, end), soonest first."""
+    """Monitored episodes airing in [start, end), soonest first, at times in start's zone."""
     episodes = [episode._data for episode in
                 api.calendar(start=api_time(start), end=api_time(end), include_series=True)]
     episodes.sort(key=lambda data: data.get("airDateUtc") or "")
-    return [_calendar_item(data) for data in episodes]
+    return [_calendar_item(data, start.tzinfo or UTC) for data in episodes]
 
 
-def _calendar_item(data: dict) -> dict:
+def _calendar_item(data: dict, zone: dt.tzinfo) -> dict:
     airs = parse_utc(data.get("airDateUtc"))
     return {
         "series": (data.get("series") or {}).get("title"),
         "episode": episode_code(data.get("seasonNumber"), data.get("episodeNumber")),
         "title": data.get("title"),
-        "airs": utc_text(airs) if airs else data.get("airDate"),
+        "airs": local_text(airs, zone) if airs else data.get("airDate"),
         "downloaded": bool(data.get("hasFile")),
     }
