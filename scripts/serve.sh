@@ -1,16 +1,13 @@
 #!/usr/bin/env bash
-# Set up (a venv in .venv with mediabot installed) and start the daemon.
+# Set up (a venv in .venv with mediabot installed; skipped when nothing changed) and start
+# the daemon.
 # With no config file yet, writes one from config.example.toml and says what to fill in.
 # Usage: scripts/serve.sh [CONFIG]   (default: $MEDIABOT_CONFIG, else ./config.toml)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 CONFIG=${1:-${MEDIABOT_CONFIG:-config.toml}}
-PYTHON=${PYTHON:-python3}
-if [ ! -x .venv/bin/python ]; then
-    "$PYTHON" -m venv .venv
-fi
-.venv/bin/python -m pip install --quiet --upgrade pip
-.venv/bin/python -m pip install --quiet -e .
+. scripts/venv.sh
+ensure_venv ""
 if [ ! -f "$CONFIG" ]; then
     cp config.example.toml "$CONFIG"
     cat >&2 <<MSG

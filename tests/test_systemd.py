@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 UNIT = Path(__file__).resolve().parent.parent / "systemd" / "mediabot.service"
-EXEC = "/opt/mediabot/.venv/bin/mediabot"
+EXEC = "/opt/mediabot/venv/bin/mediabot"
 
 REQUIRED = [
     ("Service", "User", "mediabot"),
@@ -87,3 +87,49 @@ def test_the_default_drain_ends_before_systemd_kills_the_service():
 
     assert ("Service", "TimeoutStopSec", str(SYSTEMD_STOP_SECONDS)) in directives(UNIT.read_text())
     assert ServerConfig().drain_seconds <= SYSTEMD_STOP_SECONDS - 15
+
+
+ROOT = UNIT.parent.parent
+
+
+def readme_systemd_steps() -> str:
+    """The shell block of the README's "Running it as a service" section."""
+    section = (ROOT / "README.md").read_text().split("## Running it as a service", 1)[1]
+    return section.split("```sh\n", 1)[1].split("```", 1)[0]
+
+
+def test_readme_installs_a_wheel_into_the_units_venv_with_private_config():
+    steps = readme_systemd_steps()
+    venv = EXEC.rsplit("/bin/", 1)[0]
+    assert "cp -r" not in steps, "copying the checkout takes .venv, *.db and config.toml along"
+    assert "pip wheel --no-deps --wheel-dir dist ." in steps
+    assert f"sudo python3 -m venv {venv}\n" in steps
+    assert f"sudo {venv}/bin/pip install dist/mediabot-*.whl\n" in steps
+    for private in ("/etc/mediabot/config.toml", "/etc/mediabot/env"):
+        assert re.search(rf"^sudo install -m 0640 -o root -g mediabot \S+ {private}", steps, re.M)
+    assert f"sudo -u mediabot {EXEC} check --config /etc/mediabot/config.toml" in steps
+
+
+def test_the_wheel_holds_the_package_and_none_of_the_checkouts_private_files(tmp_path):
+    """What the README's `pip wheel` step builds from a checkout that has been used."""
+    import zipfile
+
+    source = tmp_path / "checkout"
+    shutil.copytree(ROOT / "mediabot", source / "mediabot",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    for name in ("pyproject.toml", "README.md"):
+        shutil.copy(ROOT / name, source / name)
+    (source / "config.toml").write_text('[llm]\napi_key = "sk-private"\n')
+    (source / "mediabot.db").write_bytes(b"SQLite format 3\x00")
+    (source / ".venv" / "bin").mkdir(parents=True)
+    result = subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--quiet",
+                             "--wheel-dir", str(tmp_path / "dist"), str(source)],
+                            capture_output=True, text=True, timeout=300)
+    if result.returncode != 0 and "No matching distribution" in result.stderr:
+        pytest.skip("no package index to fetch setuptools from")
+    assert result.returncode == 0, result.stderr
+    [wheel] = (tmp_path / "dist").glob("mediabot-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    assert "mediabot/cli.py" in names
+    outside = [n for n in names if not n.startswith(("mediabot/", "mediabot-"))]
+    assert outside == [], "only the package and its metadata are in the wheel"
