@@ -7,6 +7,7 @@ process with a config file pointing at them, exactly as an operator would run it
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -66,6 +67,18 @@ role = "admin"
         assert wait_for(self._healthy, 20), self.log.read_text()
         return self
 
+    def settled(self) -> bool:
+        """Every text handled and every reply sent or given up, as the daemon's own database
+        says: from here nothing more happens, so a test asserts at once instead of sleeping."""
+        connection = sqlite3.connect(self.config.parent / "mediabot.db", timeout=5)
+        try:
+            busy = connection.execute(
+                "SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'processing'))"
+                " + (SELECT count(*) FROM outbox WHERE status = 'pending')").fetchone()[0]
+        finally:
+            connection.close()
+        return busy == 0
+
     def _healthy(self):
         try:
             return requests.get(self.url + "/healthz", timeout=1).status_code == 200
@@ -117,8 +130,7 @@ def test_bad_signatures_are_refused_and_duplicates_answered_once(serve, fake_llm
     fake_llm.set_responder(lambda body: "Just once.")
     for _ in range(3):
         assert daemon.text("hello", sid="SM" + "5" * 32).status_code == 200
-    assert wait_for(lambda: fake_twilio.sent)
-    time.sleep(0.5)
+    assert wait_for(lambda: fake_twilio.sent) and wait_for(daemon.settled)
     assert fake_twilio.bodies() == ["Just once."]
     assert len(fake_llm.requests) == 1
 
@@ -131,7 +143,7 @@ def test_three_rapid_texts_make_at_most_two_turns(serve, fake_llm, fake_twilio):
         daemon.text(body)
         time.sleep(0.1)
     assert wait_for(lambda: len(fake_llm.requests) >= 1 and len(fake_twilio.sent) >= 1)
-    time.sleep(1.0)
+    assert wait_for(daemon.settled)
     assert 1 <= len(fake_llm.requests) <= 2
     seen = "\n".join(m["content"] for r in fake_llm.requests for m in r["messages"]
                      if m["role"] == "user")
@@ -151,11 +163,10 @@ def test_kill_9_mid_turn_then_restart_answers_exactly_once(serve, fake_llm, fake
     assert wait_for(lambda: len(fake_llm.requests) == 1)
     daemon.stop(signal.SIGKILL)
     daemon.start()
-    assert wait_for(lambda: fake_twilio.sent)
-    time.sleep(0.5)
+    assert wait_for(lambda: fake_twilio.sent) and wait_for(daemon.settled)
     daemon.stop(signal.SIGKILL)
     daemon.start()
-    time.sleep(1.0)
+    assert wait_for(daemon.settled)
     assert fake_twilio.bodies() == ["Answered after the restart."]
 
 
@@ -174,7 +185,7 @@ def test_stop_start_unknown_and_twilio_failures(serve, fake_llm, fake_twilio):
     daemon.text("STOP")
     daemon.text("hello?")
     daemon.text("hi", sender="+15559998888")
-    time.sleep(0.8)
+    assert wait_for(daemon.settled)
     assert fake_twilio.sent == [] and fake_llm.requests == []
     daemon.text("START")
     fake_twilio.fail_next(500)
@@ -185,8 +196,7 @@ def test_stop_start_unknown_and_twilio_failures(serve, fake_llm, fake_twilio):
     fake_twilio.fail_next(400, code=21610)
     fake_llm.enqueue_text("This one cannot be delivered.")
     daemon.text("one more")
-    assert wait_for(lambda: len(fake_twilio.requests) >= 3)
-    time.sleep(1.5)
+    assert wait_for(lambda: len(fake_twilio.requests) >= 3) and wait_for(daemon.settled)
     posts = [r for r in fake_twilio.requests if r.get("method", "POST") == "POST"]
     assert len(posts) == 3, "21610 is not retried"
 
