@@ -168,12 +168,26 @@ def check_server(config: Config) -> list[Line]:
                                       f"{url} through an https proxy and set [server] "
                                       "public_url to its https address")]
     arrs = config.sonarr is not None or config.radarr is not None
+    if not _latin1(config.notifications.webhook_secret):
+        lines.append(Line(WARN, "notifications", "webhook_secret has a character Sonarr/Radarr "
+                                                 "cannot send (they encode the password as "
+                                                 "ISO-8859-1), so their calls get 401 — use "
+                                                 "letters, digits and punctuation in "
+                                                 "[notifications] webhook_secret"))
     if arrs and not config.notifications.webhook_secret:
         lines.append(Line(WARN, "notifications", "webhook_secret is empty, so /hooks/sonarr and "
                                                  "/hooks/radarr refuse every call and nobody "
                                                  "hears when downloads finish — set "
                                                  "[notifications] webhook_secret"))
     return lines
+
+
+def _latin1(text: str) -> bool:
+    try:
+        text.encode("iso-8859-1")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 # ------------------------------------------------------------------ Sonarr / Radarr

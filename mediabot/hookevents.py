@@ -2,7 +2,8 @@
 
 ``read_event`` turns a body into an ``ArrEvent`` or raises ``PayloadError`` with one plain
 line saying what is wrong (the hook answers it with 400). A body must be JSON within bounds
-(no NaN or Infinity, no number beyond 64 bits, nesting at most ``MAX_DEPTH`` deep), an
+(no NaN or Infinity, no number beyond 64 bits, nesting at most ``MAX_DEPTH`` deep, at most
+``MAX_VALUES`` values), an
 object with a string ``eventType``, and the fields mediabot uses must have the types
 Sonarr/Radarr send: ids whole numbers from 1 to 2^31-1 (C# ``int``), booleans only from
 JSON booleans, strings as strings. Fields mediabot does not use are not checked, so a newer
@@ -20,6 +21,7 @@ import math
 from dataclasses import dataclass, field
 
 MAX_DEPTH = 32  # the deepest real payload nests 5 levels (episodeFiles[].mediaInfo.subtitles)
+MAX_VALUES = 60_000  # a 1 MiB body of real payload (a 700-episode pack) has about 29,000
 MAX_EPISODES = 5000
 ID_MAX = 2**31 - 1
 SEASON_MAX = 9999  # daily series number seasons by year
@@ -66,7 +68,11 @@ def read_event(service: str, body: bytes) -> ArrEvent:
 
 
 def parse_json(body: bytes):
-    """JSON with bounds: every number fits 64 bits, no NaN/Infinity, nesting bounded."""
+    """JSON with bounds: every number fits 64 bits, no NaN/Infinity, nesting and the number
+    of values bounded (so a 1 MiB body cannot become tens of MB of objects and seconds of
+    checking: ``MAX_VALUES`` is counted from separators before parsing)."""
+    if body.count(b",") + body.count(b"[") + body.count(b"{") > MAX_VALUES:
+        raise PayloadError(f"the JSON has more than {MAX_VALUES} values")
     try:
         text = body.decode("utf-8-sig")
     except UnicodeDecodeError:

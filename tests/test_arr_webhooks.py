@@ -155,6 +155,10 @@ def test_bodies_over_the_limit_get_413_and_sms_keeps_its_small_limit(serve, fake
     response = send(daemon, "sonarr", None, body=too_big)
     assert response.status_code == 413
     assert response.text == "the body is larger than 1024 KiB\n"
+    chunks = (too_big[i:i + 65536] for i in range(0, len(too_big), 65536))
+    chunked = requests.post(f"{daemon.url}/hooks/sonarr", data=chunks, timeout=10, headers={
+        "Authorization": arr.basic_auth("sonarr", SECRET), "Content-Type": "application/json"})
+    assert chunked.status_code == 413, "no Content-Length (chunked) is bounded the same"
     form = {"MessageSid": "SM" + "1" * 32, "From": ADMIN, "To": "+15550001111",
             "Body": "x" * 100_000}
     sms = requests.post(daemon.url + "/sms", data=form, timeout=10, headers={

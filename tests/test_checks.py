@@ -220,6 +220,16 @@ def test_http_public_url_and_no_webhook_secret_are_warnings_not_failures(tmp_pat
     assert "warnings)" in result.output.splitlines()[-1]
 
 
+def test_a_webhook_secret_sonarr_cannot_send_is_a_warning_that_does_not_show_it(tmp_path,
+                                                                                  servers):
+    result = run_check(tmp_path, servers,
+                       **{"notifications.webhook_secret": '"hook-secret-\u0142\u00f3d\u017a"'})
+    assert result.exit_code == 0, result.output
+    warning = line(result, "notifications", "warn")
+    assert "cannot send (they encode the password as ISO-8859-1)" in warning
+    assert "hook-secret" not in result.output and "\u0142" not in result.output
+
+
 @pytest.mark.parametrize("public_url", ["https://sms.example.com/",
                                         "https://sms.example.com/sms"])
 def test_server_line_names_the_url_the_daemon_checks_signatures_against(public_url):

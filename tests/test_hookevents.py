@@ -105,8 +105,19 @@ def test_bodies_out_of_bounds_are_refused_in_one_line(body, line):
     assert str(refused.value) == line
 
 
+def test_a_body_of_many_tiny_values_is_refused_before_parsing():
+    """1 MiB of "{}," would be 350,000 objects (about 50 MB and 1.5 s of checking)."""
+    body = b'{"eventType": "Test", "x": [' + b",".join([b"{}"] * 349_000) + b"]}"
+    with pytest.raises(PayloadError) as refused:
+        read_event("sonarr", body)
+    assert str(refused.value) == "the JSON has more than 60000 values"
+    big_pack = arr.to_json(arr.sonarr_import_complete([(1, n) for n in range(1, 700)]))
+    assert len(big_pack) < 1024 * 1024 and len(read_event("sonarr", big_pack).episodes) == 699
+
+
 def test_more_episodes_than_any_pack_are_refused():
-    payload = arr.sonarr_import_complete([(1, n) for n in range(1, 5002)])
+    payload = {"eventType": "Download", "series": arr.v4_series(),
+               "episodes": [{"seasonNumber": 1, "episodeNumber": n} for n in range(1, 5002)]}
     with pytest.raises(PayloadError, match="episodes lists 5001; at most 5000 are accepted"):
         read("sonarr", payload)
 
