@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from .config import Config, LLMConfig
+from .localtime import zone_label
 from .masking import redact
 
 if TYPE_CHECKING:
@@ -46,7 +47,8 @@ def run_checks(config: Config) -> list[Line]:
     """Every check, in the order an operator fixes things: local first, then the network."""
     secrets = _secrets(config)
     local = [Line(OK, "config", f"{config.source} is valid "
-                                f"({_count(len(config.users), 'user')} in [[users]])")]
+                                f"({_count(len(config.users), 'user')} in [[users]]; times "
+                                f"shown in {_zone_name(config)})")]
     local += check_placeholders(config)
     local += _safely("database", secrets, lambda: [check_database(config.database.path)])
     remote = _safely("server", secrets, lambda: check_server(config))
@@ -70,6 +72,11 @@ def _safely(subject: str, secrets: list[str], check) -> list[Line]:
                   redact("".join(traceback.format_exception(exc)), secrets))
         return [Line(FAIL, subject, f"the check itself failed ({type(exc).__name__}); run "
                                     "`mediabot -v check` for details")]
+
+
+def _zone_name(config: Config) -> str:
+    name = zone_label(config.server.zone)
+    return name if config.server.timezone else f"{name}, this machine's zone"
 
 
 def _secrets(config: Config) -> list[str]:

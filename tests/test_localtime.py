@@ -92,6 +92,28 @@ def test_an_unknown_zone_is_a_config_error_with_the_fix(tmp_path):
         "`timedatectl list-timezones`), or leave it empty for this machine's zone\n")
 
 
+def test_check_names_the_zone_times_are_shown_in(tmp_path, monkeypatch):
+    monkeypatch.setenv("TZ", "Europe/Berlin")
+    host_zone.cache_clear()
+    path = tmp_path / "config.toml"
+    path.write_text('[server]\npublic_url = "https://sms.home.test"\n'
+                    f'[database]\npath = "{tmp_path / "m.db"}"\n'
+                    '[twilio]\naccount_sid = "AC1"\nauth_token = "token-123456"\n'
+                    'from_number = "+15557654321"\napi_base_url = "http://127.0.0.1:9"\n'
+                    '[llm]\nbase_url = "http://127.0.0.1:9/v1"\ntimeout_seconds = 1\n'
+                    'max_retries = 0\n')
+    try:
+        first = CliRunner().invoke(main, ["check", "--config", str(path)]).output
+        path.write_text(path.read_text().replace(
+            "[server]\n", '[server]\ntimezone = "America/New_York"\n'))
+        second = CliRunner().invoke(main, ["check", "--config", str(path)]).output
+    finally:
+        host_zone.cache_clear()
+    assert (f"ok   config: {path} is valid (0 users in [[users]]; times shown in "
+            "Europe/Berlin, this machine's zone)") in first
+    assert "times shown in America/New_York)" in second
+
+
 def test_no_timezone_means_the_hosts_zone_with_its_dst_rules(monkeypatch):
     monkeypatch.setenv("TZ", "Australia/Sydney")
     host_zone.cache_clear()
