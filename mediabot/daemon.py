@@ -15,7 +15,7 @@ from waitress import create_server
 from . import db
 from .app import build_engine, open_storage
 from .config import Config
-from .hooks import BURST_SECONDS, Hooks
+from .hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from .scheduler import build_scheduler, expire_confirmations, prune_history
 from .sender import Backoff, Sender, build_twilio_client
 from .sms import format_reply_for
@@ -72,7 +72,10 @@ class Daemon:
             self.app, host=server.host, port=server.port, threads=8, ident="mediabot",
             connection_limit=server.connection_limit,
             channel_timeout=server.channel_timeout_seconds,
-            cleanup_interval=min(30.0, server.channel_timeout_seconds / 2))
+            cleanup_interval=min(30.0, server.channel_timeout_seconds / 2),
+            # waitress would spool up to 1 GiB per request to disk before any route (or
+            # password check) sees it; nothing accepts more than BODY_LIMIT
+            max_request_body_size=2 * BODY_LIMIT)
         self.worker.recover()
         self.scheduler.start()
         self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.timezone.utc))

@@ -2,6 +2,7 @@
 their methods and their Basic-auth encoding, over real HTTP to the daemon's own waitress."""
 
 import datetime as dt
+import socket
 import threading
 
 import pytest
@@ -159,12 +160,23 @@ def test_bodies_over_the_limit_get_413_and_sms_keeps_its_small_limit(serve, fake
     chunked = requests.post(f"{daemon.url}/hooks/sonarr", data=chunks, timeout=10, headers={
         "Authorization": arr.basic_auth("sonarr", SECRET), "Content-Type": "application/json"})
     assert chunked.status_code == 413, "no Content-Length (chunked) is bounded the same"
+    assert _raw_status(daemon.url, "POST /hooks/sonarr HTTP/1.1\r\nHost: x\r\n"
+                       f"Content-Length: {3 * BODY_LIMIT}\r\n\r\n") == 413, \
+        "the server refuses a huge body before reading it, password or not"
     form = {"MessageSid": "SM" + "1" * 32, "From": ADMIN, "To": "+15550001111",
             "Body": "x" * 100_000}
     sms = requests.post(daemon.url + "/sms", data=form, timeout=10, headers={
         "X-Twilio-Signature": sign("https://sms.example.com/sms", form)})
     assert sms.status_code == 413
     assert requests.get(daemon.url + "/healthz", timeout=5).status_code == 200
+
+
+def _raw_status(url: str, head: str) -> int:
+    """Send only a request's head and read the status line of the answer."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as conn:
+        conn.sendall(head.encode())
+        return int(conn.recv(64).split()[1])
 
 
 # -- 3. Basic auth as Sonarr/Radarr encode it ------------------------------------------------
