@@ -67,6 +67,9 @@ class PendingAction(BaseModel):
     prompt_text = pw.TextField()
     created_at = pw.DateTimeField(default=utcnow)
     expires_at = pw.DateTimeField()
+    # The user's newest inbox id when the question was asked: texts up to it were sent
+    # before the person could see the question, so none of them can answer it.
+    asked_after_inbox = pw.IntegerField(null=True)
 
     class Meta:
         table_name = "pending_actions"
@@ -289,7 +292,13 @@ def m004_announced_episodes(db: pw.SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX imports_seen ON imports (seen_at)")
 
 
-MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes]
+def m005_pending_asked_after(db: pw.SqliteDatabase) -> None:
+    """A confirmation is answered only by a text sent after it was asked."""
+    db.execute_sql("ALTER TABLE pending_actions ADD COLUMN asked_after_inbox INTEGER")
+
+
+MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
+              m005_pending_asked_after]
 
 
 class StorageError(Exception):

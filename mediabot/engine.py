@@ -3,6 +3,15 @@
 ``Engine.handle(user_id, text)`` returns the reply text for whoever delivers it (SMS worker
 or terminal chat); it is never empty, since even a failed model call gets a fixed apology.
 Everything it needs is passed in through ``Services``, so tests hand in fakes.
+
+Confirmations (DESIGN section 6): a removal the model asks for waits for the person's very
+next text. Only a lone Y/N sent after the question answers it: the worker passes
+``alone=False`` for texts joined from a burst and the text's ``inbox_id``, so a "yes" that
+was already on its way, or typed beside other words, is never an answer. Any other text
+lets the question lapse: the action is deleted, the reply starts with one line saying so,
+and the text is handled as usual (keyword or model). So a "yes" to a question the model
+asked itself reaches the model, never a removal; a Y with nothing waiting goes to the
+model too (or gets the expiry notice when the action expired before the sweep ran).
 """
 
 import datetime as dt
@@ -63,27 +72,33 @@ class Engine:
         self.services = services
         self.config = services.config
 
-    def handle(self, user_id: int, text: str) -> str:
-        """Answer one incoming message from a known user."""
+    def handle(self, user_id: int, text: str, *, alone: bool = True,
+               inbox_id: int | None = None) -> str:
+        """Answer one incoming text (or a burst's texts joined, with ``alone=False``).
+
+        ``inbox_id`` is the text's inbox row when it came by SMS: a lone Y/N answers a
+        waiting removal only when sent after the question (``confirm.answers``).
+        """
         now = self.services.clock()
         user = db.User.get_by_id(user_id)
+        pending = confirm.active_pending(user.id, now)
+        answer = parse_answer(text) if alone else None
+        if pending and answer and confirm.answers(pending, inbox_id):
+            return self._resolve(user, pending, answer, text)
+        if answer and not pending and (lapsed := self._lapsed(user.id, now)):
+            return self._exchange(user, text, lapsed)
+        note = self._let_lapse(user, pending) if pending else ""
         keyword = classify_keyword(text)
         if keyword == "help":
-            return HELP_TEXT
+            return note + HELP_TEXT
         if keyword == "reset":
-            return self._reset(user)
-        answer = parse_answer(text)
-        pending = confirm.active_pending(user.id, now)
-        if pending and answer:
-            return self._resolve(user, pending, answer, text)
-        if answer and (lapsed := self._lapsed(user.id, now)):
-            return self._exchange(user, text, lapsed)
+            return note + self._reset(user)
         if not user.display_name:
             onboarding = self._onboard(user, text)
             if onboarding is not None:
-                return onboarding
-            return self._model_turn(user, text, pending, save_user=False)
-        return self._model_turn(user, text, pending)
+                return note + onboarding
+            return self._model_turn(user, text, note=note, save_user=False)
+        return self._model_turn(user, text, note=note)
 
     # -- keywords, confirmations, onboarding ------------------------------------------
 
@@ -97,6 +112,17 @@ class Engine:
         history.save_message(user.id, {"role": "user", "content": text})
         history.save_message(user.id, {"role": "assistant", "content": reply})
         return reply
+
+    def _let_lapse(self, user: db.User, pending: db.PendingAction) -> str:
+        """The text was not an answer: drop the question; the line (and newline) that says so.
+
+        An empty string when the sweep or another turn already took it.
+        """
+        if not confirm.take_pending(pending):
+            return ""
+        log.info("user %s: the question about %s lapsed (not answered by the next text)",
+                 user.id, pending.function_name)
+        return confirm.lapse_notice(pending) + "\n"
 
     def _lapsed(self, user_id: int, now: dt.datetime) -> str | None:
         """A Y/N to an action that expired before the sweep removed it: say so, run nothing."""
@@ -162,23 +188,27 @@ class Engine:
         """The injected clock (naive UTC, as stored) in the household's zone, for the tools."""
         return as_local(self.services.clock(), self.config.server.zone)
 
-    def _model_turn(self, user: db.User, text: str, pending, *, save_user: bool = True) -> str:
+    def _model_turn(self, user: db.User, text: str, *, note: str = "",
+                    save_user: bool = True) -> str:
+        """Run the model on the stored history; ``note`` (a lapsed question) leads the reply
+        and is stored with it, so the model later knows what the person was told."""
         started = time.monotonic()
         if save_user:
             history.save_message(user.id, {"role": "user", "content": text})
-        turn = _Turn(self, user, pending)
+        turn = _Turn(self, user, dropped=note)
         try:
             result = run_tool_loop(self.services.model, turn.build, turn.schemas, turn.execute,
                                    turn.record, self.config.llm.max_tool_rounds)
         except ModelError as exc:
             log.warning("turn user=%s model failed: %s", user.id, exc.reason)
-            return APOLOGIES.get(exc.reason, APOLOGY)
+            return note + APOLOGIES.get(exc.reason, APOLOGY)
         if turn.confirmation:
             reply = turn.confirmation + (" " + ONE_AT_A_TIME_NOTE if turn.declined else "")
         elif result.hit_round_limit:
             reply = ROUND_LIMIT_REPLY
         else:
             reply = result.text.strip() or "Sorry, I have no answer to that. Could you rephrase it?"
+        reply = note + reply
         history.save_message(user.id, {"role": "assistant", "content": reply},
                              prompt_tokens=result.prompt_tokens)
         log.info("turn user=%s model_calls=%d tools=%s estimated_tokens=%d prompt_tokens=%s "
@@ -187,7 +217,7 @@ class Engine:
                  result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
         return reply
 
-    def _frame(self, user: db.User, pending) -> tuple[dict, list[dict], int, str]:
+    def _frame(self, user: db.User, dropped: str = "") -> tuple[dict, list[dict], int, str]:
         """What every prompt for this user is built around: (tools by name, their schemas,
         the schemas' estimated tokens, the system prompt)."""
         tools = {t.name: t for t in self._tools(user)}
@@ -195,7 +225,7 @@ class Engine:
         reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
         services = self.services
         system = build_system_prompt(
-            user.display_name, pending=pending.prompt_text if pending else None,
+            user.display_name, dropped=dropped or None,
             now=as_local(services.clock(), self.config.server.zone), tools=list(tools),
             missing=[name for name, client in (("Sonarr", services.sonarr),
                                                ("Radarr", services.radarr)) if client is None])
@@ -211,18 +241,17 @@ class Engine:
         if summarizer is None:
             return
         user = db.User.get_by_id(user_id)
-        _, _, reserved, system = self._frame(
-            user, confirm.active_pending(user_id, self.services.clock()))
+        _, _, reserved, system = self._frame(user)
         summarizer.update(user, system_prompt=system, reserved_tokens=reserved)
 
 
 class _Turn:
     """The state of one model turn: its prompt inputs, tools and the confirmation it asked."""
 
-    def __init__(self, engine: Engine, user: db.User, pending):
+    def __init__(self, engine: Engine, user: db.User, *, dropped: str = ""):
         self.engine, self.user = engine, user
         self.config = engine.config
-        self.tools, self.schemas, self.reserved, self.system = engine._frame(user, pending)
+        self.tools, self.schemas, self.reserved, self.system = engine._frame(user, dropped)
         self.history = history.get_history(user.id, self.config.history.fetch_limit)
         self.context = engine._context(user)
         self.confirmation: str | None = None

@@ -1,4 +1,4 @@
-"""The system prompt: what the model is told it is, for whom, and what is waiting on a Y/N."""
+"""The system prompt: what the model is told it is, for whom, and what just lapsed."""
 
 import datetime as dt
 
@@ -45,13 +45,15 @@ def _capabilities(tools, missing=()) -> str:
     return "\n".join([text, *notes])
 
 
-def build_system_prompt(display_name: str | None = None, *, pending: str | None = None,
+def build_system_prompt(display_name: str | None = None, *, dropped: str | None = None,
                         now: dt.datetime | None = None, tools=None, missing=()) -> str:
-    """The system prompt personalised with the user's name and any pending confirmation.
+    """The system prompt personalised with the user's name and any question just dropped.
 
-    ``now``: an aware datetime in the household's zone. ``tools``: names of the tools this
-    person is offered (None: all of them); ``missing``:
-    "Sonarr" and/or "Radarr" when not configured, so the model says so instead of guessing.
+    The model never runs while a removal waits for its Y (the next text either answers it or
+    lets it lapse), so ``dropped`` is the line that told the person it lapsed. ``now``: an
+    aware datetime in the household's zone. ``tools``: names of the tools this person is
+    offered (None: all of them); ``missing``: "Sonarr" and/or "Radarr" when not configured,
+    so the model says so instead of guessing.
     """
     names = [name for name, _ in CAPABILITIES] if tools is None else tools
     parts = [INTRO, _capabilities(names, missing), GUIDELINES]
@@ -60,11 +62,11 @@ def build_system_prompt(display_name: str | None = None, *, pending: str | None 
     if now is not None:
         parts.append(f"It is now {now:%A %d %B %Y, %H:%M} {now:%Z} (time zone "
                      f"{zone_label(now.tzinfo)}); tools give times in this zone too.")
-    if pending:
-        parts.append("Waiting for this person's answer to: \"" + pending + "\" If they now ask "
-                     "about something else, help them, and remind them briefly that Y confirms "
-                     "and N cancels. While it waits, do not ask a yes/no question of your own: "
-                     "their next yes or no answers the removal.")
+    if dropped:
+        parts.append("Their text did not answer mediabot's removal question, so nothing was "
+                     "removed and the person has been told: \"" + dropped.strip() + "\" Answer "
+                     "their text. If they still want it removed, call remove_media again and "
+                     "mediabot will ask again.")
     return "\n\n".join(parts)
 
 

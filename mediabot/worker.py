@@ -222,7 +222,9 @@ class Worker:
         if stored is not None:
             log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
             return stored
-        return self.engine.handle(user.id, text) if text else NO_TEXT_REPLY
+        if not text:
+            return NO_TEXT_REPLY
+        return self.engine.handle(user.id, text, alone=len(rows) == 1, inbox_id=rows[-1].id)
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
         return self.sender.enqueue(user.phone, format_reply_for(self.config, text),

@@ -122,11 +122,15 @@ def test_an_older_database_is_upgraded_in_place_without_losing_rows(path):
     wrapper.execute_sql("INSERT INTO schema_version VALUES (1, 'm001_initial', NULL)")
     wrapper.execute_sql("INSERT INTO users (phone, role, opted_out, from_config, created_at) "
                         "VALUES ('+15551234567', 'admin', 0, 0, '2026-01-01 00:00:00')")
+    wrapper.execute_sql("INSERT INTO pending_actions (user_id, function_name, arguments, "
+                        "prompt_text, created_at, expires_at) VALUES (1, 'remove_media', '{}', "
+                        "'Remove X?', '2026-01-01 00:00:00', '2026-01-01 00:05:00')")
     wrapper.close()
     old.close()
     db.open_database(path)
     assert db.User.get().phone == "+15551234567"
     assert "notices" in db.database.get_tables()
+    assert db.PendingAction.get().asked_after_inbox is None, "kept, with the new column"
     versions = [r[0] for r in db.database.execute_sql("SELECT version FROM schema_version")]
     assert versions == list(range(1, len(db.MIGRATIONS) + 1))
 

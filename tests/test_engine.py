@@ -113,7 +113,8 @@ def test_reset_also_forgets_the_pending_removal_and_the_summary(engine, alex, fa
     db.User.update(summary="Alex likes Dune", summary_through=3).where(db.User.id == alex).execute()
     confirm.create_pending(alex, "remove_media", {"kind": "movie", "id": 1}, "Remove Dune?",
                            now=db.utcnow(), ttl_seconds=300)
-    assert engine.handle(alex, "RESET") == RESET_REPLY
+    assert engine.handle(alex, "RESET") == ("I've dropped the question about removing Dune.\n"
+                                            + RESET_REPLY)
     assert db.PendingAction.select().count() == 0
     user = db.User.get_by_id(alex)
     assert (user.summary, user.summary_through) == (None, None)

@@ -5,7 +5,7 @@ import json
 
 import pytest
 
-from mediabot import db
+from mediabot import db, history
 from tests.conftest import ADMIN
 from mediabot.sim.arr import API_KEY
 from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
@@ -81,22 +81,56 @@ def test_n_keeps_it(engine, alex, fake_llm, stack):
     assert office_in_library(stack)
 
 
-def test_an_unrelated_message_leaves_it_pending_and_tells_the_model(engine, alex, fake_llm, stack):
+DROPPED = "I've dropped the question about removing The Office (2005).\n"
+
+
+def test_an_unrelated_message_lets_the_question_lapse_and_tells_the_model(engine, alex, fake_llm,
+                                                                          stack):
     ask_removal(engine, fake_llm, alex)
-    fake_llm.enqueue_text("Nothing is downloading. Still want The Office removed? Y or N.")
-    engine.handle(alex, "wait, what's downloading?")
+    fake_llm.enqueue_text("Nothing is downloading.")
+    reply = engine.handle(alex, "wait, what's downloading?")
+    assert reply == DROPPED + "Nothing is downloading."
+    assert db.PendingAction.select().count() == 0
     system = fake_llm.requests[-1]["messages"][0]["content"]
-    assert "Remove The Office (2005)" in system
-    assert db.PendingAction.select().count() == 1
-    assert engine.handle(alex, "yes") == "Removed The Office (2005) and deleted its files."
+    assert DROPPED.strip() in system and "call remove_media again" in system
+    fake_llm.enqueue_text("Glad to help.")
+    assert engine.handle(alex, "yes") == "Glad to help.", "a later yes goes to the model"
+    assert office_in_library(stack)
+    said = [m["content"] for m in history.get_history(alex, 20) if m["role"] == "assistant"]
+    assert DROPPED + "Nothing is downloading." in said, "stored as the person saw it"
+
+
+def test_a_yes_joined_with_other_texts_is_not_an_answer(engine, alex, fake_llm, stack):
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("Which one do you mean?")
+    assert engine.handle(alex, "Y\nY", alone=False) == DROPPED + "Which one do you mean?"
+    assert office_in_library(stack) and db.PendingAction.select().count() == 0
+
+
+def test_only_a_yes_sent_after_the_question_answers_it(engine, alex, fake_llm, stack):
+    def arrive(body):
+        return db.Inbox.create(message_sid=f"SM{body}{db.Inbox.select().count()}", user=alex,
+                               from_number=ADMIN, body=body).id
+
+    arrive("delete The Office")
+    on_its_way = arrive("yes")          # sent while the turn that asks was running
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("Great, I'll add it.")
+    assert engine.handle(alex, "yes", inbox_id=on_its_way) == DROPPED + "Great, I'll add it."
+    assert office_in_library(stack)
+    ask_removal(engine, fake_llm, alex)
+    answer = arrive("Y")
+    assert engine.handle(alex, "Y", inbox_id=answer) == \
+        "Removed The Office (2005) and deleted its files."
     assert not office_in_library(stack)
 
 
 def test_cancel_and_stop_are_not_no(engine, alex, fake_llm, stack):
     ask_removal(engine, fake_llm, alex)
     fake_llm.enqueue_text("ok")
-    engine.handle(alex, "CANCEL")
-    assert db.PendingAction.select().count() == 1, "CANCEL unsubscribes; it is not an answer"
+    reply = engine.handle(alex, "CANCEL")
+    assert reply == DROPPED + "ok", "CANCEL unsubscribes; it is not an answer"
+    assert office_in_library(stack) and db.PendingAction.select().count() == 0
 
 
 def test_after_expiry_y_executes_nothing(engine, alex, fake_llm, stack, clock):

@@ -22,7 +22,7 @@ class RecordingEngine:
         self.max_running_per_user: dict[int, int] = {}
         self._lock = threading.Lock()
 
-    def handle(self, user_id, text):
+    def handle(self, user_id, text, *, alone=True, inbox_id=None):
         with self._lock:
             self.running += 1
             now = self.running_per_user[user_id] = self.running_per_user.get(user_id, 0) + 1
