@@ -22,6 +22,7 @@ from mediabot.tools import available_tools, tool_schemas
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 PENDING = ("Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N "
            "to keep it (expires in 5 min).")
+DROPPED = "I've dropped the question about removing The Office (2005)."
 SUMMARY = ("Alex asked for Dune Part Two (added) and Severance season 2 (monitored); "
            "prefers 1080p; asked to be told when Slow Horses lands.")
 
@@ -31,7 +32,7 @@ class Shape:
     name: str
     history: tuple[dict, ...]
     display_name: str | None = "Alex"
-    pending: str | None = None
+    dropped: str | None = None    # the line that told the person their question lapsed
     summary: str | None = None
     max_messages: int = 20
     max_tokens: int = 4000
@@ -45,7 +46,7 @@ def tool_schemas_for_admin() -> list[dict]:
 def prompt(shape: Shape) -> list[dict]:
     """The messages mediabot sends for this stored history (the real builder's output)."""
     schemas = tool_schemas_for_admin()
-    system = build_system_prompt(shape.display_name, pending=shape.pending, now=NOW,
+    system = build_system_prompt(shape.display_name, dropped=shape.dropped, now=NOW,
                                  tools=[s["function"]["name"] for s in schemas])
     reserved = -(-len(json.dumps(schemas)) // 4)
     return build_prompt(system, list(shape.history), max_messages=shape.max_messages,
@@ -166,9 +167,9 @@ SHAPES = (
         [m for n in range(8) for m in (user(f"Question number {n} about the queue"),
                                         reply(f"Answer number {n}: nothing is stuck."))]
         + [user("Last question: anything stuck now?")]), max_messages=5, tools=False),
-    Shape("pending confirmation note", (
+    Shape("dropped confirmation note", (
         *_removal_asked("call_Rm3"),
-        user("Wait, first tell me what is downloading")), pending=PENDING),
+        user("Wait, first tell me what is downloading")), dropped=DROPPED),
     Shape("text beside calls in one assistant message", (
         user("Find me The Bear"),
         calls(("call_Tx1", "search_media", {"query": "the bear", "kind": "series"}),
