@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import confirm, db, history
+from .conversation import forget_conversation
 from .config import Config
 from .keywords import HELP_TEXT, classify_keyword, parse_answer
 from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
@@ -103,7 +104,7 @@ class Engine:
     # -- keywords, confirmations, onboarding ------------------------------------------
 
     def _reset(self, user: db.User) -> str:
-        removed = history.forget_conversation(user.id)
+        removed = forget_conversation(user.id)
         log.info("user %s reset their conversation (%d messages removed)", user.id, removed)
         return RESET_REPLY
 

@@ -2,47 +2,91 @@
 
 The core takes plain dicts in the OpenAI message shape (``role``, ``content``, ``tool_calls``
 as a list, ``tool_call_id``, ``name``; keys starting with ``_`` such as the store's ``_id``
-are carried but never sent) and returns new dicts; it never mutates its input. A prompt is
-built in four steps (DESIGN section 4):
+are carried but never sent) and returns new dicts; it never mutates its input. Stored history
+keeps what really happened; only the prompt is reshaped. A prompt is built in five steps
+(DESIGN section 4):
 
 1. prune orphans — in a run of user messages with no assistant between them, keep the last;
-2. sanitise — drop tool results that do not directly follow their call, drop messages the API
-   would refuse (null content, unknown roles), and *close* an assistant ``tool_calls`` message
-   whose results were lost (a crash mid-loop) with a synthetic "interrupted" result per
-   missing call: the model then knows it tried, and that the outcome is unknown, instead of
-   silently forgetting the attempt. Tool-call ids are renumbered to short, per-prompt ids;
-3. window — walk back in atomic units (a user message, a plain assistant reply, a tool_calls
-   message with all its results) until ``max_messages`` or the token budget is reached; the
-   window starts at a user message and always holds the newest one;
-4. one system line says what fell out (or the caller's rolling ``summary`` stands in its
-   place), and the system prompt goes first.
+2. sanitise — drop tool results that do not directly follow their call, drop messages that
+   cannot be sent (null content, unknown roles), and *close* an assistant ``tool_calls``
+   message whose results were lost (a crash mid-loop) with a synthetic "interrupted" result
+   per missing call: the model then knows it tried, and that the outcome is unknown, instead
+   of silently forgetting the attempt. Tool-call ids are renumbered to short per-prompt ids;
+3. shape — reshape, turn by turn (a user message and everything up to the next one), into
+   the portable shape below;
+4. window — walk back in atomic units (a user message, a turn's reply, one stored call
+   message with all its results) until ``max_messages`` prompt messages or the token budget
+   is reached; the window starts at a user message and always holds the newest one;
+5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
+   Tool operations included: ..." or the caller's rolling ``summary``), then any stored
+   system notes of the window, as paragraphs of that one message.
 
-The result always passes ``validate_messages``; a failure there is a bug and raises.
+The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
+no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
+system message, first; then a user message; then strictly user -> assistant -> user, where an
+assistant turn is zero or more call/result pairs followed by one text reply. How each stored
+shape is mended:
+
+- parallel calls: one stored message with N calls is sent as N consecutive pairs, each an
+  assistant message with exactly one call and ``content: ""`` followed by its result, in the
+  stored order; the pairs stay one unit for the window (seed 001);
+- every result carries ``name``, its call's function name; a call with no name is "unknown";
+- arguments: a JSON object string passes as stored (an object stored as a dict is
+  serialised); null, ``"null"``, empty or blank arguments become ``"{}"`` (the tools read
+  them as no arguments too); anything else (invalid JSON, a list, a number, NaN) becomes
+  ``{"invalid_arguments": "<the text as stored>"}``, so the model still sees what it sent
+  next to the error its tool answered;
+- text beside calls (or any assistant text of a turn) never goes out beside a call: all the
+  assistant texts of a finished turn are joined, in order and separated by a blank line, into
+  the one reply that closes it after its calls. This merges an expiry notice stored after a
+  reply (assistant -> assistant) into that reply, and keeps what the model wrote beside a
+  call. In the turn still in progress (the newest user message, then calls and results),
+  such text waits: the prompt ends with the last result, and the text comes back, joined to
+  the reply, once the turn has one. (A plain reply stored before further calls of that same
+  open turn cannot be placed and is counted as dropped; the engine never stores one.)
+- a turn that ended without a reply (the model failed after a tool round, a crash closed the
+  call, or user -> user survived pruning) and is followed by a newer user message is closed
+  by a short synthetic reply, ``UNANSWERED_LINE`` (after any text the model wrote beside its
+  calls), so the model knows no answer was sent and the newest user message stays;
+- stored system (or developer) rows inside the window are merged into the system message;
+  outside it they fall out like anything else;
+- content-part lists are sent as their joined text; tool results with null content as "".
+
+Onboarding, Y/N exchanges and summaries are plain user -> assistant pairs and pass as they
+are. The result always passes ``validate_messages`` (OpenAI's rules and the portable ones);
+a failure there is a bug and raises.
 """
 
-import itertools
 import json
 import logging
 from dataclasses import dataclass
 
-from mediabot import confirm, db
+from mediabot import db
+from mediabot.prompt_shape import (INTERRUPTED_RESULT, PARAGRAPH, UNANSWERED_LINE, Unit,
+                                   message_chars, portable_arguments, sanitise, shape)
 from mediabot.validation import find_violation
 
+__all__ = ["INTERRUPTED_RESULT", "PRUNED_LINE", "UNANSWERED_LINE", "Metrics", "Prompt",
+           "build_llm_messages", "build_prompt", "clear_history", "estimate_tokens",
+           "get_history", "portable_arguments", "prune_orphaned_user_messages",
+           "save_message", "validate_messages"]
 log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
 WARN_FRACTION = 0.8
 PRUNED_LINE = "Earlier messages were pruned."
-INTERRUPTED_RESULT = json.dumps(
-    {"error": "interrupted: no result was recorded for this call, its outcome is unknown"})
-_SIMPLE_ROLES = ("user", "assistant", "system", "developer")
+SUMMARY_LEAD = "A summary of them:"
 
 
 @dataclass(frozen=True)
 class Metrics:
-    """What one prompt build did; ``total == pruned + dropped + evicted + kept - closed``.
+    """What one prompt build did with the stored messages.
 
-    ``kept`` counts history messages in the prompt (synthetic closing results included);
+    Every stored message lands in one bucket: ``total == pruned + dropped + evicted + kept``
+    (``kept`` counts the stored messages the prompt carries, merged ones included). ``sent``
+    counts the prompt's messages after the system message; it differs from ``kept`` by the
+    reshaping: ``closed`` synthetic "interrupted" results and ``bridged`` synthetic replies
+    (both counted over the whole history), parallel calls split, texts merged.
     ``estimated_tokens`` covers the whole prompt plus ``reserved_tokens`` (tool schemas).
     ``first_kept_id`` is the store ``_id`` of the oldest kept message, if it has one, so a
     caller can tell which rows a rolling summary must cover.
@@ -59,22 +103,14 @@ class Metrics:
     max_messages: int
     evicted_tools: tuple[str, ...] = ()
     first_kept_id: int | None = None
+    bridged: int = 0
+    sent: int = 0
 
 
 @dataclass(frozen=True)
 class Prompt:
     messages: list[dict]
     metrics: Metrics
-
-
-@dataclass
-class _Unit:
-    """Messages that are kept or evicted together; ``chars`` as ``estimate_tokens`` counts."""
-
-    kind: str                       # "user", "assistant", "calls" or "system"
-    messages: list[dict]
-    tools: tuple[str, ...] = ()
-    chars: int = 0
 
 
 # ---------------------------------------------------------------------------- pure core
@@ -104,13 +140,14 @@ def estimate_tokens(messages: list[dict]) -> int:
     A rough figure for budget decisions and metrics, not billing; the server's
     ``usage.prompt_tokens`` stored on assistant rows is the truth to compare with.
     """
-    chars = sum(_chars(m) for m in messages)
+    chars = sum(message_chars(m) for m in messages)
     return -(-chars // CHARS_PER_TOKEN)
 
 
 def validate_messages(messages: list[dict]) -> None:
-    """Raise ValueError naming the index and rule when the real API would answer HTTP 400."""
-    violation = find_violation(messages)
+    """Raise ValueError naming the index and rule when the real API would answer HTTP 400,
+    or when a common chat template would refuse the list (the portable rules)."""
+    violation = find_violation(messages, portable=True)
     if violation is not None:
         where = "messages" if violation.index is None else f"message {violation.index}"
         raise ValueError(f"{where} breaks rule {violation.rule} "
@@ -127,172 +164,52 @@ def build_llm_messages(system_prompt: str, history: list[dict], *, max_messages:
 def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int = 20,
                  max_tokens: int = 4000, summary: str | None = None,
                  reserved_tokens: int = 0) -> Prompt:
-    """Prune, sanitise, window and prefix ``history``; return the messages and metrics.
+    """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
-    ``max_messages`` caps the history messages sent; ``max_tokens`` caps the estimate of the
-    whole prompt, counting the system prompt, the pruned line and ``reserved_tokens`` (the
-    tool schemas). The newest user message and what follows it are kept even when they alone
-    exceed both caps. Logs the metrics, a warning above 80% of the budget and a warning for
-    consecutive same-role messages. Raises ValueError only on a bug (an invalid result).
+    ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
+    the estimate of the whole prompt, counting the system message with its notes and
+    ``reserved_tokens`` (the tool schemas). The newest user message and what follows it are
+    kept even when they alone exceed both caps. Logs the metrics, a warning above 80% of the
+    budget and a warning for consecutive same-role messages in the stored history. Raises
+    ValueError only on a bug (an invalid result).
     """
     pruned = prune_orphaned_user_messages(history)
-    sane, dropped, closed = _sanitise(pruned)
+    sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
-    units = _group(clean)
-    fixed = _chars({"content": system_prompt}) + reserved_tokens * CHARS_PER_TOKEN
-    line_chars = _chars({"content": summary or _pruned_line(_tools(units))})
+    units, left_out, bridged = shape(clean)
+    fixed = message_chars({"content": system_prompt}) + reserved_tokens * CHARS_PER_TOKEN
+    line_chars = message_chars({"content": PARAGRAPH + _context_line(units, summary)})
     start = _window_start(units, max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
                           line_chars)
     messages = _assemble(system_prompt, units[:start], units[start:], summary)
     validate_messages(messages)
-    metrics = _metrics(history, pruned, sane, clean, units, start, messages,
-                       dropped=dropped, closed=closed, max_messages=max_messages,
-                       max_tokens=max_tokens, reserved_tokens=reserved_tokens)
-    _log_prompt(metrics, messages)
+    metrics = _metrics(history, units, start, messages,
+                       pruned=len(history) - len(pruned) + len(sane) - len(clean),
+                       dropped=dropped + left_out, closed=closed, bridged=bridged,
+                       max_messages=max_messages, max_tokens=max_tokens,
+                       reserved_tokens=reserved_tokens)
+    _log_prompt(metrics, history)
     return Prompt(messages, metrics)
 
 
-def _chars(message: dict) -> int:
-    content = message.get("content")
-    if content is None:
-        count = 0
-    elif isinstance(content, str):
-        count = len(content)
-    else:
-        count = len(json.dumps(content, separators=(",", ":")))
-    calls = message.get("tool_calls")
-    return count + (len(json.dumps(calls, separators=(",", ":"))) if calls else 0)
+# ----------------------------------------------------------------- 4. window, 5. system
 
-
-def _sanitise(history: list[dict]) -> tuple[list[dict], int, int]:
-    """Clean copies the API accepts, with fresh ids; also how many dropped and closed."""
-    out, dropped, closed, index = [], 0, 0, 0
-    ids = (f"call{n:05d}" for n in itertools.count(1))   # 9 alphanumerics: Mistral's rule too
-    while index < len(history):
-        message = history[index]
-        calls = _parse_calls(message) if message.get("role") == "assistant" else []
-        if calls:
-            results, index = _take_results(history, index + 1)
-            group, lost, missing = _close_group(message, calls, results, ids)
-            out += group
-            dropped, closed = dropped + lost, closed + missing
-            continue
-        simple = _simple_message(message)
-        if simple is None:
-            dropped += 1
-        else:
-            out.append(simple)
-        index += 1
-    return out, dropped, closed
-
-
-def _parse_calls(message: dict) -> list[dict]:
-    """The message's tool calls in a canonical shape; [] when absent or unreadable."""
-    calls = message.get("tool_calls")
-    if isinstance(calls, str):
-        try:
-            calls = json.loads(calls)
-        except ValueError:
-            return []
-    if not isinstance(calls, list):
-        return []
-    return [_canonical_call(c) for c in calls if isinstance(c, dict)]
-
-
-def _canonical_call(call: dict) -> dict:
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
-    arguments = function.get("arguments")
-    if not isinstance(arguments, str):
-        arguments = json.dumps(arguments if arguments is not None else {})
-    return {"id": str(call.get("id") or ""), "type": "function",
-            "function": {"name": str(function.get("name") or "unknown"),
-                         "arguments": arguments}}
-
-
-def _take_results(history: list[dict], index: int) -> tuple[list[dict], int]:
-    """The tool messages directly after a call message, and the index after them."""
-    start = index
-    while index < len(history) and history[index].get("role") == "tool":
-        index += 1
-    return history[start:index], index
-
-
-def _close_group(message: dict, calls: list[dict], results: list[dict], ids) -> tuple:
-    """Pair results with calls by original id, in order; close calls that have none.
-
-    Pairing is positional within this one group, so ids repeated across turns (Ollama's
-    ``call_0``) or even inside one message still pair correctly. Results that match no call
-    are dropped. Returns (messages, dropped count, closed count).
-    """
-    answers: list[dict | None] = [None] * len(calls)
-    for result in results:
-        slot = next((i for i, c in enumerate(calls)
-                     if answers[i] is None and c["id"] == str(result.get("tool_call_id"))), None)
-        if slot is not None:
-            answers[slot] = result
-    fresh = [dict(call, id=next(ids)) for call in calls]
-    group = [{"role": "assistant", "content": _text(message.get("content")),
-              "tool_calls": fresh}]
-    for call, answer in zip(fresh, answers):
-        content = INTERRUPTED_RESULT if answer is None else _text(answer.get("content")) or ""
-        group.append({"role": "tool", "tool_call_id": call["id"], "content": content,
-                      **_private(answer or {})})
-    lost = len(results) - sum(a is not None for a in answers)
-    group[0].update(_private(message))
-    return group, lost, answers.count(None)
-
-
-def _simple_message(message: dict) -> dict | None:
-    """A user/assistant/system message as the API wants it; None when it cannot be sent."""
-    role, content = message.get("role"), _text(message.get("content"))
-    if role not in _SIMPLE_ROLES or content is None:
-        return None
-    return {"role": role, "content": content, **_private(message)}
-
-
-def _text(content):
-    """Content as sent: strings and content-part lists pass; anything else is stringified."""
-    if content is None or isinstance(content, (str, list)):
-        return content
-    return json.dumps(content) if isinstance(content, dict) else str(content)
-
-
-def _private(message: dict) -> dict:
-    return {k: v for k, v in message.items() if k.startswith("_")}
-
-
-def _group(messages: list[dict]) -> list[_Unit]:
-    """Split a sanitised list into units; a tool_calls message takes its results with it."""
-    units: list[_Unit] = []
-    for message in messages:
-        if message["role"] == "tool":
-            units[-1].messages.append(message)
-        else:
-            units.append(_Unit(_kind(message), [message]))
-    for unit in units:
-        unit.chars = sum(_chars(m) for m in unit.messages)
-        unit.tools = tuple(c["function"]["name"] for c in unit.messages[0].get("tool_calls", ()))
-    return units
-
-
-def _kind(message: dict) -> str:
-    if message["role"] == "assistant" and message.get("tool_calls"):
-        return "calls"
-    return message["role"] if message["role"] in ("user", "assistant") else "system"
-
-
-def _tools(units: list[_Unit]) -> list[str]:
+def _tools(units: list[Unit]) -> list[str]:
     """Distinct tool names in first-use order."""
     return list(dict.fromkeys(name for unit in units for name in unit.tools))
 
 
-def _pruned_line(tools: list[str]) -> str:
+def _context_line(evicted: list[Unit], summary: str | None) -> str:
+    """What the model is told about the evicted units."""
+    if summary:
+        return f"{PRUNED_LINE} {SUMMARY_LEAD} {summary}"
+    tools = _tools(evicted)
     if not tools:
         return PRUNED_LINE
     return f"{PRUNED_LINE} Tool operations included: {', '.join(tools)}."
 
 
-def _window_start(units: list[_Unit], max_messages: int, budget_chars: int,
+def _window_start(units: list[Unit], max_messages: int, budget_chars: int,
                   line_chars: int) -> int:
     """Index of the first kept unit: the oldest user unit from which everything fits.
 
@@ -314,49 +231,53 @@ def _window_start(units: list[_Unit], max_messages: int, budget_chars: int,
     return best
 
 
-def _assemble(system_prompt: str, evicted: list[_Unit], kept: list[_Unit],
+def _assemble(system_prompt: str, evicted: list[Unit], kept: list[Unit],
               summary: str | None) -> list[dict]:
-    messages = [{"role": "system", "content": system_prompt}]
+    """The one system message (prompt, context line, kept notes), then the kept units."""
+    parts = [system_prompt] if system_prompt else []
     if evicted:
-        messages.append({"role": "system", "content": summary or _pruned_line(_tools(evicted))})
+        parts.append(_context_line(evicted, summary))
+    parts += [unit.note for unit in kept if unit.note]
+    messages = [{"role": "system", "content": PARAGRAPH.join(parts)}]
     for unit in kept:
-        messages += [{k: v for k, v in m.items() if not k.startswith("_")}
-                     for m in unit.messages]
+        messages += unit.messages
     return messages
 
 
-def _metrics(history, pruned, sane, clean, units, start, messages, **settings) -> Metrics:
-    kept_units = units[start:]
-    kept_ids = [m["_id"] for unit in kept_units for m in unit.messages if "_id" in m]
+def _metrics(history, units, start, messages, **settings) -> Metrics:
+    kept = [source for unit in units[start:] for source in unit.sources]
+    kept_ids = [source["_id"] for source in kept if "_id" in source]
     return Metrics(
         total=len(history),
-        kept=sum(len(u.messages) for u in kept_units),
-        evicted=sum(len(u.messages) for u in units[:start]),
-        pruned=len(history) - len(pruned) + len(sane) - len(clean),
+        kept=len(kept),
+        evicted=sum(len(unit.sources) for unit in units[:start]),
+        pruned=settings["pruned"],
         dropped=settings["dropped"],
         closed=settings["closed"],
+        bridged=settings["bridged"],
+        sent=len(messages) - 1,
         estimated_tokens=estimate_tokens(messages) + settings["reserved_tokens"],
         max_tokens=settings["max_tokens"],
         max_messages=settings["max_messages"],
         evicted_tools=tuple(_tools(units[:start])),
-        first_kept_id=kept_ids[0] if kept_ids else None,
+        first_kept_id=min(kept_ids) if kept_ids else None,
     )
 
 
-def _log_prompt(metrics: Metrics, messages: list[dict]) -> None:
+def _log_prompt(metrics: Metrics, history: list[dict]) -> None:
     log.info("prompt built: %d history messages, %d kept, %d evicted, %d pruned, %d dropped, "
-             "%d closed, ~%d/%d tokens", metrics.total, metrics.kept, metrics.evicted,
-             metrics.pruned, metrics.dropped, metrics.closed, metrics.estimated_tokens,
-             metrics.max_tokens)
+             "%d closed, %d bridged, %d sent, ~%d/%d tokens", metrics.total, metrics.kept,
+             metrics.evicted, metrics.pruned, metrics.dropped, metrics.closed, metrics.bridged,
+             metrics.sent, metrics.estimated_tokens, metrics.max_tokens)
     if metrics.estimated_tokens > WARN_FRACTION * metrics.max_tokens:
         log.warning("prompt is at ~%d of %d estimated tokens (over %d%% of the budget)",
                     metrics.estimated_tokens, metrics.max_tokens, WARN_FRACTION * 100)
-    for index in range(1, len(messages)):
-        role = messages[index]["role"]
-        if role in ("user", "assistant") and messages[index - 1]["role"] == role:
-            log.warning("consecutive %s messages at prompt positions %d and %d",
-                        role, index - 1, index)
-
+    pairs = [index for index in range(1, len(history))
+             if history[index].get("role") == history[index - 1].get("role") == "assistant"]
+    if pairs:
+        log.warning("stored history has %d pair(s) of consecutive assistant messages (first "
+                    "at positions %d and %d); merged in the prompt", len(pairs),
+                    pairs[0] - 1, pairs[0])
 
 # ---------------------------------------------------------------------------- thin store
 
@@ -410,12 +331,3 @@ def clear_history(user_id) -> int:
     """Delete every stored message of one user; return how many were deleted."""
     return db.Message.delete().where(db.Message.user == user_id).execute()
 
-
-def forget_conversation(user_id) -> int:
-    """What RESET (and ``mediabot history clear``) does: the messages, the pending
-    confirmation and the rolling summary go together; returns the messages deleted."""
-    with db.database.atomic():
-        removed = clear_history(user_id)
-        confirm.clear_pending(user_id)
-        db.User.update(summary=None, summary_through=None).where(db.User.id == user_id).execute()
-    return removed

@@ -15,6 +15,7 @@ import click
 
 from . import db
 from .config import Config, UserConfig
+from .conversation import forget_conversation
 from .localtime import as_local
 from .phones import normalise_phone
 
@@ -198,9 +199,7 @@ def count_messages(user: db.User) -> int:
 
 
 def clear_user_history(user: db.User) -> int:
-    """What RESET does (``history.forget_conversation``), for the operator."""
-    from .history import forget_conversation
-
+    """What RESET does (``conversation.forget_conversation``), for the operator."""
     removed = forget_conversation(user.id)
     log.debug("history of user %s cleared by the operator (%d messages)", user.id, removed)
     return removed

@@ -65,9 +65,9 @@ class Summarizer:
     def _summarise(self, previous: str | None, messages: list[dict]) -> str:
         transcript = "\n".join(line for line in map(_line, messages) if line)
         content = (f"Previous summary: {previous}\n\n" if previous else "") + transcript
-        completion = self.model.complete([
-            {"role": "system", "content": SUMMARY_PROMPT},
-            {"role": "user", "content": content}], max_tokens=200)
+        messages = history.build_llm_messages(SUMMARY_PROMPT,    # the one portable shape
+                                              [{"role": "user", "content": content}])
+        completion = self.model.complete(messages, max_tokens=200)
         text = (completion.message.get("content") or "").strip()
         if not text:
             raise ModelError("error", "empty summary")

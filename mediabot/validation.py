@@ -9,10 +9,27 @@ Two passes, as the real API does: first each message's own shape (role, content,
 the sequence. Tool results are paired with their call by adjacency — a ``tool`` message
 answers the assistant ``tool_calls`` message directly before it (other tool messages may sit
 between) — never by a global set of ids, because Ollama reuses ``call_0`` on every turn.
-Consecutive user messages are legal.
+Consecutive user messages are legal under OpenAI's rules.
+
+``find_violation(messages)`` checks OpenAI's rules only (the fake server's 400s).
+``find_violation(messages, portable=True)`` also checks the portable rules of DESIGN section
+4: what the chat templates of open-model servers (vLLM, llama.cpp, Ollama, LM Studio) accept,
+which is stricter than OpenAI. They run after OpenAI's, on a list OpenAI would accept:
+
+- at most one system (or developer) message, and only as the first message;
+- the first message after it is a user message;
+- strict alternation: a user message is followed by an assistant message; an assistant text
+  reply by a user message; an assistant call by its one tool result; a tool result by an
+  assistant message (the conversation may end after a user message, a reply or a result);
+- every tool result carries ``name``, the name of the call it answers;
+- an assistant message carries text or tool calls, never both: ``content`` is ``""`` beside
+  calls (never null, never text), and it holds at most one call;
+- a call's ``arguments`` is a JSON object serialised as a string;
+- every ``content`` is a string (no content-part lists: many templates only take text).
 """
 
 from dataclasses import dataclass
+import json
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 MAX_ID_LENGTH = 40
@@ -29,8 +46,11 @@ class Violation:
     code: str | None = None
 
 
-def find_violation(messages) -> Violation | None:
-    """Return the first rule ``messages`` breaks, or None when the real API would accept it."""
+def find_violation(messages, *, portable: bool = False) -> Violation | None:
+    """Return the first rule ``messages`` breaks, or None when the real API would accept it.
+
+    With ``portable``, the portable rules (module docstring) are checked too, after OpenAI's.
+    """
     if not isinstance(messages, list):
         return Violation(None, "messages-not-a-list", "messages",
                          "Invalid type for 'messages': expected an array, but got "
@@ -43,7 +63,10 @@ def find_violation(messages) -> Violation | None:
         violation = _check_shape(index, message)
         if violation:
             return violation
-    return _check_sequence(messages)
+    violation = _check_sequence(messages)
+    if violation is None and portable:
+        violation = _check_portable(messages)
+    return violation
 
 
 def _check_shape(index: int, message) -> Violation | None:
@@ -153,3 +176,121 @@ def _missing_results(parent: int, unanswered: list[str]) -> Violation:
                      "An assistant message with 'tool_calls' must be followed by tool messages "
                      "responding to each 'tool_call_id'. The following tool_call_ids did not "
                      f"have response messages: {', '.join(unanswered)}")
+
+
+# ---------------------------------------------------------------- the portable rules
+
+_NEXT = {   # what may follow each kind of message, and what the rule calls it
+    "user": ("reply", "call"),
+    "reply": ("user",),
+    "call": ("result",),
+    "result": ("reply", "call"),
+}
+_SYSTEM_ROLES = ("system", "developer")
+
+
+def _check_portable(messages: list[dict]) -> Violation | None:
+    """The portable rules, on a list that already passes OpenAI's."""
+    return (_check_system(messages) or _check_portable_shapes(messages)
+            or _check_alternation(messages))
+
+
+def _portable(index: int, rule: str, param: str, message: str) -> Violation:
+    return Violation(index, rule, param, message, "portable_shape")
+
+
+def _check_system(messages: list[dict]) -> Violation | None:
+    for index, message in enumerate(messages):
+        if message["role"] in _SYSTEM_ROLES and index > 0:
+            rule = "second-system" if messages[0]["role"] in _SYSTEM_ROLES else "system-not-first"
+            return _portable(index, rule, f"messages.[{index}].role",
+                             "A system message may only come first, and only once; merge "
+                             "other system notes into it.")
+    return None
+
+
+def _check_portable_shapes(messages: list[dict]) -> Violation | None:
+    for index, message in enumerate(messages):
+        calls = message.get("tool_calls")
+        violation = (_check_call_message(index, message, calls) if calls
+                     else _check_text(index, message))
+        if violation:
+            return violation
+    return None
+
+
+def _check_text(index: int, message: dict) -> Violation | None:
+    if isinstance(message.get("content"), str):
+        return None
+    return _portable(index, "content-not-text", f"messages.[{index}].content",
+                     "Content must be a string: many chat templates cannot read null or "
+                     "content-part lists.")
+
+
+def _check_call_message(index: int, message: dict, calls: list) -> Violation | None:
+    if message["content"] != "":
+        return _portable(index, "content-beside-calls", f"messages.[{index}].content",
+                         "An assistant message carries either text or tool calls, not both; "
+                         "content must be \"\" beside tool calls.")
+    if len(calls) > 1:
+        return _portable(index, "parallel-calls", f"messages.[{index}].tool_calls",
+                         "At most one tool call per assistant message; send parallel calls as "
+                         "consecutive call/result pairs.")
+    function = calls[0].get("function") if isinstance(calls[0].get("function"), dict) else {}
+    if not isinstance(function.get("name"), str) or not function["name"]:
+        return _portable(index, "call-name-missing",
+                         f"messages.[{index}].tool_calls[0].function.name",
+                         "A tool call must name its function.")
+    if not _is_json_object(function.get("arguments")):
+        return _portable(index, "arguments-not-object",
+                         f"messages.[{index}].tool_calls[0].function.arguments",
+                         "Tool call arguments must be a JSON object serialised as a string.")
+    return None
+
+
+def _is_json_object(arguments) -> bool:
+    if not isinstance(arguments, str):
+        return False
+    try:
+        return isinstance(json.loads(arguments, parse_constant=_refuse), dict)
+    except ValueError:
+        return False
+
+
+def _refuse(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _kind(message: dict) -> str:
+    if message["role"] == "assistant":
+        return "call" if message.get("tool_calls") else "reply"
+    return "result" if message["role"] == "tool" else message["role"]
+
+
+def _check_alternation(messages: list[dict]) -> Violation | None:
+    body = 1 if messages[0]["role"] in _SYSTEM_ROLES else 0
+    previous = None
+    for index in range(body, len(messages)):
+        message, kind = messages[index], _kind(messages[index])
+        if previous is None and kind != "user":
+            return _portable(index, "first-not-user", f"messages.[{index}].role",
+                             "After the system message, the conversation must start with a "
+                             "user message.")
+        if previous is not None and kind not in _NEXT[_kind(messages[previous])]:
+            return _portable(index, "not-alternating", f"messages.[{index}].role",
+                             f"Roles must alternate: a {_kind(messages[previous])} message "
+                             f"cannot be followed by a {kind} message.")
+        if kind == "result":
+            violation = _check_result_name(index, message, messages[previous])
+            if violation:
+                return violation
+        previous = index
+    return None
+
+
+def _check_result_name(index: int, message: dict, call_message: dict) -> Violation | None:
+    name = call_message["tool_calls"][0]["function"]["name"]
+    if message.get("name") != name:
+        return _portable(index, "result-name", f"messages.[{index}].name",
+                         f"A tool result must carry the name of its call ('{name}').")
+    return None

@@ -9,7 +9,8 @@ import pytest
 
 from mediabot import db
 from mediabot.config import HistoryConfig
-from mediabot.history import (INTERRUPTED_RESULT, build_llm_messages, build_prompt,
+from mediabot.history import (INTERRUPTED_RESULT, UNANSWERED_LINE, build_llm_messages,
+                              build_prompt, portable_arguments,
                               clear_history, estimate_tokens, get_history,
                               prune_orphaned_user_messages, save_message, validate_messages)
 
@@ -36,11 +37,16 @@ def result(call_id, text="{}"):
 
 
 def body(messages):
-    """The prompt without its leading system lines."""
-    index = 0
-    while index < len(messages) and messages[index]["role"] == "system":
-        index += 1
-    return messages[index:]
+    """The prompt after its one system message (which must be first and alone)."""
+    assert messages[0]["role"] == "system"
+    assert all(m["role"] != "system" for m in messages[1:])
+    return messages[1:]
+
+
+def context(messages):
+    """What the system message says after the system prompt itself."""
+    assert messages[0]["content"].startswith(SYSTEM)
+    return messages[0]["content"][len(SYSTEM):]
 
 
 def contents(messages):
@@ -89,10 +95,8 @@ def test_a_tool_call_unit_is_evicted_whole_and_named_in_the_pruned_line():
                result("call_1", "Analysis result"), user("Second request"),
                reply("Response to second request"), user("Third request")]
     out = build_llm_messages(SYSTEM, history, max_messages=3)
-    assert out[:2] == [
-        {"role": "system", "content": SYSTEM},
-        {"role": "system",
-         "content": "Earlier messages were pruned. Tool operations included: analyze_data."}]
+    assert out[0] == {"role": "system", "content": SYSTEM + "\n\nEarlier messages were pruned. "
+                                                   "Tool operations included: analyze_data."}
     assert body(out) == [user("Second request"), reply("Response to second request"),
                          user("Third request")]
 
@@ -102,22 +106,25 @@ def test_a_unit_that_would_straddle_the_cut_is_evicted_whole():
                 result("b1"), result("b2"), reply("Added"), user("Next")])
     out = build_llm_messages(SYSTEM, history, max_messages=4)   # room for 4 of the 6
     assert contents(body(out)) == ["Next"]
-    assert out[1]["content"].endswith("Tool operations included: search_media, add_movie.")
+    assert context(out).endswith("Tool operations included: search_media, add_movie.")
     validate_messages(out)
 
 
 def test_a_unit_that_fits_is_kept_with_all_its_results():
     history = [user("Keep this"), calls(("k1", "search_media")), result("k1", "Found")]
+    history.append(reply("Found it"))
     history.append(user("and this"))
     out = build_llm_messages(SYSTEM, history)
-    assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "user"]
+    assert [m["role"] for m in out] == ["system", "user", "assistant", "tool", "assistant",
+                                        "user"]
     assert out[3]["tool_call_id"] == out[2]["tool_calls"][0]["id"]
+    assert out[3]["content"] == "Found"
 
 
 def test_the_pruned_line_has_no_tool_part_when_no_tools_were_evicted():
     history = [user("old"), reply("old reply")] + [user("q"), reply("a")] * 3 + [user("now")]
     out = build_llm_messages(SYSTEM, history, max_messages=3)
-    assert out[1] == {"role": "system", "content": "Earlier messages were pruned."}
+    assert out[0] == {"role": "system", "content": SYSTEM + "\n\nEarlier messages were pruned."}
 
 
 def test_tool_names_are_listed_once_in_first_use_order():
@@ -125,14 +132,15 @@ def test_tool_names_are_listed_once_in_first_use_order():
                calls(("2", "add_movie"), ("3", "search_media")), result("2"), result("3"),
                user("c")]
     out = build_llm_messages(SYSTEM, history, max_messages=1)
-    assert out[1]["content"] == ("Earlier messages were pruned. Tool operations included: "
-                                 "search_media, add_movie.")
+    assert context(out) == ("\n\nEarlier messages were pruned. Tool operations included: "
+                            "search_media, add_movie.")
 
 
 def test_a_summary_takes_the_place_of_the_pruned_line_only_when_something_was_evicted():
     history = [user("old"), reply("older")] * 5 + [user("now")]
     out = build_llm_messages(SYSTEM, history, max_messages=3, summary="Alex likes sci-fi.")
-    assert out[1] == {"role": "system", "content": "Alex likes sci-fi."}
+    assert out[0] == {"role": "system", "content": SYSTEM + "\n\nEarlier messages were pruned. "
+                                                   "A summary of them: Alex likes sci-fi."}
     assert build_llm_messages(SYSTEM, [user("now")], summary="Alex likes sci-fi.") == [
         {"role": "system", "content": SYSTEM}, user("now")]
 
@@ -154,7 +162,7 @@ def test_a_history_that_starts_mid_conversation_is_cut_to_its_first_user_message
     history.append(user("what's downloading?"))
     out = build_llm_messages(SYSTEM, history)
     assert contents(body(out)) == ["hello", "hi", "what's downloading?"]
-    assert out[1]["content"] == "Earlier messages were pruned."
+    assert context(out) == "\n\nEarlier messages were pruned."
 
 
 def test_the_system_prompt_comes_first_and_only_once():
@@ -243,6 +251,133 @@ def test_arguments_stored_as_objects_are_sent_as_json_text():
     assert json.loads(out[2]["tool_calls"][0]["function"]["arguments"]) == {"query": "dune"}
 
 
+# ------------------------------------------------- the portable shape (DESIGN section 4)
+
+def roles(messages):
+    return [m["role"] for m in body(messages)]
+
+
+def test_a_turn_that_failed_after_a_tool_round_is_closed_by_a_synthetic_reply():
+    history = [user("add dune"), calls(("c1", "search_media")), result("c1", "found"),
+               user("hello? did it work?")]
+    prompt = build_prompt(SYSTEM, history)
+    assert roles(prompt.messages) == ["user", "assistant", "tool", "assistant", "user"]
+    assert body(prompt.messages)[3] == reply(UNANSWERED_LINE)
+    assert body(prompt.messages)[-1] == user("hello? did it work?")
+    assert (prompt.metrics.bridged, prompt.metrics.kept, prompt.metrics.sent) == (1, 4, 5)
+
+
+def test_a_crash_closed_call_gets_its_interrupted_result_then_the_synthetic_reply():
+    history = [user("add dune"), calls(("c1", "add_movie")), user("well?")]
+    out = build_llm_messages(SYSTEM, history)
+    assert [m["content"] for m in body(out)[2:]] == [INTERRUPTED_RESULT, UNANSWERED_LINE,
+                                                     "well?"]
+
+
+def test_an_expiry_notice_after_a_reply_is_merged_into_that_reply():
+    notice = "Your request to remove The Office expired, so nothing was removed."
+    history = [user("remove the office"), calls(("r", "remove_media")), result("r", "{}"),
+               reply("Remove The Office? Reply Y or N."), reply(notice), user("what's new?")]
+    out = build_llm_messages(SYSTEM, history)
+    assert body(out)[3] == reply("Remove The Office? Reply Y or N.\n\n" + notice)
+    assert roles(out) == ["user", "assistant", "tool", "assistant", "user"]
+
+
+def test_a_parallel_call_goes_out_as_consecutive_single_call_pairs_in_order():
+    history = [user("add both"), calls(("a", "add_movie"), ("b", "add_series")),
+               result("b", "series added"), result("a", "movie added"), reply("Both added."),
+               user("thanks")]
+    out = body(build_llm_messages(SYSTEM, history))
+    assert roles([{"role": "system"}] + out) == [
+        "user", "assistant", "tool", "assistant", "tool", "assistant", "user"]
+    assert [(m["tool_calls"][0]["function"]["name"], m["content"]) for m in out[1:5:2]] == [
+        ("add_movie", ""), ("add_series", "")]
+    assert [(m["name"], m["content"]) for m in out[2:5:2]] == [
+        ("add_movie", "movie added"), ("add_series", "series added")]
+
+
+def test_the_pairs_of_a_parallel_call_are_evicted_together():
+    history = [user("add both"), calls(("a", "add_movie"), ("b", "add_series")), result("a"),
+               result("b"), reply("Both added."), user("thanks")]
+    assert contents(body(build_llm_messages(SYSTEM, history, max_messages=6))) == ["thanks"]
+    assert len(body(build_llm_messages(SYSTEM, history, max_messages=7))) == 7
+
+
+def test_text_beside_calls_moves_into_the_reply_that_closes_the_turn():
+    history = [user("find dune"), calls(("c", "search_media"), content="Let me look."),
+               result("c", "[Dune 2021]"), reply("Found Dune (2021)."), user("add it")]
+    out = body(build_llm_messages(SYSTEM, history))
+    assert out[1]["content"] == "" and len(out[1]["tool_calls"]) == 1
+    assert out[3] == reply("Let me look.\n\nFound Dune (2021).")
+
+
+def test_text_beside_calls_of_a_turn_that_failed_comes_before_the_synthetic_reply():
+    history = [user("find dune"), calls(("c", "search_media"), content="Let me look."),
+               result("c"), user("hello?")]
+    assert body(build_llm_messages(SYSTEM, history))[3] == reply(
+        "Let me look.\n\n" + UNANSWERED_LINE)
+
+
+def test_in_the_turn_in_progress_the_prompt_ends_with_the_last_result():
+    history = [user("find dune"), calls(("c", "search_media"), content="Let me look."),
+               result("c", "[Dune 2021]")]
+    out = body(build_llm_messages(SYSTEM, history))
+    assert roles([{"role": "system"}] + out) == ["user", "assistant", "tool"]
+    assert out[-1]["content"] == "[Dune 2021]" and out[1]["content"] == ""
+
+
+def test_every_result_carries_the_name_of_its_call():
+    history = [user("a"), calls(("c1", "search_media")), {**result("c1"), "name": "wrong"},
+               calls(("c2", None)), result("c2"), reply("done"), user("b")]
+    out = body(build_llm_messages(SYSTEM, history))
+    assert [(m["name"]) for m in out if m["role"] == "tool"] == ["search_media", "unknown"]
+
+
+@pytest.mark.parametrize("stored, sent", [
+    ('{"query": "dune"}', '{"query": "dune"}'),
+    ({"query": "dune"}, '{"query": "dune"}'),
+    (None, "{}"), ("", "{}"), ("   ", "{}"), ("null", "{}"),
+    ('{"query": ', '{"invalid_arguments": "{\\"query\\": "}'),
+    ("[1, 2]", '{"invalid_arguments": "[1, 2]"}'),
+    ('{"n": NaN}', '{"invalid_arguments": "{\\"n\\": NaN}"}'),
+    (["dune"], '{"invalid_arguments": "[\\"dune\\"]"}'),
+])
+def test_arguments_always_go_out_as_a_json_object_string(stored, sent):
+    assert portable_arguments(stored) == sent
+    message = calls(("c1", "search_media"))
+    message["tool_calls"][0]["function"]["arguments"] = stored
+    out = build_llm_messages(SYSTEM, [user("a"), message, result("c1"), reply("ok"), user("b")])
+    assert out[2]["tool_calls"][0]["function"]["arguments"] == sent
+
+
+def test_stored_system_rows_in_the_window_join_the_one_system_message():
+    history = [user("old"), {"role": "system", "content": "old note"}, reply("r"),
+               user("q"), {"role": "developer", "content": "kept note"}, reply("a"),
+               user("now")]
+    out = build_llm_messages(SYSTEM, history, max_messages=3)
+    assert context(out) == "\n\nEarlier messages were pruned.\n\nkept note"
+    assert contents(body(out)) == ["q", "a", "now"]
+
+
+def test_onboarding_and_yes_no_exchanges_go_out_as_they_were_stored():
+    history = [user("hi"), reply("Hi! What should I call you?"), user("Sam"),
+               reply("Nice to meet you, Sam."), user("remove the office"),
+               calls(("r", "remove_media")), result("r", "{}"),
+               reply("Remove The Office? Reply Y or N."), user("Y"), reply("Removed."),
+               user("thanks")]
+    out = build_llm_messages(SYSTEM, history)
+    assert [m.get("content") for m in body(out)] == [
+        "hi", "Hi! What should I call you?", "Sam", "Nice to meet you, Sam.",
+        "remove the office", "", "{}", "Remove The Office? Reply Y or N.", "Y", "Removed.",
+        "thanks"]
+
+
+def test_content_parts_go_out_as_text():
+    out = build_llm_messages(SYSTEM, [user([{"type": "text", "text": "hi "},
+                                           {"type": "text", "text": "there"}])])
+    assert body(out) == [user("hi there")]
+
+
 # --------------------------------------------------------- seed 003: budget and metrics
 
 def test_defaults_match_the_history_config_defaults():
@@ -286,8 +421,9 @@ def test_metrics_add_up_after_trimming():
                 reply("a")] * 4 + [user("now")])
     m = build_prompt(SYSTEM, history, max_messages=5).metrics
     assert m.total == len(history)
-    assert m.total == m.pruned + m.dropped + m.evicted + m.kept - m.closed
+    assert m.total == m.pruned + m.dropped + m.evicted + m.kept
     assert (m.pruned, m.dropped, m.closed) == (4, 4, 4)
+    assert (m.kept, m.sent) == (4, 5)       # q, call, reply, now + one interrupted result
     assert m.evicted_tools == ("search_media",)
 
 
@@ -313,8 +449,9 @@ def test_consecutive_same_role_messages_are_logged_not_fatal(caplog):
     caplog.set_level(logging.WARNING, logger="mediabot.history")
     history = [user("a"), reply("first"), reply("second"), user("b")]
     out = build_llm_messages(SYSTEM, history)
-    assert contents(body(out)) == ["a", "first", "second", "b"]
-    assert "consecutive assistant messages at prompt positions 2 and 3" in caplog.text
+    assert contents(body(out)) == ["a", "first\n\nsecond", "b"]
+    assert ("stored history has 1 pair(s) of consecutive assistant messages (first at "
+            "positions 1 and 2); merged in the prompt") in caplog.text
 
 
 def test_the_whole_window_reaches_the_model_not_just_the_last_message():

@@ -1,18 +1,23 @@
-"""Property tests: whatever the stored history holds, the prompt is one the API accepts.
+"""Property tests: whatever the stored history holds, the prompt is one that the OpenAI API
+and the common chat templates both accept (DESIGN section 4's portable shape).
 
 Histories are generated with the corruptions real deployments produce: tool results without
 a parent, calls whose results were lost in a crash, Ollama's ``call_0`` reused on every turn,
-vLLM's 46-character ids, bursts of user messages, consecutive assistants, and histories that
-start mid-conversation. The engine always saves the user's message before building, so every
+vLLM's 46-character ids, bursts of user messages, consecutive assistants (an expiry notice
+after a reply), turns that failed after a tool round, parallel calls, text beside calls,
+null / empty / invalid arguments, stored system and developer rows, and histories that start
+mid-conversation. The engine always saves the user's message before building, so every
 history ends with one.
 """
 
 import copy
+import json
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mediabot.history import build_prompt, estimate_tokens, validate_messages
+from mediabot.validation import find_violation
 
 SYSTEM = "You are mediabot, a helpful media assistant."
 TOOLS = ("search_media", "add_movie", "download_queue", "upcoming")
@@ -22,22 +27,34 @@ call_id = st.one_of(st.just("call_0"), st.just("call_1"),
                     st.from_regex(r"call_[a-z0-9]{6}", fullmatch=True))
 
 
-def tool_call(ident, name):
-    return {"id": ident, "type": "function",
-            "function": {"name": name, "arguments": '{"query": "dune"}'}}
+arguments = st.one_of(st.just('{"query": "dune"}'), st.none(), st.just(""), st.just("  "),
+                      st.just("null"), st.just("not json"), st.just('{"query": '),
+                      st.just("[1, 2]"), st.just('{"n": NaN}'), st.just({"query": "dune"}))
+
+
+def tool_call(ident, name, args='{"query": "dune"}'):
+    return {"id": ident, "type": "function", "function": {"name": name, "arguments": args}}
 
 
 @st.composite
-def tool_turn(draw):
-    """An assistant tool_calls message and some (maybe none, maybe stray) results."""
+def tool_turn(draw, complete=False):
+    """An assistant tool_calls message (one or parallel calls, maybe text beside them) and
+    some (maybe none, maybe stray) results; ``complete``: every call answered, in order."""
     ids = draw(st.lists(call_id, min_size=1, max_size=3))
     names = draw(st.lists(st.sampled_from(TOOLS), min_size=len(ids), max_size=len(ids)))
-    content = draw(st.one_of(st.none(), text))
+    content = draw(st.one_of(st.none(), st.just(""), text))
     messages = [{"role": "assistant", "content": content,
-                 "tool_calls": [tool_call(i, n) for i, n in zip(ids, names)]}]
-    answered = draw(st.lists(st.sampled_from(ids + ["stray"]), max_size=len(ids) + 1))
+                 "tool_calls": [tool_call(i, n, draw(arguments)) for i, n in zip(ids, names)]}]
+    answered = ids if complete else draw(st.lists(st.sampled_from(ids + ["stray"]),
+                                                  max_size=len(ids) + 1))
     messages += [{"role": "tool", "tool_call_id": i, "content": draw(text)} for i in answered]
     return messages
+
+
+@st.composite
+def failed_after_tool_round(draw):
+    """A user message, a complete tool round, and no reply: the model failed after it."""
+    return [{"role": "user", "content": draw(text)}, *draw(tool_turn(complete=True))]
 
 
 clean_piece = st.one_of(
@@ -46,12 +63,16 @@ clean_piece = st.one_of(
         lambda ts: [{"role": "user", "content": t} for t in ts]),
     text.map(lambda t: [{"role": "assistant", "content": t}]),
     tool_turn(),
+    tool_turn(complete=True),
+    failed_after_tool_round(),
+    st.tuples(text, text).map(lambda ts: [{"role": "assistant", "content": t} for t in ts]),
     call_id.map(lambda i: [{"role": "tool", "tool_call_id": i, "content": "orphan"}]),
 )
 piece = st.one_of(
     clean_piece,
     st.just([{"role": "assistant", "content": None}]),
     st.just([{"role": "system", "content": "note"}]),
+    st.just([{"role": "developer", "content": "dev note"}]),
 )
 
 
@@ -63,10 +84,10 @@ def history(draw, pieces=piece):
 
 
 def after_system(messages):
-    index = 0
-    while messages[index]["role"] == "system":
-        index += 1
-    return messages[index:]
+    """The prompt after its one system message, which is first and alone."""
+    assert messages[0]["role"] == "system"
+    assert [m["role"] for m in messages].count("system") == 1
+    return messages[1:]
 
 
 @settings(max_examples=200, deadline=None)
@@ -77,6 +98,8 @@ def test_any_history_gives_a_prompt_the_api_accepts(stored, max_messages, max_to
     prompt = build_prompt(SYSTEM, stored, max_messages=max_messages, max_tokens=max_tokens,
                           reserved_tokens=reserved)
     messages = prompt.messages
+    assert find_violation(messages) is None                   # OpenAI's rules
+    assert find_violation(messages, portable=True) is None    # and the templates'
     validate_messages(messages)
     rest = after_system(messages)
     newest = {"role": "user", "content": stored[-1]["content"]}
@@ -101,10 +124,10 @@ def test_every_call_is_answered_exactly_once_with_a_short_unique_id(stored):
 @settings(max_examples=200, deadline=None)
 @given(history(), st.integers(1, 30))
 def test_the_metrics_account_for_every_stored_message(stored, max_messages):
-    m = build_prompt(SYSTEM, stored, max_messages=max_messages).metrics
-    assert m.total == m.pruned + m.dropped + m.evicted + m.kept - m.closed
-    assert m.kept == len(after_system(build_prompt(SYSTEM, stored,
-                                                   max_messages=max_messages).messages))
+    prompt = build_prompt(SYSTEM, stored, max_messages=max_messages)
+    m = prompt.metrics
+    assert m.total == m.pruned + m.dropped + m.evicted + m.kept
+    assert m.sent == len(prompt.messages) - 1
 
 
 @settings(max_examples=100, deadline=None)
@@ -112,3 +135,28 @@ def test_the_metrics_account_for_every_stored_message(stored, max_messages):
 def test_a_history_that_fits_whole_and_starts_with_a_user_is_not_windowed(stored):
     whole = build_prompt(SYSTEM, stored, max_messages=10_000, max_tokens=10**6)
     assert whole.metrics.evicted == 0 or stored[0]["role"] != "user"
+
+
+def _first_user(stored):
+    return next(i for i, m in enumerate(stored) if m["role"] == "user")
+
+
+@settings(max_examples=200, deadline=None)
+@given(history())
+def test_nothing_said_after_the_first_user_message_is_lost_in_the_reshaping(stored):
+    """With room for everything, every call and every assistant text after the first user
+    message reaches the model: split, merged or moved, never dropped."""
+    messages = build_prompt(SYSTEM, stored, max_messages=10**6, max_tokens=10**9).messages
+    later = stored[_first_user(stored):]
+    stored_calls = [c["function"]["name"] for m in later if m["role"] == "assistant"
+                    for c in m.get("tool_calls") or ()]
+    sent_calls = [c["function"]["name"] for m in messages for c in m.get("tool_calls", ())]
+    assert sent_calls == stored_calls
+    replies = "\n".join(m["content"] for m in messages if m["role"] == "assistant")
+    for message in later:
+        if message["role"] == "assistant" and message["content"]:
+            assert message["content"] in replies
+    assert all(m["name"] == c["tool_calls"][0]["function"]["name"]
+               for c, m in zip(messages, messages[1:]) if m["role"] == "tool")
+    assert all(isinstance(json.loads(c["function"]["arguments"]), dict)
+               for m in messages for c in m.get("tool_calls", ()))

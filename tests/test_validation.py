@@ -1,4 +1,5 @@
-"""The OpenAI message-sequence rules: each rule, its index, and the real API's wording."""
+"""The message rules: OpenAI's (each rule, its index, the real API's wording), and the portable
+rules chat templates need on top (DESIGN section 4)."""
 
 import pytest
 
@@ -14,14 +15,23 @@ def reply(text="ok"):
     return {"role": "assistant", "content": text}
 
 
-def calls(*ids, content=None):
+def calls(*ids, content=None, arguments="{}"):
     return {"role": "assistant", "content": content, "tool_calls": [
-        {"id": i, "type": "function", "function": {"name": "search_media", "arguments": "{}"}}
-        for i in ids]}
+        {"id": i, "type": "function",
+         "function": {"name": "search_media", "arguments": arguments}} for i in ids]}
 
 
-def result(call_id, text="[]"):
-    return {"role": "tool", "tool_call_id": call_id, "content": text}
+def result(call_id, text="[]", name=None):
+    message = {"role": "tool", "tool_call_id": call_id, "content": text}
+    return message if name is None else dict(message, name=name)
+
+
+def pair(call_id, text="[]"):
+    """One portable call/result pair."""
+    return [calls(call_id, content=""), result(call_id, text, name="search_media")]
+
+
+SYSTEM = {"role": "system", "content": "s"}
 
 
 VALID = [
@@ -40,9 +50,8 @@ VALID = [
 
 
 @pytest.mark.parametrize("messages", VALID)
-def test_sequences_the_api_accepts_pass(messages):
+def test_sequences_the_api_accepts_pass_openais_rules(messages):
     assert find_violation(messages) is None
-    validate_messages(messages)
 
 
 INVALID = [
@@ -115,3 +124,97 @@ def test_a_result_must_answer_the_previous_call_message_not_an_older_one():
     messages = [user(), calls("a"), result("a"), user(), calls("b"), result("a")]
     violation = find_violation(messages)
     assert (violation.index, violation.rule) == (5, "unknown-tool-call-id")
+
+
+# ------------------------------------------------------------------- the portable rules
+
+PORTABLE = [
+    pytest.param([user()], id="one user message"),
+    pytest.param([SYSTEM, user(), reply()], id="plain exchange"),
+    pytest.param([{"role": "developer", "content": "d"}, user()], id="developer as system"),
+    pytest.param([SYSTEM, user(), *pair("a"), *pair("b"), reply(), user()],
+                 id="consecutive pairs then a reply"),
+    pytest.param([SYSTEM, user(), *pair("a")], id="ends after a result (mid tool loop)"),
+    pytest.param([SYSTEM, user(), *pair("call_0"), reply(), user(), *pair("call_0"), reply()],
+                 id="call_0 reused across turns"),
+    pytest.param([SYSTEM, user(), calls("a", content="", arguments='{"query": "dune"}'),
+                  result("a", name="search_media"), reply("")], id="empty reply text"),
+]
+
+
+@pytest.mark.parametrize("messages", PORTABLE)
+def test_portable_sequences_pass_both_rule_sets(messages):
+    assert find_violation(messages) is None
+    assert find_violation(messages, portable=True) is None
+    validate_messages(messages)
+
+
+NOT_PORTABLE = [
+    pytest.param([SYSTEM, SYSTEM, user()], 1, "second-system", id="second system message"),
+    pytest.param([SYSTEM, user(), reply(), SYSTEM, user()], 3, "second-system",
+                 id="system note mid conversation"),
+    pytest.param([user(), SYSTEM], 1, "system-not-first", id="system after user"),
+    pytest.param([SYSTEM, reply(), user()], 1, "first-not-user", id="assistant first"),
+    pytest.param([SYSTEM, *pair("a")], 1, "first-not-user", id="call first"),
+    pytest.param([SYSTEM, user(), user()], 2, "not-alternating", id="user after user"),
+    pytest.param([SYSTEM, user(), reply(), reply()], 3, "not-alternating",
+                 id="reply after reply (expiry notice)"),
+    pytest.param([SYSTEM, user(), reply(), *pair("a")], 3, "not-alternating",
+                 id="call after a reply"),
+    pytest.param([SYSTEM, user(), *pair("a"), user()], 4, "not-alternating",
+                 id="user after a result (failed after a tool round)"),
+    pytest.param([SYSTEM, user(), calls("a", "b", content=""),
+                  result("a", name="search_media"), result("b", name="search_media")], 2,
+                 "parallel-calls", id="two calls in one message"),
+    pytest.param([SYSTEM, user(), calls("a", content="Let me look"),
+                  result("a", name="search_media")], 2, "content-beside-calls",
+                 id="text beside calls"),
+    pytest.param([SYSTEM, user(), calls("a"), result("a", name="search_media")], 2,
+                 "content-beside-calls", id="null content beside calls"),
+    pytest.param([SYSTEM, user(), calls("a", content=""), result("a")], 3, "result-name",
+                 id="result without name"),
+    pytest.param([SYSTEM, user(), calls("a", content=""), result("a", name="add_movie")], 3,
+                 "result-name", id="result named after another tool"),
+    pytest.param([SYSTEM, user(), calls("a", content="", arguments="null"),
+                  result("a", name="search_media")], 2, "arguments-not-object",
+                 id="null arguments"),
+    pytest.param([SYSTEM, user(), calls("a", content="", arguments=""),
+                  result("a", name="search_media")], 2, "arguments-not-object",
+                 id="empty arguments"),
+    pytest.param([SYSTEM, user(), calls("a", content="", arguments='{"q": '),
+                  result("a", name="search_media")], 2, "arguments-not-object",
+                 id="invalid JSON arguments"),
+    pytest.param([SYSTEM, user(), calls("a", content="", arguments='{"n": NaN}'),
+                  result("a", name="search_media")], 2, "arguments-not-object",
+                 id="NaN is not JSON"),
+    pytest.param([SYSTEM, user(), calls("a", content="", arguments="[1]"),
+                  result("a", name="search_media")], 2, "arguments-not-object",
+                 id="arguments a list"),
+    pytest.param([SYSTEM, user([{"type": "text", "text": "hi"}])], 1, "content-not-text",
+                 id="content parts"),
+]
+
+
+@pytest.mark.parametrize("messages, index, rule", NOT_PORTABLE)
+def test_each_portable_rule_is_reported_but_openai_alone_accepts(messages, index, rule):
+    assert find_violation(messages) is None          # the fake OpenAI server takes these
+    violation = find_violation(messages, portable=True)
+    assert (violation.index, violation.rule, violation.code) == (index, rule, "portable_shape")
+    with pytest.raises(ValueError) as caught:
+        validate_messages(messages)
+    assert f"message {index} breaks rule {rule}" in str(caught.value)
+
+
+def test_openai_rules_are_reported_before_portable_ones():
+    messages = [SYSTEM, SYSTEM, user(), result("a")]
+    assert find_violation(messages, portable=True).rule == "tool-without-call"
+
+
+def test_a_portable_violation_says_what_to_do_instead():
+    violation = find_violation([SYSTEM, user(), *pair("a"), user()], portable=True)
+    assert violation.message == ("Roles must alternate: a result message cannot be followed "
+                                 "by a user message.")
+    violation = find_violation([SYSTEM, user(), calls("a", "b", content=""),
+                                result("a", name="search_media"),
+                                result("b", name="search_media")], portable=True)
+    assert "consecutive call/result pairs" in violation.message
