@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import confirm, db, history
-from .conversation import forget_conversation
 from .config import Config
+from .conversation import forget_conversation
 from .keywords import HELP_TEXT, classify_keyword, parse_answer
 from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from .localtime import as_local
