@@ -7,7 +7,9 @@ import pytest
 from mediabot import confirm, db, history
 from mediabot.engine import (APOLOGIES, APOLOGY, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
                              extract_name)
+from mediabot.history import UNANSWERED_LINE
 from mediabot.keywords import HELP_TEXT
+from mediabot.validation import find_violation
 from tests.conftest import ADMIN
 
 
@@ -44,6 +46,31 @@ def test_recall_across_turns_seed_004(engine, alex, fake_llm):
     assert any("Alien" in c for c in contents[:-1]), "turn 1's fact is in turn 3's prompt"
     assert contents[-1] == "What's my favourite film?"
     assert sum("favourite film is Alien" in c for c in contents) == 1
+
+
+def test_a_failure_after_a_parallel_tool_round_leaves_prompts_every_template_accepts(
+        engine, alex, fake_llm):
+    """Text beside two calls, then the model fails: the next turn's prompt is portable, says
+    no answer was sent, and still holds both questions."""
+    fake_llm.enqueue_tool_calls([("download_queue", {}), ("upcoming", "null")],
+                                content="Checking both.", ids="ollama")
+    fake_llm.enqueue_error(503, "The server is overloaded")
+    assert engine.handle(alex, "what's downloading and what's coming?") in (
+        APOLOGY, *APOLOGIES.values())
+    fake_llm.enqueue_text("Nothing is downloading and nothing is coming this week.")
+    engine.handle(alex, "hello?")
+    for request in fake_llm.requests:
+        assert find_violation(request["messages"], portable=True) is None
+    sent = non_system(fake_llm.requests[-1])
+    assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "tool",
+                                         "assistant", "user"]
+    assert sent[0]["content"] == "what's downloading and what's coming?"
+    assert [m["tool_calls"][0]["function"]["arguments"] for m in sent[1:5:2]] == ["{}", "{}"]
+    assert [m["name"] for m in sent[2:5:2]] == ["download_queue", "upcoming"]
+    assert sent[5]["content"] == "Checking both.\n\n" + UNANSWERED_LINE
+    assert sent[6]["content"] == "hello?"
+    stored = history.get_history(alex, 20)
+    assert stored[1]["content"] == "Checking both." and len(stored[1]["tool_calls"]) == 2
 
 
 def test_model_error_then_recovery_leaves_no_orphans(engine, alex, fake_llm):
