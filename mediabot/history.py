@@ -24,8 +24,9 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
 The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
 no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
 system message, first; then a user message; then strictly user -> assistant -> user, where an
-assistant turn is zero or more call/result pairs followed by one text reply. How each stored
-shape is mended:
+assistant turn is zero or more call/result pairs followed by one text reply. Whatever comes
+before the oldest kept user message is evicted and named in the system message, so the first
+message after it is always a user message. How each stored shape is mended:
 
 - parallel calls: one stored message with N calls is sent as N consecutive pairs, each an
   assistant message with exactly one call and ``content: ""`` followed by its result, in the
