@@ -5,6 +5,20 @@ drains each user's queued inbox rows; rows that arrive while that user's turn ru
 joined (newline-separated) into the next turn, so rapid texting never leaves a run of
 orphaned user messages. Each turn's reply is queued in the outbox against the turn's last
 inbox row (unique), so a retry or a restart after a crash never sends it twice.
+
+Every text of such a burst is classified on its own before anything is joined, since a
+keyword only counts as a whole message:
+
+- STOP-like and START-like words flag the user (no model call, no reply), as a lone text
+  does; either also drops a removal question waiting for its Y.
+- HELP and RESET are each answered on their own, first, in the order they came, with their
+  own fixed reply (a RESET clears history and any waiting question before the rest is
+  read). So "RESET" + "what is new?" gets "Done - I've forgotten our conversation..." and
+  then the model's answer to "what is new?" from a clean history: two texts.
+- The remaining texts are joined into one model turn. A Y or N among them is not an answer
+  to a waiting removal (only a lone text sent after the question is, see ``engine``): the
+  question lapses and the reply starts with a line saying so. A burst of one text is the
+  ordinary single message.
 """
 
 import datetime as dt
@@ -14,7 +28,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-from . import db
+from . import confirm, db
 from .config import SmsConfig
 from .keywords import classify_keyword
 from .sms import format_reply_for
@@ -28,6 +42,7 @@ UNKNOWN_SENDER_REPLY = ("Sorry, this number only answers members of its househol
 NO_TEXT_REPLY = ("I can only read text, so I couldn't see what you sent. Please type what "
                  "you'd like.")
 ACTIVE = ("queued", "processing")
+ANSWERED_ALONE = ("help", "reset")  # keywords a burst answers as texts of their own
 STORED_REPLY_LOOKBACK = 40  # messages: one turn's user message, tool rounds and reply
 # Acknowledgements are on Twilio's clock (15 s, then it retries); turns are not. A turn
 # about to start waits for a lull of ACK_LULL_SECONDS without webhook requests, at most
@@ -153,7 +168,8 @@ class Worker:
     # -- one user's queued messages -------------------------------------------------------
 
     def process_user(self, user_id: int) -> None:
-        """Answer everything this user has queued, as one turn."""
+        """Answer everything this user has queued: each HELP/RESET text alone, then the
+        rest as one turn (``burst_turns``)."""
         rows = list(db.Inbox.select().where(db.Inbox.user == user_id,
                                             db.Inbox.status.in_(ACTIVE)).order_by(db.Inbox.id))
         if not rows:
@@ -165,6 +181,11 @@ class Worker:
         if user.opted_out:
             self._finish(rows, "ignored", "user opted out")
             return
+        for turn_rows in burst_turns(rows):
+            self._answer_rows(user, turn_rows)
+
+    def _answer_rows(self, user: db.User, rows: list[db.Inbox]) -> None:
+        """One turn for ``rows``, unless it was answered before a crash or is over the limit."""
         interrupted = any(row.status == "processing" for row in rows)
         self._set_status(rows, "processing")
         if db.Outbox.get_or_none(db.Outbox.inbox == rows[-1].id) is not None:
@@ -186,6 +207,7 @@ class Worker:
             user.opted_out = True
             log.info("inbox %s: user %s opted out", row.id, user.id)
         if keyword in ("opt_out", "opt_in"):
+            confirm.clear_pending(user.id)  # the question's answer must be the very next text
             self._finish([row], "done")
             return True
         return False
@@ -277,6 +299,18 @@ def recent_turns(user_id: int, since: dt.datetime):
     through the (user_id, created_at) index, so its cost does not grow with the outbox."""
     return db.Outbox.select().where(db.Outbox.user == user_id, db.Outbox.inbox.is_null(False),
                                     db.Outbox.created_at > since)
+
+
+def burst_turns(rows: list) -> list[list]:
+    """The turns a burst of inbox rows is answered in, each a list of rows.
+
+    HELP and RESET texts come first, each as a turn of its own (in arrival order), then all
+    other texts as one turn. The split depends only on the bodies, so a restart that finds
+    the same rows queued makes the same turns and finds their replies by the same rows.
+    """
+    alone = [[row] for row in rows if classify_keyword(row.body) in ANSWERED_ALONE]
+    rest = [row for row in rows if classify_keyword(row.body) not in ANSWERED_ALONE]
+    return alone + ([rest] if rest else [])
 
 
 def stored_reply(user_id: int, text: str, since: dt.datetime) -> str | None:

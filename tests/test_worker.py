@@ -120,3 +120,21 @@ def wait_until(predicate, timeout=3.0):
             return True
         time.sleep(0.01)
     return False
+
+
+@pytest.mark.parametrize("bodies, turns", [
+    (["what is new?"], [["what is new?"]]),
+    (["RESET", "what is new?"], [["RESET"], ["what is new?"]]),
+    (["what is new?", "help!", "and for the kids?", "Reset"],
+     [["help!"], ["Reset"], ["what is new?", "and for the kids?"]]),
+    (["Y", "what is new?"], [["Y", "what is new?"]]),
+    (["HELP", "RESET"], [["HELP"], ["RESET"]]),
+    (["please help", "reset it"], [["please help", "reset it"]]),
+])
+def test_a_burst_answers_help_and_reset_alone_first_then_the_rest_together(bodies, turns):
+    from types import SimpleNamespace
+
+    from mediabot.worker import burst_turns
+
+    rows = [SimpleNamespace(body=body) for body in bodies]
+    assert [[row.body for row in turn] for turn in burst_turns(rows)] == turns
