@@ -128,18 +128,23 @@ def _leaves(value):
 
 
 def _value_forms(value) -> set[str]:
-    """How a template may write one argument value: JSON, Python, or JSON inside a string."""
+    """How a template may write one argument value: JSON or Python, as is or escaped inside
+    a JSON string (twice, when the arguments string itself goes through ``tojson``)."""
     if isinstance(value, str):
-        return {value, json.dumps(value, ensure_ascii=False)[1:-1], json.dumps(value)[1:-1]}
-    return {json.dumps(value), str(value), repr(value)}
+        return _escaped({value})
+    return _escaped({json.dumps(value), str(value), repr(value)})
+
+
+def _escaped(forms: set[str]) -> set[str]:
+    for _ in range(2):
+        forms = forms | {json.dumps(f, ensure_ascii=ascii)[1:-1] for f in forms
+                         for ascii in (True, False)}
+    return forms
 
 
 def appears(content: str, text: str) -> bool:
     """Is ``content`` in ``text`` as written, trimmed, or escaped inside a JSON string?"""
-    forms = {content, content.strip()}
-    forms |= {json.dumps(f, ensure_ascii=ascii)[1:-1] for f in list(forms)
-              for ascii in (True, False)}
-    return any(form in text for form in forms)
+    return any(form in text for form in _escaped({content, content.strip()}))
 
 
 def run_matrix(templates=None, shapes=SHAPES, modes=MODES) -> list[Cell]:

@@ -46,9 +46,10 @@ class ChatTemplate:
     message, and only when that is a user message (Mistral's v3 templates): a prompt that
     ends with a tool result, as every second call of a tool round does, loses it there,
     whatever the client sends.
-    ``object_arguments``: the template reads tool-call arguments as a mapping (``|items``), so
-    only a server that parses the API's JSON string first (vLLM, llama.cpp's own server,
-    Ollama) can render it; one that passes messages through unchanged cannot.
+    ``object_arguments``: the template reads tool-call arguments as a mapping (Qwen3.5's
+    ``|items`` raises on a string; vLLM's gemma3_pythonic writes a string one character at
+    a time), so only a server that parses the API's JSON string first (vLLM, llama.cpp's own
+    server, Ollama) can render it; one that passes messages through unchanged cannot.
     ``drops_calls``: why the template never writes an assistant's tool calls, if it does not.
     """
 
@@ -98,7 +99,7 @@ TEMPLATES = {t.name: t for t in (
     ChatTemplate("gemma-3", "google-gemma-3-it.jinja", bos="<bos>", eos="<end_of_turn>",
                  tools=False),
     ChatTemplate("vllm-gemma3-pythonic", "vllm-tool_chat_template_gemma3_pythonic.jinja",
-                 bos="<bos>", eos="<end_of_turn>"),
+                 bos="<bos>", eos="<end_of_turn>", object_arguments=True),
     ChatTemplate("phi-3.5", "microsoft-Phi-3.5-mini-instruct.jinja", bos="", eos="<|endoftext|>",
                  tools=False),
 )}
