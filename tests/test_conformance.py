@@ -13,11 +13,36 @@ from mistral_common.exceptions import MistralCommonException
 from mistral_common.protocol.instruct.request import ChatCompletionRequest
 from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
 
-from tests.conformance import check_cell
-from tests.fakes.chat_templates import render
-from tests.prompt_shapes import Shape, tool_schemas_for_admin
+from tests.conformance import check_cell, counts, failures, run_matrix, table
+from tests.fakes.chat_templates import MODES, TEMPLATES, render
+from tests.prompt_shapes import SHAPES, Shape, prompt, tool_schemas_for_admin
 
 SYSTEM = {"role": "system", "content": "You are mediabot."}
+
+
+@pytest.fixture(scope="module")
+def matrix():
+    return run_matrix()
+
+
+@pytest.mark.parametrize("template", list(TEMPLATES))
+def test_every_prompt_shape_renders_whole_through(template, matrix):
+    cells = [c for c in matrix if c.template == template]
+    assert not failures(cells), "\n" + failures(cells)
+
+
+def test_the_matrix_covers_every_template_shape_and_mode(matrix):
+    print("\n" + table(matrix))
+    total = counts(matrix)
+    assert total["cells"] == len(TEMPLATES) * len(SHAPES) * len(MODES)
+    assert total["raised"] == total["dropped"] == 0
+    text_only = [s.name for s in SHAPES if not s.tools]
+    for template in TEMPLATES:   # "n/a" never hides a whole template
+        ok = {c.shape for c in matrix if c.template == template and c.status == "ok"}
+        assert set(text_only) <= ok, template
+    for cell in (c for c in matrix if c.status == "n/a"):
+        spec = TEMPLATES[cell.template]
+        assert not spec.tools or (spec.object_arguments and cell.mode == "passthrough"), cell
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +64,13 @@ def mistral_request(messages: list[dict], tools: list[dict]) -> ChatCompletionRe
     for tool in tools:
         tool["function"].setdefault("parameters", {})
     return ChatCompletionRequest(messages=messages, tools=tools)
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+def test_mistral_commons_own_validator_accepts_every_shape(shape, mistral_tokenizer):
+    request = mistral_request(prompt(shape), tool_schemas_for_admin())
+    tokens = mistral_tokenizer.encode_chat_completion(request).tokens
+    assert len(tokens) > 100
 
 
 # ------------------------------------------------ the suite bites: issue 10's failures, found

@@ -1,0 +1,80 @@
+"""End to end under real chat templates: a household's evening with mediabot, served by a
+fake OpenAI server that renders every request through Mistral's or Llama 3.1's own template,
+as vLLM and llama-cpp-python do, and refuses what the template refuses with vLLM's 400.
+
+The engine runs for real (real openai SDK over loopback HTTP, real SQLite, fake Sonarr and
+Radarr through arrapi), with a small window so the conversation is evicted as it goes, a
+parallel call, and a model failure in the middle of a tool round.
+"""
+
+import pytest
+
+from mediabot import history
+from mediabot.engine import APOLOGIES, APOLOGY
+from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
+
+# (what Alex texts, the model's tool calls for it, the model's reply after the results)
+EVENING = [
+    ("do we have dune?", [("search_media", {"query": "dune", "kind": "movie"})],
+     "Dune (2021) is in the library; Dune (1984) is not. Want the 1984 one?"),
+    ("yes add the 1984 one", [("add_movie", {"tmdb_id": DUNE_1984_TMDB})],
+     "Added Dune (1984); it is searching for a copy now."),
+    ("what's downloading, and what's on this week?",
+     [("download_queue", {}), ("upcoming", {"days": 7})],
+     "Severance is downloading, and Slow Horses has a new episode this week."),
+    ("anything new tomorrow?", [("upcoming", {"days": 1})], None),    # the model fails here
+    ("hello? anything new tomorrow?", [], "Nothing airs tomorrow, sorry to disappoint."),
+    ("do we have severance?", [("library_status", {"query": "severance", "kind": "series"})],
+     "Severance is in the library with season 2 downloading."),
+    ("is slow horses any good?", [("search_media", {"query": "slow horses"})],
+     "Slow Horses (2022) is a spy drama; it is already in the library."),
+    ("thanks!", [], "Any time, Alex."),
+    ("what's coming up in the next two weeks?", [("upcoming", {"days": 14})],
+     "A new Slow Horses episode and the Project Hail Mary release."),
+    ("is the office in the library?", [("library_status", {"query": "the office"})],
+     "Yes, all nine seasons of The Office are on disk."),
+    ("delete the office", [("remove_media", {"kind": "series", "id": OFFICE_TVDB,
+                                             "delete_files": True})], None),
+    ("N", None, None),                                   # mediabot answers, no model call
+    ("what about dune part two?", [("search_media", {"query": "dune part two"})],
+     "Dune: Part Two (2024) is not in the library yet. Want it?"),
+    ("any downloads stuck?", [("download_queue", {})], "Nothing is stuck right now."),
+    ("thanks, that's all for tonight", [], "Good night, Alex!"),
+]
+FAILED_TURN = 3
+
+
+@pytest.fixture
+def engine(engine_for):
+    return engine_for(arr=True, history={"max_messages": 8})
+
+
+@pytest.mark.parametrize("template, mode", [
+    ("mistral-nemo", "vllm"), ("mistral-nemo", "passthrough"),
+    ("llama-3.1", "vllm"), ("llama-3.1", "passthrough")])
+def test_a_household_evening_through_a_real_template(engine, alex, fake_llm, template, mode):
+    fake_llm.use_template(template, mode=mode)
+    replies = []
+    for turn, (text, calls, answer) in enumerate(EVENING):
+        if calls:
+            fake_llm.enqueue_tool_calls(calls, ids="ollama" if turn % 2 else None)
+        if turn == FAILED_TURN:
+            fake_llm.enqueue_error(500, "The server had an error while processing your request.")
+        elif answer is not None:
+            fake_llm.enqueue_text(answer)
+        replies.append(engine.handle(alex, text))
+
+    refused = len(fake_llm.requests) - len(fake_llm.rendered)
+    assert refused == 0, f"{refused} requests refused by the {template} template"
+    apologies = set(APOLOGIES.values()) | {APOLOGY}
+    assert [n for n, r in enumerate(replies) if r in apologies] == [FAILED_TURN], replies
+    assert replies[10].startswith("Remove The Office (2005)") and replies[11].startswith("OK")
+    assert replies[-1] == "Good night, Alex!"
+    assert "Earlier messages were pruned" in "".join(fake_llm.rendered), "the window evicted"
+    after_failure = fake_llm.rendered[next(i for i, r in enumerate(fake_llm.requests)
+                                           if r["messages"][-1]["content"]
+                                           == EVENING[FAILED_TURN + 1][0])]
+    assert EVENING[FAILED_TURN + 1][0] in after_failure, "the newest text reaches the model"
+    for request in fake_llm.requests:
+        history.validate_messages(request["messages"])
+
