@@ -54,7 +54,7 @@ def run_checks(config: Config) -> list[Line]:
     remote = _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
         remote += _safely(kind, secrets, lambda kind=kind: check_arr(kind, config))
-    remote += _safely("llm", secrets, lambda: [check_llm(config.llm)])
+    remote += _safely("llm", secrets, lambda: check_model(config.llm))
     remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
     return local + [dataclasses.replace(line, text=redact(line.text, secrets))
                     for line in remote]
@@ -212,6 +212,44 @@ def check_arr(kind: str, config: Config) -> list[Line]:
 
 
 # ------------------------------------------------------------------ the model
+
+PROBE_TOOL = {"type": "function", "function": {
+    "name": "download_queue", "description": "What is downloading now.",
+    "parameters": {"type": "object", "properties": {}}}}
+PROBE_MESSAGES = [{"role": "user", "content": "What is downloading? Call download_queue."}]
+NO_TOOL_CALLS_FIX = ("use a model that calls tools, and a server that passes them on: "
+                     "llama.cpp: start llama-server with --jinja; llama-cpp-python: "
+                     "--chat_format chatml-function-calling; vLLM: --enable-auto-tool-choice "
+                     "--tool-call-parser; Ollama: a model tagged 'tools'")
+
+
+def check_model(config: LLMConfig) -> list[Line]:
+    """The model line, then (when the model answers) whether it calls tools."""
+    line = check_llm(config)
+    return [line] if line.status == FAIL else [line, check_tool_calls(config)]
+
+
+def check_tool_calls(config: LLMConfig) -> Line:
+    """One tiny tool-call probe, sent the way a turn sends tools (``tool_choice`` auto).
+
+    A server can answer chat requests and still never return a tool call (llama-server
+    without ``--jinja``, a model without tool support): mediabot would then talk but never
+    search or add anything, so say so with the fix. A warning, not a failure: the probe
+    asks once, and a model may answer in words this time.
+    """
+    from .llm import ChatModel, ModelError, build_client
+
+    model = ChatModel(build_client(dataclasses.replace(config, max_retries=0)), config)
+    try:
+        message = model.complete(PROBE_MESSAGES, [PROBE_TOOL], max_tokens=64).message
+    except ModelError as exc:
+        return Line(WARN, "tools", f"the model server refused a request with tools ({exc}) "
+                                   f"— {NO_TOOL_CALLS_FIX}")
+    if message.get("tool_calls"):
+        return Line(OK, "tools", "the model called a tool when asked (tool_choice auto)")
+    return Line(WARN, "tools", "asked to call a tool, the model answered in text, so it may "
+                               f"never search or add anything — {NO_TOOL_CALLS_FIX}")
+
 
 def check_llm(config: LLMConfig) -> Line:
     """The endpoint answers, accepts the key and serves ``model``.

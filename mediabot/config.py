@@ -78,6 +78,7 @@ class LLMConfig:
     max_retries: int = 1
     max_tool_rounds: int = 6
     temperature: float = 0.3
+    max_reply_tokens: int = 400
 
 
 @dataclass(frozen=True)
@@ -157,13 +158,14 @@ OPTIONAL_SECTIONS = ("sonarr", "radarr")
 POSITIVE_KEYS = {
     "server": ("port", "connection_limit", "channel_timeout_seconds", "drain_seconds"),
     "twilio": ("timeout_seconds",),
-    "llm": ("timeout_seconds", "max_tool_rounds"),
+    "llm": ("timeout_seconds", "max_tool_rounds", "max_reply_tokens"),
     "history": ("max_messages", "max_context_tokens", "fetch_limit", "retention_days"),
     "confirmation": ("ttl_seconds", "sweep_interval_seconds"),
     "sonarr": ("timeout_seconds",),
     "radarr": ("timeout_seconds",),
     "sms": ("max_reply_chars", "rate_limit_per_hour"),
 }
+MIN_REPLY_TOKENS = 64   # a tool call with its arguments, or a three-sentence SMS
 NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature")}
 CHOICES = {("sms", "unknown_senders"): ("ignore", "reply")}
 SYSTEMD_STOP_SECONDS = 45  # TimeoutStopSec in systemd/mediabot.service
@@ -397,6 +399,10 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
     problems += _validate_region(config.sms, source)
     for name in OPTIONAL_SECTIONS:
         problems += _validate_arr(name, getattr(config, name), source)
+    if 0 < config.llm.max_reply_tokens < MIN_REPLY_TOKENS:
+        problems.append(f"{source}: [llm] max_reply_tokens = {config.llm.max_reply_tokens} is "
+                        f"too few for a tool call or an SMS reply; use at least "
+                        f"{MIN_REPLY_TOKENS} (the default is 400)")
     if not _is_http_url(config.llm.base_url):
         problems.append(f"{source}: [llm] base_url = {_show('url', config.llm.base_url)} is "
                         "not an http(s) URL; e.g. \"https://api.openai.com/v1\" or "

@@ -42,7 +42,12 @@ ROUND_LIMIT_REPLY = "Sorry, I couldn't finish that. Could you try rephrasing it?
 APOLOGIES = {
     "timeout": "Sorry, I'm answering too slowly right now. Please try again in a minute.",
     "unreachable": "Sorry, I can't reach my language model right now. Please try again later.",
+    "misconfigured": "Sorry, my language model isn't set up right. Please tell whoever runs "
+                     "this number.",
 }
+# When the model server refuses even the smallest prompt (system prompt and this message).
+STUCK_REPLY = ("Sorry, my language model can't take our conversation right now. Text RESET "
+               "to start over, then ask again.")
 ONE_AT_A_TIME = ("not asked: only one removal can wait for a Y at a time, and another is "
                  "waiting; nothing was removed")
 ONE_AT_A_TIME_NOTE = "(I remove one thing at a time: ask me again for the rest after this.)"
@@ -198,10 +203,11 @@ class Engine:
             history.save_message(user.id, {"role": "user", "content": text})
         turn = _Turn(self, user, dropped=note)
         try:
-            result = run_tool_loop(self.services.model, turn.build, turn.schemas, turn.execute,
-                                   turn.record, self.config.llm.max_tool_rounds)
+            result = self._loop(turn, text)
         except ModelError as exc:
-            log.warning("turn user=%s model failed: %s", user.id, exc.reason)
+            log.warning("turn user=%s model failed: %s", user.id, exc)
+            if exc.refused and turn.minimal:
+                return note + STUCK_REPLY
             return note + APOLOGIES.get(exc.reason, APOLOGY)
         if turn.confirmation:
             reply = turn.confirmation + (" " + ONE_AT_A_TIME_NOTE if turn.declined else "")
@@ -217,6 +223,24 @@ class Engine:
                  ",".join(result.tools_called) or "-", result.estimated_tokens,
                  result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
         return reply
+
+    def _loop(self, turn: "_Turn", text: str):
+        """The tool loop; when the server refuses the prompt (a chat template that raises, a
+        body it cannot read) it runs once more from the smallest prompt, so a history the
+        server cannot take never sticks to every later turn. Raises ModelError."""
+        try:
+            return self._run(turn)
+        except ModelError as exc:
+            if not exc.refused:
+                raise
+            log.warning("turn user=%s the model server refused the prompt (%s); trying the "
+                        "smallest prompt", turn.user.id, exc)
+            turn.shrink(text)
+            return self._run(turn)
+
+    def _run(self, turn: "_Turn"):
+        return run_tool_loop(self.services.model, turn.build, turn.schemas, turn.execute,
+                             turn.record, self.config.llm.max_tool_rounds)
 
     def _frame(self, user: db.User, dropped: str = "") -> tuple[dict, list[dict], int, str]:
         """What every prompt for this user is built around: (tools by name, their schemas,
@@ -257,10 +281,17 @@ class _Turn:
         self.context = engine._context(user)
         self.confirmation: str | None = None
         self.declined = 0   # further destructive calls in the turn that asked one
+        self.minimal = False
+
+    def shrink(self, text: str) -> None:
+        """From now on the prompt is only the system prompt, the newest user message and what
+        this turn records after it: the smallest prompt a server should take."""
+        self.history = [{"role": "user", "content": text}]
+        self.minimal = True
 
     def build(self):
         h = self.config.history
-        summary = self.user.summary if h.summaries else None
+        summary = self.user.summary if h.summaries and not self.minimal else None
         prompt = history.build_prompt(self.system, self.history, max_messages=h.max_messages,
                                       max_tokens=h.max_context_tokens, summary=summary,
                                       reserved_tokens=self.reserved)

@@ -18,15 +18,31 @@ if TYPE_CHECKING:
     import openai
 
 log = logging.getLogger(__name__)
-OPTIONAL_PARAMETERS = ("temperature", "max_tokens")   # dropped when a model refuses them
+
+
+OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice")   # dropped when refused
+# Statuses that say "not now" rather than "not this request": the same prompt may work later.
+BUSY_STATUSES = frozenset({408, 425, 429, 502, 503, 504})
+# Statuses that say the operator's setup is wrong (key, model name, URL): no prompt helps.
+SETUP_STATUSES = frozenset({401, 403, 404})
 
 
 class ModelError(Exception):
-    """The model could not answer; ``reason`` is one of timeout/unreachable/rejected/error."""
+    """The model could not answer; ``reason`` is one of timeout, unreachable, busy (408/429/
+    502-504), misconfigured (401/403/404), rejected (other 4xx) or error; ``status`` is the
+    HTTP status when the server answered one."""
 
-    def __init__(self, reason: str, detail: str = ""):
+    def __init__(self, reason: str, detail: str = "", status: int | None = None):
         self.reason = reason
+        self.status = status
         super().__init__(f"{reason}: {detail}" if detail else reason)
+
+    @property
+    def refused(self) -> bool:
+        """The server answered but would not take this request (a template error, a body it
+        cannot parse): a different prompt may work where waiting would not."""
+        return (self.status is not None and self.status >= 400
+                and self.status not in BUSY_STATUSES | SETUP_STATUSES)
 
 
 @dataclass
@@ -71,12 +87,17 @@ class ChatModel:
 
     def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
                  max_tokens: int | None = None) -> Completion:
+        """One call, bounded by ``max_tokens`` (default ``[llm] max_reply_tokens``).
+
+        ``tool_choice: "auto"`` goes with the tools: some servers (llama-cpp-python's
+        chatml-function-calling) ignore ``tools`` without it.
+        """
         kwargs = {"model": self.config.model, "messages": messages,
-                  "temperature": self.config.temperature}
+                  "temperature": self.config.temperature,
+                  "max_tokens": max_tokens or self.config.max_reply_tokens}
         if tools:
             kwargs["tools"] = tools
-        if max_tokens:
-            kwargs["max_tokens"] = max_tokens
+            kwargs["tool_choice"] = "auto"
         import openai
 
         try:
@@ -86,11 +107,17 @@ class ChatModel:
         except openai.APIConnectionError as exc:
             raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
         except openai.APIStatusError as exc:
-            reason = "rejected" if exc.status_code < 500 else "error"
-            raise ModelError(reason, f"HTTP {exc.status_code}: {api_error_message(exc)}") from exc
+            raise ModelError(_status_reason(exc.status_code), f"HTTP {exc.status_code}: "
+                             f"{self._server_words(exc)}", exc.status_code) from exc
         except openai.OpenAIError as exc:
             raise ModelError("error", type(exc).__name__) from exc
         return _completion(response)
+
+    def _server_words(self, exc: openai.APIStatusError) -> str:
+        """The server's own error message for the log, with the API key blanked."""
+        words = api_error_message(exc)
+        key = self.config.api_key
+        return words.replace(key, "***") if key and len(key) >= 4 else words
 
     def _create(self, kwargs: dict):
         """Send the request; a parameter the model refuses (reasoning models take no
@@ -108,6 +135,14 @@ class ChatModel:
                 log.warning("the model refuses %s; sending requests without it", refused)
                 self.unsupported.add(refused)
         raise ModelError("rejected", "the model refused every optional parameter")
+
+
+def _status_reason(status: int) -> str:
+    if status in SETUP_STATUSES:
+        return "misconfigured"
+    if status in BUSY_STATUSES:
+        return "busy"
+    return "rejected" if status < 500 else "error"
 
 
 def _refused_parameter(exc: openai.BadRequestError, sent: dict) -> str | None:

@@ -17,7 +17,7 @@ from mediabot.config import Config, ServerConfig
 from mediabot.cli import main
 from mediabot.sim.arr import API_KEY, FakeRadarr, FakeSonarr
 from mediabot.sim.loopback import LoopbackServer
-from tests.fakes.openai import FakeOpenAI
+from tests.fakes.openai import FakeOpenAI, error_reply
 from mediabot.sim.twilio import FakeTwilio
 
 LLM_KEY = "sk-test-llm-key-0001"
@@ -38,13 +38,19 @@ def servers():
                                   owned_numbers=(FROM_NUMBER,))}
     running = {name: LoopbackServer(app).start() for name, app in fakes.items()}
     llm = FakeOpenAI(api_key=LLM_KEY).start()
+    llm.set_responder(calls_a_tool_when_offered)
     unlisted = LoopbackServer(_without_model_list(llm.wsgi_app)).start()
     urls = {name: server.url for name, server in running.items()}
     urls.update(llm=llm.url + "/v1", unlisted_llm=unlisted.url + "/v1")
-    yield {"urls": urls, **fakes}
+    yield {"urls": urls, "llm": llm, **fakes}
     for server in [*running.values(), unlisted]:
         server.stop()
     llm.stop()
+
+
+def calls_a_tool_when_offered(body):
+    """What a tool-capable model does with check's probe."""
+    return [("download_queue", {})] if body.get("tools") else "OK."
 
 
 def _without_model_list(app):
@@ -117,6 +123,9 @@ def test_healthy_setup_passes_with_one_line_per_check(tmp_path, servers, caplog)
     assert "quality profile HD-1080p (configured)" in result.output
     assert "none configured, using the first" in line(result, "radarr", "ok")
     assert "gpt-4o-mini" in line(result, "llm", "ok")
+    assert "the model called a tool when asked" in line(result, "tools", "ok")
+    probe = [body for body in servers["llm"].requests if body.get("tools")][-1]
+    assert (probe["tool_choice"], probe["max_tokens"]) == ("auto", 64)
     assert f"Twilio should post to {PUBLIC_URL}/sms" in line(result, "server", "ok")
     assert "credentials accepted" in line(result, "twilio", "ok")
     assert "is writable" in line(result, "database", "ok") or "will be created" in \
@@ -194,6 +203,29 @@ def test_server_without_model_list_gets_a_one_token_completion(tmp_path, servers
     result = run_check(tmp_path, servers, **{"llm.base_url": f'"{servers["urls"]["unlisted_llm"]}"',
                                              "llm.model": model})
     assert expected in line(result, "llm", status)
+
+
+@pytest.mark.parametrize("answer, expected", [
+    ("Nothing is downloading.", "asked to call a tool, the model answered in text"),
+    (error_reply(400, "tools are not supported by this template"),
+     "refused a request with tools (rejected: HTTP 400: tools are not supported"),
+])
+def test_a_model_that_returns_no_tool_calls_is_a_warning_with_the_fix(tmp_path, servers,
+                                                                      answer, expected):
+    servers["llm"].set_responder(lambda body: answer if body.get("tools") else "OK.")
+    try:
+        result = run_check(tmp_path, servers)
+    finally:
+        servers["llm"].set_responder(calls_a_tool_when_offered)
+    text = line(result, "tools", "warn")
+    assert expected in text and "start llama-server with --jinja" in text
+    assert "ok   llm: model gpt-4o-mini" in result.output
+    assert result.exit_code == 0 and result.output.splitlines()[-1].endswith("(1 warning)")
+
+
+def test_no_tool_probe_when_the_model_check_failed(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{"llm.model": '"gpt-9-imaginary"'})
+    assert "tools:" not in result.output
 
 
 def test_bad_twilio_credentials(tmp_path, servers, caplog):

@@ -40,6 +40,7 @@ def test_defaults_are_the_documented_ones():
     assert config.database.path == "mediabot.db"
     assert config.llm.model == "gpt-4o-mini"
     assert (config.llm.timeout_seconds, config.llm.max_retries, config.llm.max_tool_rounds) == (30, 1, 6)
+    assert config.llm.max_reply_tokens == 400
     h = config.history
     assert (h.max_messages, h.max_context_tokens, h.fetch_limit, h.summaries, h.retention_days) == (
         20, 4000, 60, False, 90)
@@ -103,6 +104,9 @@ def test_bad_environment_values_are_named():
     (with_(history={"max_messages": 0}), "[history] max_messages = 0 must be greater than 0"),
     (with_(confirmation={"ttl_seconds": -5}), "ttl_seconds = -5 must be greater than 0"),
     (with_(llm={"max_retries": -1}), "max_retries = -1 must be 0 or more"),
+    (with_(llm={"max_reply_tokens": 0}), "[llm] max_reply_tokens = 0 must be greater than 0"),
+    (with_(llm={"max_reply_tokens": 10}), "max_reply_tokens = 10 is too few for a tool call or "
+                                          "an SMS reply; use at least 64"),
     (with_(server={"drain_seconds": 60}), "[server] drain_seconds = 60 must be below 45"),
     (with_(server={"drain_seconds": 0}), "[server] drain_seconds = 0.0 must be greater than 0"),
     (with_(server={"connection_limit": 0}), "[server] connection_limit = 0 must be greater"),

@@ -6,11 +6,12 @@ import pytest
 
 from mediabot import confirm, db, history
 from mediabot.engine import (APOLOGIES, APOLOGY, ONBOARDING_QUESTION, RESET_REPLY, ROUND_LIMIT_REPLY,
-                             extract_name)
+                             STUCK_REPLY, extract_name)
 from mediabot.history import UNANSWERED_LINE
 from mediabot.keywords import HELP_TEXT
 from mediabot.validation import find_violation
 from tests.conftest import ADMIN
+from tests.fakes.openai import error_reply
 
 
 @pytest.fixture
@@ -74,7 +75,7 @@ def test_a_failure_after_a_parallel_tool_round_leaves_prompts_every_template_acc
 
 
 def test_model_error_then_recovery_leaves_no_orphans(engine, alex, fake_llm):
-    fake_llm.enqueue_error(500, "The server had an error")
+    fake_llm.enqueue_error(503, "The server is overloaded")   # busy: no second try
     assert engine.handle(alex, "add Dune") == "Sorry, something went wrong on my side. Please try again in a moment."
     fake_llm.enqueue_text("Which Dune: 1984 or 2021?")
     assert engine.handle(alex, "add Dune please") == "Which Dune: 1984 or 2021?"
@@ -251,7 +252,84 @@ def test_a_model_that_refuses_temperature_is_asked_again_without_it(engine, alex
     assert len(sent) == 3, "refused once, then never sent again"
 
 
-def test_other_400s_are_not_retried(engine, alex, fake_llm):
-    fake_llm.enqueue_error(400, "Invalid 'messages': something else", param="messages")
-    assert engine.handle(alex, "hi") == APOLOGY
+def test_a_refused_prompt_is_tried_once_more_as_the_smallest_prompt(engine, alex, fake_llm,
+                                                                     caplog):
+    """Issue 10: a 4xx/5xx that is not "busy" says the server will not take this prompt;
+    the turn is answered from the system prompt and the newest message instead."""
+    fake_llm.enqueue_text("Noted.")
+    engine.handle(alex, "my favourite film is Alien")
+    fake_llm.enqueue_error(500, "Input should be a valid string", param="messages")
+    fake_llm.enqueue_text("Nothing is downloading.")
+    assert engine.handle(alex, "what's downloading?") == "Nothing is downloading."
+    refused, smallest = fake_llm.requests[1:]
+    assert len(non_system(refused)) == 3
+    assert [m["role"] for m in smallest["messages"]] == ["system", "user"]
+    assert smallest["messages"][1]["content"] == "what's downloading?"
+    assert smallest.get("tools") == refused.get("tools")
+    assert "model failed" not in caplog.text
+    assert "refused the prompt (error: HTTP 500: Input should be a valid string)" in caplog.text
+    assert [m["content"] for m in history.get_history(alex, 10)][-2:] == [
+        "what's downloading?", "Nothing is downloading."]
+
+
+def test_the_smallest_prompt_keeps_this_turns_tool_round(engine_for, fake_llm):
+    engine = engine_for(arr=True)
+    alex = db.User.get(phone=ADMIN).id
+    fake_llm.enqueue_error(400, "template error")
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    fake_llm.enqueue_text("Two things are downloading.")
+    assert engine.handle(alex, "what's downloading?") == "Two things are downloading."
+    last = fake_llm.requests[-1]["messages"]
+    assert [m["role"] for m in last] == ["system", "user", "assistant", "tool"]
+
+
+def test_a_server_that_refuses_every_prompt_is_not_an_endless_apology(engine, alex, fake_llm,
+                                                                      caplog):
+    fake_llm.set_responder(lambda body: error_reply(400, "Conversation roles must alternate"))
+    reply = engine.handle(alex, "hi")
+    assert reply == STUCK_REPLY and "RESET" in reply and reply != APOLOGY
+    assert len(fake_llm.requests) == 2, "one retry, not a loop"
+    assert "model failed: rejected: HTTP 400: Conversation roles must alternate" in caplog.text
+    fake_llm.set_responder(None)
+    assert engine.handle(alex, "RESET") == RESET_REPLY
+    fake_llm.enqueue_text("Hi again!")
+    assert engine.handle(alex, "hi") == "Hi again!"
+
+
+def test_a_history_the_server_cannot_take_does_not_stick(engine, alex, fake_llm):
+    """A server that refuses any prompt longer than one exchange (as a strict chat template
+    refuses a shape): every text still gets a real answer, never the same apology."""
+    def strict(body):
+        if len(non_system(body)) > 1:
+            return error_reply(400, "After the optional system message, conversation roles "
+                                    "must alternate user/assistant/user/assistant/...")
+        return f"answer to {body['messages'][-1]['content']}"
+    fake_llm.set_responder(strict)
+    for text in ("hello", "add Dune", "what's new?"):
+        assert engine.handle(alex, text) == f"answer to {text}"
+
+
+@pytest.mark.parametrize("status, reply", [
+    (429, APOLOGY), (503, APOLOGY), (401, APOLOGIES["misconfigured"]),
+])
+def test_busy_and_setup_errors_are_not_retried(engine, alex, fake_llm, status, reply):
+    fake_llm.enqueue_error(status, "nope")
+    assert engine.handle(alex, "hi") == reply
     assert len(fake_llm.requests) == 1
+
+
+def test_under_a_template_without_tools_every_text_still_gets_an_answer(engine_for, fake_llm):
+    """Gemma 3's own template knows no tool role and raises on the tool round (vLLM's 400):
+    the turn, and every later one whose window holds that round, is answered from the
+    smallest prompt instead of an apology until RESET."""
+    engine = engine_for(arr=True)
+    alex = db.User.get(phone=ADMIN).id
+    fake_llm.use_template("gemma-3")
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    fake_llm.enqueue_text("I can't look that up right now.")
+    fake_llm.enqueue_text("Hello again!")
+    assert engine.handle(alex, "what's downloading?") == "I can't look that up right now."
+    assert engine.handle(alex, "hello") == "Hello again!"
+    assert len(fake_llm.requests) == 5 and len(fake_llm.rendered) == 3, \
+        "two refused, three rendered"
+    assert [m["role"] for m in fake_llm.requests[-1]["messages"]] == ["system", "user"]

@@ -1,10 +1,13 @@
 """The model client: the SDK (0.7 s of import, 30 MB) loads on the first model call, not
-at start, so the daemon answers /healthz first."""
+at start, so the daemon answers /healthz first; every call is bounded, tools go with
+``tool_choice``, and a failure says what the server said."""
 
 import subprocess
 import sys
 
-from mediabot.llm import ChatModel
+import pytest
+
+from mediabot.llm import ChatModel, ModelError
 from tests.conftest import make_config
 
 
@@ -25,3 +28,57 @@ def test_a_lazy_model_builds_its_client_once_on_the_first_call(fake_llm):
     client = model.client
     assert model.complete([{"role": "user", "content": "again"}]).message["content"] is not None
     assert model.client is client and str(client.base_url).startswith(fake_llm.url)
+
+
+HELLO = [{"role": "user", "content": "hi"}]
+TOOL = {"type": "function", "function": {"name": "download_queue", "description": "d",
+                                         "parameters": {"type": "object", "properties": {}}}}
+
+
+def model_for(fake_llm, **llm):
+    return ChatModel.lazy(make_config(llm_url=fake_llm.url, llm=llm).llm)
+
+
+def test_every_call_is_bounded_and_tools_go_with_tool_choice_auto(fake_llm):
+    model = model_for(fake_llm, max_reply_tokens=150)
+    model.complete(HELLO, [TOOL])
+    model.complete(HELLO)
+    model.complete(HELLO, max_tokens=20)
+    with_tools, plain, summary = fake_llm.requests
+    assert (with_tools["max_tokens"], with_tools["tool_choice"]) == (150, "auto")
+    assert plain["max_tokens"] == 150 and "tool_choice" not in plain and "tools" not in plain
+    assert summary["max_tokens"] == 20
+
+
+def test_a_server_that_refuses_tool_choice_is_asked_again_without_it(fake_llm):
+    fake_llm.enqueue_error(400, "Unrecognized request argument supplied: 'tool_choice'",
+                           param="tool_choice")
+    model = model_for(fake_llm)
+    assert model.complete(HELLO, [TOOL]).message["content"] == "OK."
+    model.complete(HELLO, [TOOL])
+    first, second, third = fake_llm.requests
+    assert "tool_choice" in first and "tool_choice" not in second and "tool_choice" not in third
+
+
+@pytest.mark.parametrize("status, reason, refused", [
+    (400, "rejected", True), (422, "rejected", True), (500, "error", True),
+    (408, "busy", False), (429, "busy", False), (503, "busy", False), (504, "busy", False),
+    (401, "misconfigured", False), (404, "misconfigured", False),
+])
+def test_a_failed_call_carries_the_status_and_the_servers_words(fake_llm, status, reason,
+                                                                refused):
+    fake_llm.enqueue_error(status, "Input should be a valid string [sk-test-llm-key-0001]")
+    model = model_for(fake_llm, api_key="sk-test-llm-key-0001", max_retries=0)
+    with pytest.raises(ModelError) as caught:
+        model.complete(HELLO)
+    error = caught.value
+    assert (error.status, error.reason, error.refused) == (status, reason, refused)
+    assert f"HTTP {status}: Input should be a valid string [***]" in str(error)
+
+
+def test_no_answer_is_not_a_refusal(fake_llm):
+    model = model_for(fake_llm, base_url="http://127.0.0.1:9/v1", max_retries=0)
+    with pytest.raises(ModelError) as caught:
+        model.complete(HELLO)
+    assert (caught.value.reason, caught.value.status, caught.value.refused) == (
+        "unreachable", None, False)
