@@ -48,10 +48,8 @@ class Hooks:
         refusal = self._refusal()
         if refusal:
             return refusal
-        request.max_content_length = BODY_LIMIT
-        try:
-            body = request.get_data(cache=False)
-        except RequestEntityTooLarge:
+        body = _read_body()
+        if body is None:
             log.warning("/hooks/%s: body over %d bytes refused", service, BODY_LIMIT)
             return _plain(f"the body is larger than {BODY_LIMIT // 1024} KiB", 413)
         try:
@@ -122,6 +120,18 @@ def password_matches(header: str | None, secret: str) -> bool:
     except UnicodeEncodeError:
         pass  # a character Sonarr/Radarr cannot send: only UTF-8 clients can match
     return any([hmac.compare_digest(given, candidate) for candidate in candidates])
+
+
+def _read_body() -> bytes | None:
+    """The request body, or None when it is over BODY_LIMIT. One byte more is allowed to be
+    read: a body without Content-Length (chunked) is cut at the limit, not refused, by
+    werkzeug, so only its length tells it from one that fits."""
+    request.max_content_length = BODY_LIMIT + 1
+    try:
+        body = request.get_data(cache=False)
+    except RequestEntityTooLarge:
+        return None
+    return body if len(body) <= BODY_LIMIT else None
 
 
 def _plain(line: str, status: int):

@@ -1,18 +1,19 @@
 """Sonarr and Radarr as they really call us: their payload shapes (tests/fakes/arr_webhooks),
-their methods and their Basic-auth encoding, over real HTTP to the daemon's own waitress."""
+their methods and their Basic-auth encoding, over real HTTP: to the daemon's app on loopback,
+and to a real `mediabot serve` process."""
 
 import datetime as dt
+import signal
 import socket
-import threading
+import sqlite3
 
 import pytest
 import requests
-from waitress import wasyncore
 
 from mediabot import db
 from mediabot.engine import record_request
 from mediabot.hooks import BODY_LIMIT
-from mediabot.sim.loopback import free_port
+from mediabot.sim.loopback import LoopbackServer
 from tests.conftest import ADMIN, MEMBER, sign
 from tests.fakes import arr_webhooks as arr
 
@@ -22,29 +23,18 @@ NON_ASCII_SECRET = "Café-Lumon-Straße-ñ"
 
 @pytest.fixture
 def serve(daemon_for):
-    """Start a daemon on a loopback port through its real waitress server; returns it with
-    ``url``. Stopped (and its server loop ended) after the test."""
-    started = []
+    """A daemon whose app answers on a loopback port (real HTTP); returns it with ``url``.
+    The daemon's own waitress is exercised by the `mediabot serve` test at the end."""
+    servers = []
 
     def start(secret=SECRET, **sections):
-        daemon = daemon_for(server={"host": "127.0.0.1", "port": free_port()},
-                            notifications={"webhook_secret": secret}, **sections)
-        daemon.start()
-        daemon.server.adj.asyncore_loop_timeout = 0.05  # so the loop ends quickly at stop
-        thread = threading.Thread(target=daemon.server.run, daemon=True)
-        thread.start()
-        daemon.url = f"http://127.0.0.1:{daemon.server.socket.getsockname()[1]}"
-        started.append((daemon, thread))
+        daemon = daemon_for(notifications={"webhook_secret": secret}, **sections)
+        servers.append(LoopbackServer(daemon.app).start())
+        daemon.url = servers[-1].url
         return daemon
     yield start
-    for daemon, thread in started:
-        # Close every socket from inside the server's own loop (kept-alive connections
-        # included), so the loop ends at once, then stop the rest of the daemon.
-        server = daemon.server
-        server.trigger.pull_trigger(lambda map=server._map: wasyncore.close_all(map))
-        thread.join(5)
-        assert not thread.is_alive(), "the server loop did not end"
-        daemon.stop()
+    for server in servers:
+        server.stop()
 
 
 def ask(phone, service, external_id, title, clock):
@@ -160,15 +150,12 @@ def test_bodies_over_the_limit_get_413_and_sms_keeps_its_small_limit(serve, fake
     chunked = requests.post(f"{daemon.url}/hooks/sonarr", data=chunks, timeout=10, headers={
         "Authorization": arr.basic_auth("sonarr", SECRET), "Content-Type": "application/json"})
     assert chunked.status_code == 413, "no Content-Length (chunked) is bounded the same"
-    assert _raw_status(daemon.url, "POST /hooks/sonarr HTTP/1.1\r\nHost: x\r\n"
-                       f"Content-Length: {3 * BODY_LIMIT}\r\n\r\n") == 413, \
-        "the server refuses a huge body before reading it, password or not"
     form = {"MessageSid": "SM" + "1" * 32, "From": ADMIN, "To": "+15550001111",
             "Body": "x" * 100_000}
     sms = requests.post(daemon.url + "/sms", data=form, timeout=10, headers={
         "X-Twilio-Signature": sign("https://sms.example.com/sms", form)})
     assert sms.status_code == 413
-    assert requests.get(daemon.url + "/healthz", timeout=5).status_code == 200
+    assert send(daemon, "sonarr", arr.sonarr_test()).status_code == 200, "still answering"
 
 
 def _raw_status(url: str, head: str) -> int:
@@ -302,3 +289,32 @@ def test_series_and_movie_delete_forget_who_asked(serve, fake_twilio, clock):
     send(daemon, "sonarr", arr.sonarr_download(2, 2))
     send(daemon, "radarr", arr.radarr_download())
     assert fake_twilio.bodies() == ["Severance: S02E01 is ready."]
+
+
+# -- the same through a real `mediabot serve` (waitress) ------------------------------------------
+
+def test_mediabot_serve_takes_a_season_pack_by_put_with_a_latin1_password(tmp_path, fake_llm,
+                                                                          fake_twilio):
+    """Sonarr v4 set to PUT, a URL with a trailing slash and a non-ASCII password, against
+    the real process; a body far over the limit is refused before it is read."""
+    from tests.test_e2e import Serve
+
+    daemon = Serve(tmp_path, fake_llm.url, fake_twilio.url,
+                   f'[notifications]\nwebhook_secret = "{NON_ASCII_SECRET}"\n').start()
+    try:
+        with sqlite3.connect(tmp_path / "mediabot.db") as conn:
+            conn.execute("INSERT INTO requests (user_id, service, external_id, title, "
+                         "created_at) SELECT id, 'sonarr', ?, 'Severance', "
+                         "'2026-11-22 20:00:00' FROM users WHERE phone = ?",
+                         (arr.SEVERANCE_TVDB, ADMIN))
+        response = arr.deliver(f"{daemon.url}/hooks/sonarr/", arr.season_pack(count=60),
+                               password=NON_ASCII_SECRET, method="PUT")
+        assert response.status_code == 200, response.text
+        assert response.json()["result"] == "gathering"  # episodes gather for 60 s
+        assert _raw_status(daemon.url, "POST /hooks/sonarr HTTP/1.1\r\nHost: x\r\n"
+                           f"Content-Length: {3 * BODY_LIMIT}\r\n\r\n") == 413, \
+            "the server refuses a huge body before reading it, password or not"
+        assert daemon.stop() == 0  # a stop sends what is gathering
+        assert fake_twilio.bodies() == ["Severance: S02E01-E60 are ready."]
+    finally:
+        daemon.stop(signal.SIGKILL)
