@@ -288,3 +288,45 @@ def test_a_busy_port_or_an_unwritable_database_is_one_clear_line(tmp_path, fake_
     assert result.returncode == 1
     assert "cannot open the database" in result.stderr and "[database] path" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_every_acknowledged_text_survives_kill_9_under_load(serve, tmp_path):
+    """At-least-once intake: a 200 goes out only for a committed row, so SIGKILL in the
+    middle of a burst loses no acknowledged MessageSid (WAL, synchronous=NORMAL)."""
+    import sqlite3
+    import threading
+
+    daemon = serve()
+    acknowledged, stop = [], threading.Event()
+
+    def client(k):
+        with requests.Session() as session:
+            n = 0
+            while not stop.is_set():
+                sid = f"SM{k:02d}{n:030d}"
+                n += 1
+                form = {"MessageSid": sid, "AccountSid": "AC" + "0" * 32, "From": ADMIN,
+                        "To": "+15550001111", "Body": f"burst {n}", "NumMedia": "0"}
+                try:
+                    response = session.post(daemon.url + "/sms", data=form, timeout=5,
+                                            headers={"X-Twilio-Signature":
+                                                     sign(PUBLIC + "/sms", form)})
+                except requests.RequestException:
+                    return      # the daemon is gone
+                if response.status_code == 200:
+                    acknowledged.append(sid)
+
+    threads = [threading.Thread(target=client, args=(k,)) for k in range(8)]
+    for thread in threads:
+        thread.start()
+    assert wait_for(lambda: len(acknowledged) >= 300, 30)
+    daemon.proc.kill()
+    daemon.proc.wait(timeout=10)
+    stop.set()
+    for thread in threads:
+        thread.join(10)
+    connection = sqlite3.connect(tmp_path / "mediabot.db")
+    stored = {row[0] for row in connection.execute("SELECT message_sid FROM inbox")}
+    connection.close()
+    missing = [sid for sid in acknowledged if sid not in stored]
+    assert len(acknowledged) >= 300 and missing == []
