@@ -5,6 +5,7 @@ import logging
 from . import db
 from .config import Config
 from .engine import Engine, Services
+from .household import HouseRules
 from .llm import ChatModel
 from .summaries import Summarizer
 from .tools import ArrClient
@@ -18,16 +19,19 @@ def open_storage(config: Config) -> None:
     db.ensure_config_users(config.users)
 
 
-def build_services(config: Config, clock=db.utcnow) -> Services:
+def build_services(config: Config, clock=db.utcnow, notify=None) -> Services:
     """Clients are built here, not at import; the model's SDK client and the arr clients
     are built lazily on first use."""
     model = ChatModel.lazy(config.llm)
     sonarr = ArrClient("sonarr", config.sonarr) if config.sonarr else None
     radarr = ArrClient("radarr", config.radarr) if config.radarr else None
     summarizer = Summarizer(model, config.history) if config.history.summaries else None
+    rules = HouseRules(config.requests, notify, config.server.zone)
     return Services(config=config, model=model, sonarr=sonarr, radarr=radarr, clock=clock,
-                    summarizer=summarizer)
+                    summarizer=summarizer, rules=rules)
 
 
-def build_engine(config: Config, clock=db.utcnow) -> Engine:
-    return Engine(build_services(config, clock))
+def build_engine(config: Config, clock=db.utcnow, notify=None) -> Engine:
+    """``notify(user, text)`` texts someone other than the sender (admins asked to approve,
+    a member told the answer); without it those texts are not sent."""
+    return Engine(build_services(config, clock, notify))

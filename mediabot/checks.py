@@ -56,8 +56,27 @@ def run_checks(config: Config) -> list[Line]:
         remote += _safely(kind, secrets, lambda kind=kind: check_arr(kind, config))
     remote += _safely("llm", secrets, lambda: check_model(config.llm))
     remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
+    remote.append(check_household(config))
     return local + [dataclasses.replace(line, text=redact(line.text, secrets))
                     for line in remote]
+
+
+def check_household(config: Config) -> Line:
+    """The household rules in force, in one line (warn when approvals have nobody to ask)."""
+    rules, sms = config.requests, config.sms
+    parts = [f"members' adds wait for an admin's APPROVE (expire after "
+             f"{rules.approval_ttl_hours} h)" if rules.approval == "members"
+             else "adds run at once (no approval)"]
+    limits = [f"{n} {unit}{'s' if n != 1 else ''}" for n, unit in
+              ((rules.movies_per_week, "movie"), (rules.seasons_per_week, "season")) if n]
+    parts.append(f"at most {' and '.join(limits)} a week per member" if limits
+                 else "no weekly quotas")
+    parts.append(f"search again at most every {rules.search_again_hours} h per title")
+    parts.append("posters sent by MMS" if sms.posters else "no posters")
+    if rules.approval == "members" and not any(u.role == "admin" for u in config.users):
+        return Line(WARN, "requests", "; ".join(parts) + ". No admin in [[users]] to approve: "
+                    "fix: add one with role = \"admin\" (or `mediabot users add`)")
+    return Line(OK, "requests", "; ".join(parts))
 
 
 def _safely(subject: str, secrets: list[str], check) -> list[Line]:

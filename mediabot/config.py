@@ -112,6 +112,19 @@ class SmsConfig:
     unknown_senders: str = "ignore"
     rate_limit_per_hour: int = 30
     default_region: str = DEFAULT_REGION    # how numbers written without +country are read
+    posters: bool = False
+
+
+@dataclass(frozen=True)
+class RequestsConfig:
+    """Household rules for adds: admin approval of members' adds, weekly quotas (0 = none),
+    and how often one title may be searched for again."""
+
+    approval: str = "none"
+    approval_ttl_hours: int = 48
+    movies_per_week: int = 0
+    seasons_per_week: int = 0
+    search_again_hours: int = 6
 
 
 @dataclass(frozen=True)
@@ -138,6 +151,7 @@ class Config:
     radarr: ArrConfig | None = None
     sms: SmsConfig = SmsConfig()
     notifications: NotificationsConfig = NotificationsConfig()
+    requests: RequestsConfig = RequestsConfig()
     users: tuple[UserConfig, ...] = ()
     source: str = "<defaults>"
 
@@ -153,6 +167,7 @@ SECTIONS = {
     "radarr": ArrConfig,
     "sms": SmsConfig,
     "notifications": NotificationsConfig,
+    "requests": RequestsConfig,
 }
 OPTIONAL_SECTIONS = ("sonarr", "radarr")
 POSITIVE_KEYS = {
@@ -164,10 +179,13 @@ POSITIVE_KEYS = {
     "sonarr": ("timeout_seconds",),
     "radarr": ("timeout_seconds",),
     "sms": ("max_reply_chars", "rate_limit_per_hour"),
+    "requests": ("approval_ttl_hours", "search_again_hours"),
 }
 MIN_REPLY_TOKENS = 64   # a tool call with its arguments, or a three-sentence SMS
-NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature")}
-CHOICES = {("sms", "unknown_senders"): ("ignore", "reply")}
+NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature"),
+                     "requests": ("movies_per_week", "seasons_per_week")}
+CHOICES = {("sms", "unknown_senders"): ("ignore", "reply"),
+           ("requests", "approval"): ("none", "members")}
 SYSTEMD_STOP_SECONDS = 45  # TimeoutStopSec in systemd/mediabot.service
 
 

@@ -36,7 +36,7 @@ class Daemon:
                  burst_seconds: float = BURST_SECONDS):
         self.config = config
         open_storage(config)
-        self.engine = build_engine(config, clock)
+        self.engine = build_engine(config, clock, notify=self._notify)
         self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
                              backoff=backoff)
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock)
@@ -55,6 +55,8 @@ class Daemon:
             "retry-outbox": (lambda: self.sender.deliver_due(clock()), OUTBOX_RETRY_SECONDS),
             "send-notices": (lambda: self.hooks.send_due(clock()), NOTICE_SECONDS),
             "prune-history": (lambda: prune_history(clock(), history.retention_days), 3600),
+            "expire-approvals": (lambda: self.engine.services.rules.expire_due(clock()),
+                                 confirmation.sweep_interval_seconds),
         }
 
     def _notify(self, user: db.User, text: str) -> None:

@@ -113,6 +113,7 @@ class Request(BaseModel):
     title = pw.CharField()
     created_at = pw.DateTimeField(default=utcnow)
     notified_at = pw.DateTimeField(null=True)
+    seasons = pw.IntegerField(default=0)     # seasons asked for, counted by the weekly quota
 
     class Meta:
         table_name = "requests"
@@ -165,7 +166,33 @@ class Import(BaseModel):
         indexes = ((("service", "download_id", "season", "episode"), True),)
 
 
-MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import)
+class Approval(BaseModel):
+    """A member's add held for an admin's APPROVE/DENY (``[requests] approval``).
+
+    Its ``id`` is the number admins type; ``status`` goes waiting -> approved/denied/expired once,
+    so the first admin's answer wins and a restart loses nothing.
+    """
+
+    user = pw.ForeignKeyField(User, on_delete="CASCADE")
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    title = pw.CharField()
+    tool = pw.CharField()
+    arguments = pw.TextField()
+    seasons = pw.IntegerField(default=0)
+    status = pw.CharField(default="waiting")
+    decided_by = pw.ForeignKeyField(User, null=True, on_delete="SET NULL",
+                                    backref="decisions")
+    created_at = pw.DateTimeField(default=utcnow)
+    expires_at = pw.DateTimeField()
+    decided_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "approvals"
+
+
+MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
+          Approval)
 
 
 def m001_initial(db: pw.SqliteDatabase) -> None:
@@ -297,8 +324,30 @@ def m005_pending_asked_after(db: pw.SqliteDatabase) -> None:
     db.execute_sql("ALTER TABLE pending_actions ADD COLUMN asked_after_inbox INTEGER")
 
 
+def m006_household_rules(db: pw.SqliteDatabase) -> None:
+    """Approvals of members' adds, and the seasons of each request (for weekly quotas)."""
+    db.execute_sql("""CREATE TABLE approvals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        service VARCHAR(255) NOT NULL,
+        external_id INTEGER NOT NULL,
+        title VARCHAR(255) NOT NULL,
+        tool VARCHAR(255) NOT NULL,
+        arguments TEXT NOT NULL,
+        seasons INTEGER NOT NULL DEFAULT 0,
+        status VARCHAR(255) NOT NULL DEFAULT 'waiting',
+        decided_by_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+        created_at DATETIME NOT NULL,
+        expires_at DATETIME NOT NULL,
+        decided_at DATETIME)""")
+    db.execute_sql("CREATE INDEX approvals_status_expires ON approvals (status, expires_at)")
+    db.execute_sql("CREATE INDEX approvals_user_created ON approvals (user_id, created_at)")
+    db.execute_sql("ALTER TABLE requests ADD COLUMN seasons INTEGER NOT NULL DEFAULT 0")
+    db.execute_sql("CREATE INDEX requests_user_created ON requests (user_id, created_at)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
-              m005_pending_asked_after]
+              m005_pending_asked_after, m006_household_rules]
 
 
 class StorageError(Exception):

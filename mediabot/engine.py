@@ -29,6 +29,7 @@ from .keywords import HELP_TEXT, classify_keyword, parse_answer
 from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from .localtime import as_local
 from .prompts import build_system_prompt
+from .household import HouseRules, parse_decision
 from .summaries import Summarizer
 from .tools import (ToolContext, ToolError, available_tools, describe_action, get_tool,
                     parse_arguments, run_tool, tool_schemas)
@@ -37,6 +38,7 @@ log = logging.getLogger(__name__)
 
 ONBOARDING_QUESTION = ("Hi! I'm the house media bot: I can find, add and check movies and "
                        "shows for you. What should I call you?")
+ADMIN_HELP = " Admins: APPROVE 12 or DENY 12 answers a member's request 12."
 RESET_REPLY = "Done - I've forgotten our conversation. What can I do for you?"
 ROUND_LIMIT_REPLY = "Sorry, I couldn't finish that. Could you try rephrasing it?"
 APOLOGIES = {
@@ -71,6 +73,7 @@ class Services:
     radarr: object | None = None
     clock: Callable[[], dt.datetime] = db.utcnow
     summarizer: Summarizer | None = None
+    rules: HouseRules | None = None
 
 
 class Engine:
@@ -96,9 +99,14 @@ class Engine:
         note = self._let_lapse(user, pending) if pending else ""
         keyword = classify_keyword(text)
         if keyword == "help":
-            return note + HELP_TEXT
+            return note + HELP_TEXT + (ADMIN_HELP if self._approvals_on(user) else "")
         if keyword == "reset":
             return note + self._reset(user)
+        decision = parse_decision(text) if self._approvals_on(user) else None
+        if decision:
+            rules = self.services.rules
+            return note + self._exchange(user, text, rules.decide(user, *decision, now,
+                                                                  self._run_approved))
         if not user.display_name:
             onboarding = self._onboard(user, text)
             if onboarding is not None:
@@ -106,7 +114,19 @@ class Engine:
             return self._model_turn(user, text, note=note, save_user=False)
         return self._model_turn(user, text, note=note)
 
-    # -- keywords, confirmations, onboarding ------------------------------------------
+    # -- keywords, confirmations, approvals, onboarding -------------------------------
+
+    def _approvals_on(self, user: db.User) -> bool:
+        rules = self.services.rules
+        return bool(rules) and rules.config.approval == "members" and user.role == "admin"
+
+    def _run_approved(self, row: db.Approval) -> None:
+        """An approved request's add, run as the member who asked (no rules this time)."""
+        member = row.user
+        context = self._context(member, rules=False)
+        result = json.loads(run_tool(get_tool(row.tool), context, row.arguments))
+        if "error" in result:
+            raise ToolError(result["error"])
 
     def _reset(self, user: db.User) -> str:
         removed = forget_conversation(user.id)
@@ -183,12 +203,19 @@ class Engine:
         return available_tools(user.role, sonarr=self.services.sonarr is not None,
                                radarr=self.services.radarr is not None)
 
-    def _context(self, user: db.User) -> ToolContext:
+    def _context(self, user: db.User, *, rules: bool = True) -> ToolContext:
+        clock, house = self.services.clock, self.services.rules
+        gate = None
+        if rules and house is not None and house.applies_to(user):
+            def gate(service, external_id, title, tool, arguments, seasons):
+                return house.gate(user, service, external_id, title, tool, arguments,
+                                  seasons, clock())
         return ToolContext(sonarr=self.services.sonarr, radarr=self.services.radarr,
                            user_id=user.id, role=user.role,
-                           record_request=lambda service, ext_id, title: record_request(
-                               user.id, service, ext_id, title, self.services.clock()),
-                           clock=self._aware_clock)
+                           record_request=lambda service, ext_id, title, seasons=0:
+                               record_request(user.id, service, ext_id, title, clock(),
+                                              seasons=seasons),
+                           clock=self._aware_clock, gate=gate)
 
     def _aware_clock(self) -> dt.datetime:
         """The injected clock (naive UTC, as stored) in the household's zone, for the tools."""
@@ -254,6 +281,9 @@ class Engine:
             now=as_local(services.clock(), self.config.server.zone), tools=list(tools),
             missing=[name for name, client in (("Sonarr", services.sonarr),
                                                ("Radarr", services.radarr)) if client is None])
+        waiting = services.rules.waiting_note() if self._approvals_on(user) else None
+        if waiting:
+            system += "\n\n" + waiting
         return tools, schemas, reserved, system
 
     def after_turn(self, user_id: int) -> None:
@@ -351,11 +381,12 @@ def extract_name(text: str) -> str | None:
 
 
 def record_request(user_id: int, service: str, external_id: int, title: str,
-                   now: dt.datetime) -> None:
-    """Remember who asked for what, so the download webhook can tell them (once per item)."""
+                   now: dt.datetime, seasons: int = 0) -> None:
+    """Remember who asked for what, so the download webhook can tell them (once per item),
+    and how many seasons, which the weekly quota counts."""
     row, created = db.Request.get_or_create(
         user=user_id, service=service, external_id=external_id,
-        defaults={"title": title, "created_at": now})
+        defaults={"title": title, "created_at": now, "seasons": seasons})
     if not created and row.notified_at is not None:  # asked again after being told: a new request
-        db.Request.update(notified_at=None, title=title, created_at=now).where(
+        db.Request.update(notified_at=None, title=title, created_at=now, seasons=seasons).where(
             db.Request.id == row.id).execute()

@@ -74,17 +74,21 @@ def utc_now() -> dt.datetime:
 class ToolContext:
     """What a tool call may touch: the configured clients and who is asking.
 
-    ``record_request(service, external_id, title)`` remembers that this user wants a text
-    when the title arrives; ``clock`` returns an aware datetime in the household's zone,
-    in which the tools show times (tests pin it).
+    ``record_request(service, external_id, title, seasons=0)`` remembers that this user
+    wants a text when the title arrives (and how many seasons they asked for, for quotas);
+    ``clock`` returns an aware datetime in the household's zone, in which the tools show
+    times (tests pin it). ``gate(service, external_id, title, tool, arguments, seasons)``,
+    when set, is asked before an add runs: it raises ToolError (over quota), returns the
+    result to give instead (held for an admin's approval), or returns None to add now.
     """
 
     sonarr: "ServiceClient | None"
     radarr: "ServiceClient | None"
     user_id: int | None = None
     role: str = "member"
-    record_request: Callable[[str, int, str], None] | None = None
+    record_request: Callable[..., None] | None = None
     clock: Callable[[], dt.datetime] = utc_now
+    gate: Callable[[str, int, str, str, dict, int], dict | None] | None = None
 
     def client(self, service: str) -> ServiceClient:
         """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""

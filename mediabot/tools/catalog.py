@@ -10,6 +10,7 @@ from mediabot.tools import radarr, sonarr
 from mediabot.tools.base import (ADMINS, DESTRUCTIVE, EVERYONE, SAFE, AlreadyInLibrary, Tool,
                                  ToolContext, ToolError)
 from mediabot.tools.format import human_size
+from mediabot.tools.summaries import title_of
 
 SEARCH_LIMIT = 5
 QUEUE_LIMIT = 8
@@ -77,37 +78,70 @@ def library_status(ctx: ToolContext, args: dict) -> dict:
     return _with_warnings(result, errors)
 
 
-def _record(ctx: ToolContext, service: str, external_id: int, title: str) -> bool:
+def _record(ctx: ToolContext, service: str, external_id: int, title: str,
+            seasons: int = 0) -> bool:
     if ctx.record_request is None:
         return False
-    ctx.record_request(service, external_id, title)
+    ctx.record_request(service, external_id, title, seasons=seasons)
     return True
 
 
-def _add(ctx: ToolContext, kind: str, external_id: int, *args) -> dict:
-    """Shared by add_movie/add_series: add, record the request, or explain why not."""
+def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict, *args) -> dict:
+    """Shared by add_movie/add_series: add, record the request, or explain why not.
+
+    With household rules for this user (``ctx.gate``), the title is looked up first so the
+    rules can count it and name it; the gate may refuse (quota) or hold it for approval.
+    """
     service, module, source = SERVICES[kind]
     client = ctx.client(service)
+    not_found = f"no {kind} has {source} id {external_id}"
+    if ctx.gate is not None:
+        held = _ask_gate(ctx, client, module, kind, external_id, tool_args, not_found)
+        if held is not None:
+            return held
     try:
         result = client.run(module.add, external_id, *args, client.config, client.metadata,
-                            not_found=f"no {kind} has {source} id {external_id}")
+                            not_found=not_found)
     except AlreadyInLibrary as exc:
         if exc.complete or not _record(ctx, service, external_id, exc.title):
             raise
         raise ToolError(f"{exc.title} is already in the library but not downloaded yet; "
                         "the user will get a text when it arrives") from None
-    notified = _record(ctx, service, external_id, result["title"])
+    seasons = len(result.get("monitored_seasons") or ()) if kind == "series" else 0
+    notified = _record(ctx, service, external_id, result["title"],
+                       seasons=max(seasons, 1) if kind == "series" else 0)
     result["message"] = (f"Added {result['title']}; {client.name} is searching for it."
                          + (" The user will get a text when it is ready." if notified else ""))
     return result
 
 
+def _ask_gate(ctx: ToolContext, client, module, kind: str, external_id: int, tool_args: dict,
+              not_found: str) -> dict | None:
+    data = client.run(module.lookup, external_id, not_found=not_found)
+    if data.get("id"):
+        return None     # already in the library: the add itself says so
+    available = len([s for s in data.get("seasons") or [] if s.get("seasonNumber", 0) > 0])
+    seasons = seasons_counted(tool_args.get("seasons", "all"), available) \
+        if kind == "series" else 0
+    tool = "add_series" if kind == "series" else "add_movie"
+    return ctx.gate(SERVICES[kind][0], external_id, title_of(data), tool, tool_args, seasons)
+
+
+def seasons_counted(seasons, available: int) -> int:
+    """How many seasons an add asks for: a list counts its seasons, "all" every season,
+    "latest" and "future" one."""
+    if isinstance(seasons, list):
+        return len(seasons)
+    return max(available, 1) if seasons == "all" else 1
+
+
 def add_movie(ctx: ToolContext, args: dict) -> dict:
-    return _add(ctx, "movie", args["tmdb_id"], args.get("quality_profile"))
+    return _add(ctx, "movie", args["tmdb_id"], args, args.get("quality_profile"))
 
 
 def add_series(ctx: ToolContext, args: dict) -> dict:
-    return _add(ctx, "series", args["tvdb_id"], args["seasons"], args.get("quality_profile"))
+    return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
+                args.get("quality_profile"))
 
 
 def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):

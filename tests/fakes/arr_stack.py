@@ -34,7 +34,7 @@ class ArrStack(Simulation):
                            user_id=7, role=role, record_request=self._record,
                            clock=lambda: self.now)
 
-    def _record(self, service: str, external_id: int, title: str) -> None:
+    def _record(self, service: str, external_id: int, title: str, seasons: int = 0) -> None:
         self.recorded.append((service, external_id, title))
 
     def down(self, kind: str) -> None:

@@ -1,0 +1,236 @@
+"""Household rules through the daemon: approvals of members' adds (approve, deny, expiry, two
+admins, a restart in between) and weekly quotas (under, at, over, a new week)."""
+
+import datetime as dt
+import json
+import signal
+
+import pytest
+
+from mediabot import db
+from mediabot.household import parse_decision, week_start
+from mediabot.sim.arr import API_KEY
+from mediabot.sim.loopback import wait_for
+from tests.conftest import ADMIN, MEMBER
+from tests.test_web import settle, text
+
+ADMIN2 = "+15551230003"
+THREE, HAIL_MARY_2 = 1170608, 653664          # Dune: Part Three; Dune Drifter (lookup only)
+UK_OFFICE, PROPHECY = 78107, 397360
+
+
+@pytest.fixture
+def house(daemon_for, stack):
+    def build(**requests):
+        daemon = daemon_for(
+            sonarr={"url": stack.servers["sonarr"].url, "api_key": API_KEY},
+            radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY},
+            requests=requests, server={"timezone": "UTC"})
+        db.User.create(phone=ADMIN2, display_name="Jo", role="admin")
+        return daemon
+    return build
+
+
+def ask_for(daemon, fake_llm, tool, arguments, sender=MEMBER, answer="Asked."):
+    fake_llm.enqueue_tool_calls([(tool, arguments)])
+    fake_llm.enqueue_text(answer)
+    text(daemon.app.test_client(), "get it please", sender=sender)
+    settle(daemon)
+
+
+def sent_to(fake_twilio, phone):
+    return [m["body"] for m in fake_twilio.sent if m["to"] == phone]
+
+
+def last_tool_result(user_phone):
+    row = (db.Message.select().join(db.User).where(db.User.phone == user_phone,
+                                                   db.Message.role == "tool")
+           .order_by(db.Message.id.desc()).first())
+    return json.loads(row.content)
+
+
+def test_a_members_add_waits_for_an_admin_and_runs_on_approve(house, stack, fake_llm,
+                                                              fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    assert not stack.has("movie", THREE), "nothing reaches Radarr before the approval"
+    year = dt.date.today().year + 1
+    question = f"Sam asked for Dune: Part Three ({year}). Reply APPROVE 1 or DENY 1"
+    assert sent_to(fake_twilio, ADMIN) == [question]
+    assert sent_to(fake_twilio, ADMIN2) == [question]
+    assert last_tool_result(MEMBER)["waiting_for_approval"] is True
+    calls = len(fake_llm.requests)
+
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert stack.has("movie", THREE)
+    assert len(fake_llm.requests) == calls, "the answer is read without the model"
+    assert sent_to(fake_twilio, ADMIN)[-1] == (f"Approved request 1: Dune: Part Three ({year}) "
+                                               "is added. Sam has been told.")
+    assert sent_to(fake_twilio, MEMBER)[-1] == (f"Alex approved Dune: Part Three ({year}): "
+                                                "it's added, and I'll text you when it's ready.")
+    assert db.Request.get(db.Request.external_id == THREE).user.phone == MEMBER, \
+        "the member is the one told when it downloads"
+
+    text(daemon.app.test_client(), "approve 1", sender=ADMIN2)
+    settle(daemon)
+    assert sent_to(fake_twilio, ADMIN2)[-1] == (f"Request 1 (Dune: Part Three ({year})) was "
+                                                "already approved by Alex.")
+
+
+def test_deny_tells_the_member_and_adds_nothing(house, stack, fake_llm, fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": UK_OFFICE, "seasons": [2]})
+    text(daemon.app.test_client(), "DENY 1", sender=ADMIN2)
+    settle(daemon)
+    assert not stack.has("series", UK_OFFICE)
+    assert sent_to(fake_twilio, MEMBER)[-1] == ("Jo didn't approve The Office (UK, 2001), "
+                                                "so it wasn't added.")
+    assert sent_to(fake_twilio, ADMIN2)[-1] == ("Denied request 1 (The Office (UK, 2001)); "
+                                                "Sam has been told.")
+
+
+def test_an_unanswered_request_expires_and_cannot_be_approved_after(house, stack, fake_llm,
+                                                                     fake_twilio, clock):
+    daemon = house(approval="members", approval_ttl_hours=24)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    clock.advance(hours=25)
+    daemon.scheduler.get_job("expire-approvals").func()
+    assert sent_to(fake_twilio, MEMBER)[-1].startswith("No admin answered about Dune: Part "
+                                                       "Three")
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert sent_to(fake_twilio, ADMIN)[-1].endswith("was already expired.")
+    assert not stack.has("movie", THREE)
+
+
+def test_admins_adds_do_not_wait_and_help_names_the_words(house, stack, fake_llm,
+                                                          fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE}, sender=ADMIN)
+    assert stack.has("movie", THREE)
+    text(daemon.app.test_client(), "HELP", sender=ADMIN)
+    text(daemon.app.test_client(), "HELP", sender=MEMBER)
+    settle(daemon)
+    assert "APPROVE 12 or DENY 12" in sent_to(fake_twilio, ADMIN)[-1]
+    assert "APPROVE" not in sent_to(fake_twilio, MEMBER)[-1]
+
+
+def test_an_admin_asking_whats_waiting_gets_it_from_the_prompt(house, fake_llm):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    fake_llm.enqueue_text("Sam wants Dune: Part Three: text APPROVE 1 to add it.")
+    text(daemon.app.test_client(), "what's waiting for approval?", sender=ADMIN)
+    settle(daemon)
+    system = fake_llm.requests[-1]["messages"][0]["content"]
+    assert "#1 Sam: Dune: Part Three" in system and "APPROVE or DENY" in system
+
+
+@pytest.mark.parametrize("before, allowed", [(0, True), (1, True), (2, False)])
+def test_movie_quota_under_at_and_over(house, stack, fake_llm, before, allowed, clock):
+    daemon = house(movies_per_week=2)
+    member = db.User.get(phone=MEMBER)
+    for n in range(before):
+        db.Request.create(user=member, service="radarr", external_id=100 + n, title=f"M{n}",
+                          created_at=clock())
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    assert stack.has("movie", THREE) == allowed
+    result = last_tool_result(MEMBER)
+    if not allowed:
+        # The tests' clock is Sunday 22 November 2026: the next week starts on Monday 23rd.
+        assert result["error"] == ("over the weekly limit: Sam has asked for 2 movies this "
+                                   "week and the household limit is 2; the next is possible "
+                                   "from Monday 23 November")
+
+
+def test_quota_frees_up_in_a_new_week_and_admins_are_exempt(house, stack, fake_llm, clock):
+    daemon = house(movies_per_week=1, seasons_per_week=2)
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": UK_OFFICE, "seasons": "all"})
+    assert stack.has("series", UK_OFFICE), "two seasons: at the limit"
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": PROPHECY, "seasons": "all"})
+    assert not stack.has("series", PROPHECY)
+    assert "has asked for 2 seasons this week" in last_tool_result(MEMBER)["error"]
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": PROPHECY}, sender=ADMIN)
+    assert stack.has("series", PROPHECY), "admins are exempt"
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert not stack.has("movie", HAIL_MARY_2)
+    clock.advance(days=1)                      # Sunday -> Monday: a new week
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert stack.has("movie", HAIL_MARY_2)
+
+
+def test_waiting_requests_count_toward_the_quota(house, stack, fake_llm):
+    daemon = house(approval="members", movies_per_week=1)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert db.Approval.select().count() == 1
+    assert "over the weekly limit" in last_tool_result(MEMBER)["error"]
+
+
+@pytest.mark.parametrize("words, parsed", [
+    ("APPROVE 12", ("approve", 12)), ("deny #7", ("deny", 7)), (" Approve 3. ", ("approve", 3)),
+    ("approve", None), ("approve 12 and 13", None), ("please approve 12", None)])
+def test_decisions_are_parsed_without_the_model(words, parsed):
+    assert parse_decision(words) == parsed
+
+
+def test_the_week_starts_monday_in_the_household_zone():
+    from zoneinfo import ZoneInfo
+    sunday_night_utc = dt.datetime(2026, 11, 23, 3, 0)    # still Sunday 22nd in New York
+    assert week_start(sunday_night_utc, ZoneInfo("America/New_York")) == \
+        dt.datetime(2026, 11, 16, 5, 0)
+    assert week_start(sunday_night_utc, dt.timezone.utc) == dt.datetime(2026, 11, 23, 0, 0)
+
+
+def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):
+    from tests.test_e2e import Serve
+
+    extra = f"""
+[[users]]
+phone = "{MEMBER}"
+name = "Sam"
+role = "member"
+[sonarr]
+url = "{stack.servers['sonarr'].url}"
+api_key = "{API_KEY}"
+[radarr]
+url = "{stack.servers['radarr'].url}"
+api_key = "{API_KEY}"
+[requests]
+approval = "members"
+"""
+    first = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra).start()
+    try:
+        fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": THREE})])
+        fake_llm.enqueue_text("I've asked an admin.")
+        first.text("get dune part three", sender=MEMBER)
+        assert wait_for(lambda: len(sent_to(fake_twilio, ADMIN)) == 1, 15)
+    finally:
+        assert first.stop(signal.SIGTERM) == 0
+    second = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra).start()
+    try:
+        second.text("APPROVE 1", sid="SM" + "7" * 32)   # a new message, not a retry
+        assert wait_for(lambda: stack.has("movie", THREE), 15)
+        assert wait_for(lambda: any("approved Dune: Part Three" in body
+                                    for body in sent_to(fake_twilio, MEMBER)), 15)
+    finally:
+        second.stop(signal.SIGKILL)
+
+
+def test_check_reports_the_household_rules():
+    from mediabot.checks import check_household
+    from mediabot.config import parse_config
+
+    base = {"server": {"public_url": "https://sms.example.com"}}
+    plain = check_household(parse_config(base, environ={}, require_twilio=False))
+    assert plain.render() == ("ok   requests: adds run at once (no approval); no weekly quotas; "
+                              "search again at most every 6 h per title; no posters")
+    strict = check_household(parse_config(
+        {**base, "requests": {"approval": "members", "movies_per_week": 2,
+                              "seasons_per_week": 1}, "sms": {"posters": True}},
+        environ={}, require_twilio=False))
+    assert strict.status == "warn" and strict.text.startswith(
+        "members' adds wait for an admin's APPROVE (expire after 48 h); at most 2 movies and "
+        "1 season a week per member")
+    assert "fix: add one with role = \"admin\"" in strict.text
