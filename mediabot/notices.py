@@ -66,10 +66,8 @@ class Notices:
         if event.upgrade is None:  # On Import Complete: leave out what per-file events told
             if event.download_id:
                 episodes -= set(_imported_by(event.download_id))
-        elif event.download_id:
-            seen = _imported_by(event.download_id)
-            episodes = {pair for pair in episodes if pair not in seen}  # a repeated delivery
-            self._remember_imports(event.download_id, episodes, event.upgrade)
+        elif event.download_id:  # a repeated delivery claims nothing
+            episodes = self._claim_imports(event.download_id, episodes, event.upgrade)
         if event.upgrade:
             return "upgrade ignored"
         if event.upgrade is False:
@@ -90,15 +88,22 @@ class Notices:
                                   db.Request.external_id == external_id).execute()
         return "forgotten"
 
-    def _remember_imports(self, download_id: str, episodes: set, upgrade: bool) -> None:
+    def _claim_imports(self, download_id: str, episodes: set, upgrade: bool) -> set:
+        """Record a per-file event's episodes under its download id; returns those not
+        recorded before. Each is one INSERT OR IGNORE, so of two deliveries of the same
+        event, even at the same moment, only one claims an episode."""
         now = self.clock()
+        claimed = set()
         with db.database.atomic():
             db.Import.delete().where(db.Import.seen_at < now - IMPORT_MEMORY).execute()
-            rows = [{"service": "sonarr", "download_id": download_id, "season": season,
-                     "episode": episode, "upgrade": upgrade, "seen_at": now}
-                    for season, episode in sorted(episodes)]
-            for batch in chunked(rows, 100):
-                db.Import.insert_many(batch).on_conflict_ignore().execute()
+            for season, episode in sorted(episodes):
+                cursor = db.database.execute_sql(
+                    "INSERT OR IGNORE INTO imports (service, download_id, season, episode, "
+                    "upgrade, seen_at) VALUES ('sonarr', ?, ?, ?, ?, ?)",
+                    (download_id, season, episode, upgrade, str(now)))
+                if cursor.rowcount:
+                    claimed.add((season, episode))
+        return claimed
 
     def _record(self, item: Item, episodes: set) -> str:
         """Store the notice (episodes join an unsent one for the same series), then send

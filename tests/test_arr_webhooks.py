@@ -116,6 +116,18 @@ def test_a_per_file_event_delivered_twice_texts_once(serve, fake_twilio, clock):
     assert fake_twilio.bodies() == ["Severance: S02E03 is ready."]
 
 
+def test_the_same_event_delivered_five_times_at_once_texts_once(serve, fake_twilio, clock):
+    from concurrent.futures import ThreadPoolExecutor
+
+    daemon = serve()
+    ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
+    with ThreadPoolExecutor(5) as pool:
+        answers = list(pool.map(lambda _: send(daemon, "sonarr", arr.sonarr_download(2, 4)),
+                                range(5)))
+    assert [answer.status_code for answer in answers] == [200] * 5
+    assert fake_twilio.bodies() == ["Severance: S02E04 is ready."]
+
+
 def test_sonarr_v3_and_radarr_upgrades_still_text_nobody(serve, fake_twilio, clock):
     daemon = serve()
     ask(ADMIN, "sonarr", arr.SEVERANCE_TVDB, "Severance", clock)
