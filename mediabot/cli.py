@@ -271,16 +271,18 @@ def _quiet_logs(level: int):
 
 
 def _open_operator_db(config_path: str | None, phone: str | None = None):
-    """Config (Twilio keys not needed) and the database, for users/history commands; with
-    ``phone``, (config, the phone in E.164 read in [sms] default_region) -- a bad number is
-    a usage error before the database is touched."""
+    """(config, PHONE in E.164 or None) with the database open, for users/history commands.
+
+    Twilio keys are not needed. PHONE is read in [sms] default_region; a bad number is a
+    usage error before the database is touched.
+    """
     from .operator import open_users_db, parse_phone
 
     config = read_config(config_path or _group_config_path(), require_twilio=False)
     number = parse_phone(phone, config.sms.default_region) if phone is not None else None
     with _quiet_logs(logging.WARNING):
         open_users_db(config)
-    return config if phone is None else (config, number)
+    return config, number
 
 
 def _group_config_path() -> str | None:
@@ -301,7 +303,8 @@ def users_list(config_path: str | None) -> None:
     """Every user: phone, name, role, opted out, and "(config)" for [[users]] entries."""
     from .operator import list_users
 
-    lines = list_users(_open_operator_db(config_path))
+    config, _ = _open_operator_db(config_path)
+    lines = list_users(config)
     for line in lines or ["no users yet; add one with `mediabot users add PHONE --name NAME`"]:
         click.echo(line)
 
