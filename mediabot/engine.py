@@ -8,10 +8,11 @@ Confirmations (DESIGN section 6): a removal the model asks for waits for the per
 next text. Only a lone Y/N sent after the question answers it: the worker passes
 ``alone=False`` for texts joined from a burst and the text's ``inbox_id``, so a "yes" that
 was already on its way, or typed beside other words, is never an answer. Any other text
-lets the question lapse: the action is deleted, the reply starts with one line saying so,
-and the text is handled as usual (keyword or model). So a "yes" to a question the model
-asked itself reaches the model, never a removal; a Y with nothing waiting goes to the
-model too (or gets the expiry notice when the action expired before the sweep ran).
+(a picture with no words too, ``drop_question``) lets the question lapse: the action is
+deleted, the reply starts with one line saying so, and the text is handled as usual
+(keyword or model). So a "yes" to a question the model asked itself reaches the model,
+never a removal; a Y with nothing waiting goes to the model too (or gets the expiry notice
+when the action expired before the sweep ran).
 """
 
 import datetime as dt
@@ -96,7 +97,7 @@ class Engine:
             return self._resolve(user, pending, answer, text)
         if answer and not pending and (lapsed := self._lapsed(user.id, now)):
             return self._exchange(user, text, lapsed)
-        note = self._let_lapse(user, pending) if pending else ""
+        note = self._let_lapse(user.id, pending) if pending else ""
         keyword = classify_keyword(text)
         if keyword == "help":
             return note + HELP_TEXT + (ADMIN_HELP if self._approvals_on(user) else "")
@@ -139,7 +140,13 @@ class Engine:
         history.save_message(user.id, {"role": "assistant", "content": reply})
         return reply
 
-    def _let_lapse(self, user: db.User, pending: db.PendingAction) -> str:
+    def drop_question(self, user_id: int) -> str:
+        """A message with nothing to read (a picture) is not an answer either: let a waiting
+        question lapse; the line that says so (and a newline), or "" when none waited."""
+        pending = confirm.active_pending(user_id, self.services.clock())
+        return self._let_lapse(user_id, pending) if pending else ""
+
+    def _let_lapse(self, user_id: int, pending: db.PendingAction) -> str:
         """The text was not an answer: drop the question; the line (and newline) that says so.
 
         An empty string when the sweep or another turn already took it.
@@ -147,7 +154,7 @@ class Engine:
         if not confirm.take_pending(pending):
             return ""
         log.info("user %s: the question about %s lapsed (not answered by the next text)",
-                 user.id, pending.function_name)
+                 user_id, pending.function_name)
         return confirm.lapse_notice(pending) + "\n"
 
     def _lapsed(self, user_id: int, now: dt.datetime) -> str | None:

@@ -245,7 +245,7 @@ class Worker:
             log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
             return stored
         if not text:
-            return NO_TEXT_REPLY
+            return self.engine.drop_question(user.id) + NO_TEXT_REPLY
         return self.engine.handle(user.id, text, alone=len(rows) == 1, inbox_id=rows[-1].id)
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:

@@ -13,8 +13,9 @@ from mediabot.keywords import HELP_TEXT
 from mediabot.sim.arr import API_KEY
 from mediabot.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.sim.loopback import wait_for
-from tests.conftest import ADMIN
-from tests.test_web import text
+from mediabot.worker import NO_TEXT_REPLY
+from tests.conftest import ADMIN, sign
+from tests.test_web import URL, params, text
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"
@@ -39,7 +40,7 @@ def burst_during_a_slow_turn(daemon, fake_llm, first: str, burst, *, asks_remova
     """Text ``first``, hold its turn open with a slow model, text ``burst`` meanwhile, and
     wait until everything is answered."""
     client = daemon.app.test_client()
-    fake_llm.enqueue_delay(1.0)
+    fake_llm.enqueue_delay(0.7)
     if asks_removal:
         fake_llm.enqueue_tool_calls(REMOVE_OFFICE)
     else:
@@ -154,3 +155,16 @@ def test_stop_and_start_in_a_burst_drop_the_waiting_question(daemon, fake_llm, f
     assert daemon.worker.wait_idle(15)
     assert fake_twilio.bodies()[-1] == "Answer to: Y"
     assert office_in_library(stack)
+
+
+def test_a_picture_after_the_question_lets_it_lapse(daemon, fake_llm, fake_twilio, stack):
+    burst_after_the_question(daemon, fake_llm, fake_twilio, [])
+    form = {**params(""), "NumMedia": "1", "MediaUrl0": "https://api.twilio.com/m/ME1.jpg",
+            "MediaContentType0": "image/jpeg"}
+    client = daemon.app.test_client()
+    client.post("/sms", data=form, headers={"X-Twilio-Signature": sign(URL, form)})
+    assert daemon.worker.wait_idle(15)
+    assert fake_twilio.bodies()[1:] == [DROPPED + NO_TEXT_REPLY]
+    text(client, "Y")
+    assert daemon.worker.wait_idle(15)
+    assert fake_twilio.bodies()[-1] == "Answer to: Y" and office_in_library(stack)
