@@ -23,8 +23,31 @@ def run_demo(tmp_path, stdin, *args, llm_url=None, **env):
                           capture_output=True, text=True, timeout=60, cwd=tmp_path, env=environ)
 
 
-def test_demo_without_a_model_says_exactly_what_to_set(tmp_path):
-    result = run_demo(tmp_path, "")
+def in_process(tmp_path, monkeypatch, stdin, *args, llm_url=None):
+    """The same command through click's runner in this process: no interpreter start-up
+    (the subprocess tests here cover the real process's streams)."""
+    from click.testing import CliRunner
+
+    from mediabot import db
+    from mediabot.cli import main
+
+    for name in [k for k in os.environ if k.startswith("MEDIABOT_")]:
+        monkeypatch.delenv(name)
+    if llm_url:
+        for key, value in (("BASE_URL", llm_url + "/v1"), ("API_KEY", "sk-test"),
+                           ("MAX_RETRIES", "0")):
+            monkeypatch.setenv(f"MEDIABOT_LLM_{key}", value)
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(main, ["demo", *args], input=stdin)
+    if not db.database.is_closed():
+        db.database.close()
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+    result.returncode = result.exit_code
+    return result
+
+
+def test_demo_without_a_model_says_exactly_what_to_set(tmp_path, monkeypatch):
+    result = in_process(tmp_path, monkeypatch, "")
     assert result.returncode == 2
     assert 'base_url = "http://localhost:11434/v1"' in result.stderr
     assert "MEDIABOT_LLM_API_KEY" in result.stderr
@@ -50,17 +73,19 @@ def test_demo_talks_to_the_model_about_the_simulated_library(tmp_path, fake_llm)
     assert not list(tmp_path.glob("*.db")), "no database left in the working directory"
 
 
-def test_demo_as_member_cannot_remove(tmp_path, fake_llm):
+def test_demo_as_member_cannot_remove(tmp_path, fake_llm, monkeypatch):
     fake_llm.enqueue_text("Members can't remove things; ask an admin.")
-    result = run_demo(tmp_path, "delete the office\n", "--member", llm_url=fake_llm.url)
+    result = in_process(tmp_path, monkeypatch, "delete the office\n", "--member",
+                        llm_url=fake_llm.url)
     assert result.returncode == 0, result.stderr
     tools = [t["function"]["name"] for t in fake_llm.requests[0]["tools"]]
     assert "remove_media" not in tools and "search_media" in tools
 
 
-def test_demo_keeps_its_database_when_asked(tmp_path, fake_llm):
+def test_demo_keeps_its_database_when_asked(tmp_path, fake_llm, monkeypatch):
     fake_llm.enqueue_text("Hello Sam!")
-    result = run_demo(tmp_path, "hi\n", "--db", str(tmp_path / "keep.db"), llm_url=fake_llm.url)
+    result = in_process(tmp_path, monkeypatch, "hi\n", "--db", str(tmp_path / "keep.db"),
+                        llm_url=fake_llm.url)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "keep.db").exists()
 

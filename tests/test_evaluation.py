@@ -8,7 +8,9 @@ import subprocess
 import sys
 
 import pytest
+from click.testing import CliRunner
 
+from mediabot.cli import main
 from mediabot.config import parse_config
 from mediabot.eval_tasks import TASKS, select
 from mediabot.evaluation import render_table, run_eval
@@ -126,21 +128,27 @@ def test_unknown_task_names_are_named(fake_llm):
         select(["nope"])
 
 
-def test_the_eval_command_prints_progress_a_table_and_json(tmp_path, fake_llm):
+EVAL = ["eval", "--tasks", "have_it,no_invention", "--repeat", "1"]
+
+
+def test_the_eval_command_prints_progress_a_table_and_json(tmp_path, fake_llm, monkeypatch):
     fake_llm.set_responder(scripted(GOOD))
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEDIABOT_")}
     environ.update(MEDIABOT_LLM_BASE_URL=fake_llm.url + "/v1", MEDIABOT_LLM_API_KEY="sk-test")
-    run = lambda *args: subprocess.run(  # noqa: E731
-        [sys.executable, "-m", "mediabot.cli", "eval", "--tasks", "have_it,no_invention",
-         "--repeat", "1", *args], capture_output=True, text=True, timeout=60, cwd=tmp_path,
-        env=environ)
-    table = run()
+    table = subprocess.run([sys.executable, "-m", "mediabot.cli", *EVAL], capture_output=True,
+                           text=True, timeout=60, cwd=tmp_path, env=environ)
     assert table.returncode == 0, table.stderr
     assert "[1/2] have_it: pass" in table.stderr and "[2/2] no_invention: pass" in table.stderr
     assert "TOTAL" in table.stdout and "2/2" in table.stdout
-    as_json = run("--json")
+    # The other two runs go through click's runner in this process: the real command without
+    # another interpreter start-up each.
+    for name in [k for k in os.environ if k.startswith("MEDIABOT_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.chdir(tmp_path)
+    runner = CliRunner(env={k: v for k, v in environ.items() if k.startswith("MEDIABOT_")})
+    as_json = runner.invoke(main, [*EVAL, "--json"])
     data = json.loads(as_json.stdout)
     assert data["version"] and data["total"]["pass_rate"] == 1.0
     assert [row["task"] for row in data["tasks"]] == ["have_it", "no_invention"]
-    refused = run("--tasks", "nope")
-    assert refused.returncode == 2 and "unknown task nope" in refused.stderr
+    refused = runner.invoke(main, [*EVAL, "--tasks", "nope"])
+    assert refused.exit_code == 2 and "unknown task nope" in refused.stderr
