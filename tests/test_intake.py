@@ -76,10 +76,16 @@ def wait_queued(intake, count):
     assert wait_for(lambda: intake._queue.qsize() >= count, 5)
 
 
+def wait_taken(intake):
+    """The writer has taken what was queued (and waits for the write lock with it)."""
+    from mediabot.sim.loopback import wait_for
+    assert wait_for(lambda: intake._writer is not None and intake._queue.qsize() == 0, 5)
+
+
 def test_messages_arriving_during_a_commit_share_the_next_one(intake, tmp_path):
     blocker = hold_write_lock(tmp_path / "mediabot.db")
     first, _, _ = send_all(intake, [message("SM0")])
-    wait_queued(intake, 0)
+    wait_taken(intake)
     rest, results, errors = send_all(intake, [message(f"SM{n}") for n in range(1, 21)])
     wait_queued(intake, 20)
     blocker.execute("COMMIT")
@@ -94,6 +100,7 @@ def test_messages_arriving_during_a_commit_share_the_next_one(intake, tmp_path):
 def test_a_message_that_cannot_be_stored_fails_alone(intake, tmp_path):
     blocker = hold_write_lock(tmp_path / "mediabot.db")
     first, _, _ = send_all(intake, [message("SM0")])
+    wait_taken(intake)
     good = [message(f"SM{n}") for n in (1, 2, 3)]
     bad = Inbound("SMbad", ADMIN, None, db.utcnow())      # body is NOT NULL
     rest, results, errors = send_all(intake, good + [bad])
