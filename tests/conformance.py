@@ -8,16 +8,19 @@ and every tool call's name and arguments. A cell is
 - ``ok``: rendered, nothing missing;
 - ``raised``: the template raised: the server would answer HTTP 400 (or 500);
 - ``dropped``: rendered, but some text or call is not in it: the model never sees it;
-- ``n/a``: the template cannot take this shape whatever a client sends: a template with no
-  tool rendering at all (Gemma 3, Phi-3.5) given a shape with tool calls: servers run those
-  models' tool turns through a tool format of their own (vLLM's gemma3_pythonic template,
-  which is in the matrix, or llama-cpp-python's chatml-function-calling); or a template that
-  needs arguments as an object (Qwen3.5) on a server that passes them on as the JSON string
-  the OpenAI API defines.
+- ``n/a``: the template is not the one a server would use, or it cannot take this shape
+  whatever a client sends: a model's ``tool_use`` template for a request without tools
+  (servers then use its default template); a template with no tool rendering at all
+  (Gemma 3, Phi-3.5) given a shape with tool calls: servers run those models' tool turns
+  through a tool format of their own (vLLM's gemma3_pythonic template, which is in the
+  matrix, or llama-cpp-python's chatml-function-calling); or a template that needs arguments
+  as an object (Qwen3.5, vLLM's gemma3_pythonic) on a server that passes them on as the JSON
+  string the OpenAI API defines.
 
 ``known`` lists what a template loses by its own design, never counted as a drop: Mistral's
 v3 templates write the system prompt only into a final user message, so on the second call
-of a tool round (the prompt ends in a tool result) it is not rendered at all.
+of a tool round (the prompt ends in a tool result) it is not rendered at all; Granite 3.3
+and DeepSeek-R1-Distill-Llama never write earlier tool calls (``drops_calls``).
 
 ``python -m tests.conformance`` prints the matrix.
 """
@@ -29,7 +32,7 @@ from dataclasses import dataclass, field
 import jinja2
 
 from tests.fakes.chat_templates import MODES, TEMPLATES, object_arguments, render
-from tests.prompt_shapes import SHAPES, Shape, newest_user_text, prompt, tool_schemas_for_admin
+from tests.prompt_shapes import SHAPES, Shape, newest_user_text, offered_tools, prompt
 
 
 @dataclass
@@ -46,11 +49,14 @@ def check_cell(template: str, shape: Shape, mode: str, messages: list[dict] | No
                tools: list[dict] | None = None) -> Cell:
     """Render one shape's prompt through one template; see the module doc for the verdicts."""
     messages = prompt(shape) if messages is None else messages
-    tools = tool_schemas_for_admin() if tools is None else tools
+    tools = offered_tools(shape) if tools is None else tools
     spec = TEMPLATES[template]
     has_calls = any(m.get("tool_calls") for m in messages)
     if has_calls and not spec.tools:
         return Cell(template, shape.name, mode, "n/a", "the template has no tool rendering")
+    if not tools and spec.tool_use:
+        return Cell(template, shape.name, mode, "n/a",
+                    "a request without tools gets the model's default template, not tool_use")
     if has_calls and mode == "passthrough" and spec.object_arguments:
         return Cell(template, shape.name, mode, "n/a",
                     "the template needs arguments as an object, not the API's JSON string")
@@ -148,9 +154,8 @@ def appears(content: str, text: str) -> bool:
 
 
 def run_matrix(templates=None, shapes=SHAPES, modes=MODES) -> list[Cell]:
-    tools = tool_schemas_for_admin()
-    prompts = {shape.name: prompt(shape) for shape in shapes}
-    return [check_cell(template, shape, mode, prompts[shape.name], tools)
+    requests = {shape.name: (prompt(shape), offered_tools(shape)) for shape in shapes}
+    return [check_cell(template, shape, mode, *requests[shape.name])
             for template in (templates or TEMPLATES) for shape in shapes for mode in modes]
 
 

@@ -15,8 +15,8 @@ import json
 from dataclasses import dataclass
 
 from mediabot import engine
-from mediabot.history import build_prompt
-from mediabot.prompts import build_system_prompt
+from mediabot.history import build_llm_messages, build_prompt
+from mediabot.prompts import SUMMARY_PROMPT, build_system_prompt
 from mediabot.tools import available_tools, tool_schemas
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
@@ -37,6 +37,7 @@ class Shape:
     max_messages: int = 20
     max_tokens: int = 4000
     tools: bool = True        # False: the shape holds no tool call (text-only templates too)
+    request: str = "turn"     # or "summary" (the summarizer's call), "probe" (mediabot check's)
 
 
 def tool_schemas_for_admin() -> list[dict]:
@@ -44,7 +45,16 @@ def tool_schemas_for_admin() -> list[dict]:
 
 
 def prompt(shape: Shape) -> list[dict]:
-    """The messages mediabot sends for this stored history (the real builder's output)."""
+    """The messages mediabot sends for this stored history (the real builder's output).
+
+    A turn's prompt is built around the real system prompt; the summarizer's request is built
+    by the same builder around SUMMARY_PROMPT, as mediabot.summaries does; ``mediabot check``
+    sends its one-message probe as it is.
+    """
+    if shape.request == "probe":
+        return [dict(m) for m in shape.history]
+    if shape.request == "summary":
+        return build_llm_messages(SUMMARY_PROMPT, list(shape.history))
     schemas = tool_schemas_for_admin()
     system = build_system_prompt(shape.display_name, dropped=shape.dropped, now=NOW,
                                  tools=[s["function"]["name"] for s in schemas])
@@ -52,6 +62,11 @@ def prompt(shape: Shape) -> list[dict]:
     return build_prompt(system, list(shape.history), max_messages=shape.max_messages,
                         max_tokens=shape.max_tokens, summary=shape.summary,
                         reserved_tokens=reserved).messages
+
+
+def offered_tools(shape: Shape) -> list[dict] | None:
+    """The ``tools`` sent with the shape's request: a turn offers them, the others none."""
+    return tool_schemas_for_admin() if shape.request == "turn" else None
 
 
 # ------------------------------------------------------------------ stored message builders
@@ -199,6 +214,13 @@ SHAPES = (
         result("call_0", "upcoming", {"episodes": [{"series": "Slow Horses"}]}),
         reply("Slow Horses has a new episode this week."),
         user("Tell me when Slow Horses is ready"))),
+    Shape("rolling summary request (no tools)", (user(
+        f"Previous summary: {SUMMARY}\n\nuser: Is season 1 of Severance in the library yet?\n"
+        "assistant used: library_status\nassistant: Season 1 of Severance has 9 episodes on "
+        "disk.\nuser: Delete The Office\nassistant: " + PENDING),),
+        request="summary", tools=False),
+    Shape("mediabot check's probe (no system, no tools)", (user("Say OK."),),
+          request="probe", tools=False),
     Shape("orphaned burst after a reply", (
         user("get Dune"), reply("Which Dune: 1984 or 2021?"),
         user("the 2021 one"), user("in 4K please"), user("actually 1080p is fine")),

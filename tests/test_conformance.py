@@ -15,7 +15,7 @@ from mistral_common.tokens.tokenizers.mistral import MistralTokenizer
 
 from tests.conformance import check_cell, counts, failures, run_matrix, table
 from tests.fakes.chat_templates import MODES, TEMPLATES, render
-from tests.prompt_shapes import SHAPES, Shape, prompt, tool_schemas_for_admin
+from tests.prompt_shapes import SHAPES, Shape, offered_tools, prompt, tool_schemas_for_admin
 
 SYSTEM = {"role": "system", "content": "You are mediabot."}
 
@@ -36,13 +36,14 @@ def test_the_matrix_covers_every_template_shape_and_mode(matrix):
     total = counts(matrix)
     assert total["cells"] == len(TEMPLATES) * len(SHAPES) * len(MODES)
     assert total["raised"] == total["dropped"] == 0
-    text_only = [s.name for s in SHAPES if not s.tools]
+    text_only = [s.name for s in SHAPES if not s.tools and s.request == "turn"]
     for template in TEMPLATES:   # "n/a" never hides a whole template
         ok = {c.shape for c in matrix if c.template == template and c.status == "ok"}
         assert set(text_only) <= ok, template
     for cell in (c for c in matrix if c.status == "n/a"):
         spec = TEMPLATES[cell.template]
-        assert not spec.tools or (spec.object_arguments and cell.mode == "passthrough"), cell
+        assert (not spec.tools or spec.tool_use
+                or (spec.object_arguments and cell.mode == "passthrough")), cell
 
 
 @pytest.fixture(scope="module")
@@ -51,7 +52,7 @@ def mistral_tokenizer():
     return MistralTokenizer.v3(is_tekken=True)
 
 
-def mistral_request(messages: list[dict], tools: list[dict]) -> ChatCompletionRequest:
+def mistral_request(messages: list[dict], tools: list[dict] | None) -> ChatCompletionRequest:
     """The request vLLM builds with ``--tokenizer-mode mistral``
     (make_mistral_chat_completion_request): content parts joined, a missing
     ``parameters`` filled, a final assistant message marked as a prefix."""
@@ -61,16 +62,16 @@ def mistral_request(messages: list[dict], tools: list[dict]) -> ChatCompletionRe
     for message in messages:
         if message["role"] in ("assistant", "tool") and isinstance(message["content"], list):
             message["content"] = "\n".join(part.get("text") for part in message["content"])
-    for tool in tools:
+    for tool in tools or ():
         tool["function"].setdefault("parameters", {})
     return ChatCompletionRequest(messages=messages, tools=tools)
 
 
 @pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
 def test_mistral_commons_own_validator_accepts_every_shape(shape, mistral_tokenizer):
-    request = mistral_request(prompt(shape), tool_schemas_for_admin())
+    request = mistral_request(prompt(shape), offered_tools(shape))
     tokens = mistral_tokenizer.encode_chat_completion(request).tokens
-    assert len(tokens) > 100
+    assert len(tokens) > 3
 
 
 # ------------------------------------------------ the suite bites: issue 10's failures, found

@@ -51,6 +51,8 @@ class ChatTemplate:
     a time), so only a server that parses the API's JSON string first (vLLM, llama.cpp's own
     server, Ollama) can render it; one that passes messages through unchanged cannot.
     ``drops_calls``: why the template never writes an assistant's tool calls, if it does not.
+    ``tool_use``: the model's named ``tool_use`` template, which transformers, vLLM and
+    llama.cpp pick only when a request offers tools (its ``default`` one serves the rest).
     """
 
     name: str
@@ -61,6 +63,7 @@ class ChatTemplate:
     system_needs_final_user: bool = False
     object_arguments: bool = False
     drops_calls: str = ""
+    tool_use: bool = False
 
 
 _LLAMA3 = {"bos": "<|begin_of_text|>", "eos": "<|eot_id|>"}
@@ -78,7 +81,7 @@ TEMPLATES = {t.name: t for t in (
     ChatTemplate("llama-3.3", "meta-llama-Llama-3.3-70B-Instruct.jinja", **_LLAMA3),
     ChatTemplate("vllm-hermes", "vllm-tool_chat_template_hermes.jinja", **_CHATML),
     ChatTemplate("hermes-3-llama-3.1", "NousResearch-Hermes-3-Llama-3.1-8B-tool_use.jinja",
-                 **_LLAMA3),
+                 tool_use=True, **_LLAMA3),
     ChatTemplate("qwen2.5", "Qwen-Qwen2.5-7B-Instruct.jinja", **_CHATML),
     ChatTemplate("qwen3", "Qwen-Qwen3-0.6B.jinja", **_CHATML),
     ChatTemplate("qwen3.5", "Qwen3.5-4B.jinja", object_arguments=True, **_CHATML),
@@ -95,7 +98,7 @@ TEMPLATES = {t.name: t for t in (
                  drops_calls="it writes calls only when content is null, and vLLM turns null "
                              "into \"\" (DESIGN section 4 sends \"\" too)"),
     ChatTemplate("command-r-plus", "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
-                 bos="<BOS_TOKEN>", eos="<|END_OF_TURN_TOKEN|>"),
+                 bos="<BOS_TOKEN>", eos="<|END_OF_TURN_TOKEN|>", tool_use=True),
     ChatTemplate("gemma-3", "google-gemma-3-it.jinja", bos="<bos>", eos="<end_of_turn>",
                  tools=False),
     ChatTemplate("vllm-gemma3-pythonic", "vllm-tool_chat_template_gemma3_pythonic.jinja",
