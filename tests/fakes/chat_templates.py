@@ -191,7 +191,3 @@ def object_arguments(raw) -> dict:
         return {}
     return parsed if isinstance(parsed, dict) else {}
 
-
-def template_error(exc: Exception) -> str:
-    """The words a server puts in its 400 for a template failure."""
-    return str(exc) or type(exc).__name__
