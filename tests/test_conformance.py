@@ -7,6 +7,7 @@ a cell's verdict means. Run ``python -m tests.conformance`` to print the whole m
 """
 
 import copy
+import json
 
 import pytest
 from mistral_common.exceptions import MistralCommonException
@@ -144,3 +145,31 @@ def test_rendering_is_the_servers_not_a_toy():
     assert "The current date is 20" in render("mistral-small-3.2", messages)
     with pytest.raises(Exception, match="must alternate"):
         render("gemma-3", messages + messages)
+
+
+# ------------------------------------------------ Ollama's own request parsing
+
+def ollama_refusal(messages: list[dict]) -> str | None:
+    """Ollama's OpenAI layer (openai.go, FromCompletionToolCall) unmarshals every call's
+    arguments into a map with Go's encoding/json (which takes ``null`` as an empty map) and
+    answers 400 "invalid tool call arguments" when it cannot."""
+    for message in messages:
+        for call in message.get("tool_calls") or ():
+            try:
+                parsed = json.loads(call["function"]["arguments"])
+            except (TypeError, ValueError):
+                return "invalid tool call arguments"
+            if parsed is not None and not isinstance(parsed, dict):
+                return "invalid tool call arguments"
+    return None
+
+
+@pytest.mark.parametrize("shape", SHAPES, ids=[s.name for s in SHAPES])
+def test_ollamas_request_parsing_accepts_every_shape(shape):
+    assert ollama_refusal(prompt(shape)) is None
+
+
+def test_ollamas_parsing_refuses_arguments_sent_verbatim():
+    sent = [{"role": "assistant", "content": "", "tool_calls": [_call("c", "upcoming", raw)]}
+            for raw in ("", '{"days": 7', "[7]", "null")]
+    assert [ollama_refusal([m]) for m in sent] == ["invalid tool call arguments"] * 3 + [None]
