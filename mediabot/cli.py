@@ -23,6 +23,9 @@ def setup_logging(verbose: bool = False) -> None:
     for noisy in ("arrapi", "urllib3", "httpx", "httpx2", "httpcore", "httpcore2", "openai",
                   "twilio", "werkzeug", "apscheduler"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
+    # waitress warns "Task queue depth is N" for every request that waits for a thread: in a
+    # burst of texts, one line per webhook (thousands a minute), paid while busiest.
+    logging.getLogger("waitress.queue").setLevel(logging.ERROR)
 
 
 def read_config(path: str | None, **kwargs):

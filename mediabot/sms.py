@@ -8,6 +8,7 @@ instead of 160), so ``format_reply`` strips the one and replaces the other. Lett
 loses meaning; symbols and emoji are dropped unless emoji are allowed.
 """
 
+import hmac
 import re
 import unicodedata
 
@@ -240,6 +241,12 @@ def signature_ok(validator: RequestValidator, url: str, params, signature: str |
     if not signature:
         return False
     try:
+        # ``url`` is one of the two forms validate() tries (with and without the port), so
+        # a match on it alone is a match there too, for one HMAC instead of two and none of
+        # its URL parsing: the hot path of every webhook. Anything else gets the full check.
+        if hmac.compare_digest(validator.compute_signature(url, params or {}, algorithm),
+                               signature):
+            return True
         return bool(validator.validate(url, params or {}, signature, algorithm))
     except Exception:  # a malformed header must read as "not signed", never as a 500
         return False

@@ -138,6 +138,18 @@ def test_signature_ok():
     assert not signature_ok(RequestValidator("other"), url, params, good)
 
 
+def test_a_signature_over_the_url_with_its_port_is_accepted_as_twilio_does():
+    """Twilio's back end sometimes signs https://host:443/...: the quick check on the URL
+    as configured misses it, and the library's full check (both forms) still accepts."""
+    validator = RequestValidator("token123")
+    params = {"From": "+15551234567", "Body": "get Dune", "MessageSid": "SM1"}
+    with_port = validator.compute_signature("https://sms.example.com:443/sms", params)
+    assert signature_ok(validator, "https://sms.example.com/sms", params, with_port)
+    assert not signature_ok(validator, "https://sms.example.com/sms",
+                            {**params, "Body": "delete it"}, with_port)
+    assert not signature_ok(validator, "https://sms.example.com/sms", params, "bön")
+
+
 latin_and_noise = st.text(alphabet=st.one_of(
     st.characters(min_codepoint=0x20, max_codepoint=0x24F),
     st.sampled_from("\n\t*_`#>|[]()-\u2018\u2019\u201c\u201d\u2013\u2014\u2026\u00a0\u2022"
