@@ -1,11 +1,13 @@
 """``mediabot serve``: waitress, the worker and the scheduler in one process.
 
 One process, so the scheduler and workers run once. SIGTERM/SIGINT stop accepting, let
-the turns in flight finish (bounded), and exit 0.
+the turns in flight finish for at most ``[server] drain_seconds``, and exit 0; turns still
+running then are taken back and answered after the next start.
 """
 
 import datetime as dt
 import logging
+import os
 import resource
 import signal
 import threading
@@ -19,11 +21,11 @@ from .hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from .scheduler import build_scheduler, expire_confirmations, prune_history
 from .sender import Backoff, Sender, build_twilio_client
 from .sms import format_reply_for
+from .turn_faults import RetryPolicy
 from .web import create_app, webhook_url
 from .worker import Worker
 
 log = logging.getLogger(__name__)
-DRAIN_SECONDS = 30.0
 NOTICE_SECONDS = 5.0
 OUTBOX_RETRY_SECONDS = 30.0
 FILES_BESIDE_CONNECTIONS = 64  # database, WAL, log, clients of Sonarr/Radarr/LLM/Twilio
@@ -33,17 +35,17 @@ class Daemon:
     """Everything ``serve`` runs, built from config; ``start``/``stop`` for tests too."""
 
     def __init__(self, config: Config, *, clock=db.utcnow, backoff: Backoff = Backoff(),
-                 burst_seconds: float = BURST_SECONDS):
+                 burst_seconds: float = BURST_SECONDS, retry: RetryPolicy = RetryPolicy()):
         self.config = config
         open_storage(config)
         self.engine = build_engine(config, clock, notify=self._notify)
         self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
                              backoff=backoff)
-        self.worker = Worker(self.engine, self.sender, config.sms, clock=clock)
+        self.worker = Worker(self.engine, self.sender, config.sms, clock=clock, retry=retry)
         self.scheduler = build_scheduler(self._jobs(clock))
         self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)
         self.app = create_app(config, worker=self.worker, scheduler=self.scheduler,
-                              hooks=self.hooks)
+                              hooks=self.hooks, clock=clock)
         self.server = None
 
     def _jobs(self, clock):
@@ -107,12 +109,13 @@ class Daemon:
         """Stop accepting, drain the turns in flight (bounded), stop the jobs."""
         if self.server is not None:
             self.server.close()
-        drained = self.worker.shutdown(DRAIN_SECONDS)
+        drained = self.worker.shutdown(self.config.server.drain_seconds)
         self.hooks.close()  # episode notices still being gathered go out now
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         db.database.close()
-        log.info("mediabot stopped%s", "" if drained else " (some turns did not finish)")
+        log.info("mediabot stopped%s", "" if drained else
+                 " (turns that did not finish are answered after the next start)")
         return drained
 
 
@@ -157,5 +160,9 @@ def serve(config: Config) -> int:
                            f"({exc.strerror or exc}); is another mediabot running? Change "
                            "[server] host or port") from None
     daemon.run()
-    daemon.stop()
+    if not daemon.stop():
+        # Turns let go by the drain still hold threads (a model call, say) that Python
+        # would wait for at exit; their work is taken back, so end the process now.
+        logging.shutdown()
+        os._exit(0)
     return 0

@@ -346,8 +346,15 @@ def m006_household_rules(db: pw.SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX requests_user_created ON requests (user_id, created_at)")
 
 
+def m007_health_probe(db: pw.SqliteDatabase) -> None:
+    """One row /healthz rewrites: a real committed write, so a full disk or a read-only
+    file shows as unhealthy (a read alone passes on both)."""
+    db.execute_sql("CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                   "written_at DATETIME NOT NULL)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
-              m005_pending_asked_after, m006_household_rules]
+              m005_pending_asked_after, m006_household_rules, m007_health_probe]
 
 
 class StorageError(Exception):

@@ -8,12 +8,12 @@ Twilio's 15 s webhook timeout.
 
 import logging
 
-import peewee
 from flask import Flask, jsonify, request
 from twilio.request_validator import RequestValidator
 
 from . import db
 from .config import Config
+from .health import WriteProbe, health
 from .intake import Inbound, Intake
 from .keywords import classify_keyword
 from .phones import inbound_phone
@@ -25,10 +25,11 @@ MAX_BODY_CHARS = 10_000
 
 
 def create_app(config: Config, *, worker, scheduler=None, hooks=None,
-               intake: Intake | None = None) -> Flask:
+               intake: Intake | None = None, clock=db.utcnow) -> Flask:
     """Build the app around the already-running worker (and scheduler, for /healthz).
 
     ``intake`` records /sms messages (group commit); one on the shared database if none.
+    ``clock`` paces the /healthz write probe.
     """
     app = Flask("mediabot")
     intake = intake or Intake(db.database)
@@ -59,9 +60,11 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
             _accept(form, config, worker, intake)
         return app.response_class(EMPTY_TWIML, status=200, mimetype="text/xml")
 
+    probe = WriteProbe(clock)
+
     @app.get("/healthz")
     def healthz():
-        return _health(scheduler)
+        return _health(probe, scheduler)
 
     if hooks is not None:
         hooks.init_app(app)
@@ -125,14 +128,6 @@ def _error(reason: str, status: int):
     return jsonify({"error": reason}), status
 
 
-def _health(scheduler):
-    checks = {}
-    try:
-        db.database.execute_sql("SELECT 1").fetchone()
-        checks["database"] = "ok"
-    except peewee.PeeweeException as exc:
-        checks["database"] = f"error: {type(exc).__name__}"
-    if scheduler is not None:
-        checks["scheduler"] = "running" if scheduler.running else "stopped"
-    healthy = checks["database"] == "ok" and checks.get("scheduler", "running") == "running"
-    return jsonify({"status": "ok" if healthy else "unhealthy", **checks}), 200 if healthy else 503
+def _health(probe: WriteProbe, scheduler):
+    body, healthy = health(probe, scheduler)
+    return jsonify(body), 200 if healthy else 503

@@ -19,6 +19,12 @@ keyword only counts as a whole message:
   to a waiting removal (only a lone text sent after the question is, see ``engine``): the
   question lapses and the reply starts with a line saying so. A burst of one text is the
   ordinary single message.
+
+A turn that fails (storage above all: a full disk, a read-only file) leaves its rows
+retryable and is tried again with backoff, until it succeeds or the person gets an apology
+(``turn_faults``). ``shutdown`` waits a bounded time; turns still running then are let go:
+what they stored is taken back, their rows are queued again, and nothing they do after
+that is kept or sent, so the next start answers them exactly once.
 """
 
 import datetime as dt
@@ -32,6 +38,8 @@ from . import confirm, db
 from .config import SmsConfig
 from .keywords import classify_keyword
 from .sms import format_reply_for
+from .turn_faults import (STORAGE_APOLOGY, RetryPolicy, discard_after, is_storage_fault,
+                          newest_message_id, requeue, take_back)
 
 log = logging.getLogger(__name__)
 
@@ -53,11 +61,17 @@ ACK_LULL_SECONDS = 0.02
 
 class Worker:
     def __init__(self, engine, sender, config: SmsConfig, *, clock=db.utcnow,
-                 max_workers: int = 4):
+                 max_workers: int = 4, retry: RetryPolicy = RetryPolicy()):
         self.engine = engine
         self.sender = sender
         self.config = config
         self.clock = clock
+        self.retry = retry
+        self._failures: dict[int, int] = {}   # user -> failed attempts of the current turn
+        self._marks: dict[int, int] = {}      # user -> newest message id before that turn
+        self._timers: dict[int, threading.Timer] = {}
+        self._commit = threading.Lock()       # a reply is committed, or the turn let go
+        self._abandoned = False
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="turn")
         self._lock = threading.Lock()
         self._running: set[int] = set()
@@ -126,12 +140,46 @@ class Worker:
             return self._idle.wait_for(lambda: not self._running, timeout)
 
     def shutdown(self, timeout: float = 30.0) -> bool:
-        """Take no new work and wait (bounded) for the turns in flight to finish."""
+        """Take no new turns and wait at most ``timeout`` seconds for those in flight.
+
+        Turns still running then are let go: what they stored is taken back and their rows
+        are queued for the next start; whatever they do afterwards is neither kept nor sent.
+        Returns whether every turn finished (the caller may then exit without waiting)."""
         with self._lock:
             self._closed = True
+            timers, self._timers = list(self._timers.values()), {}
+        for timer in timers:
+            timer.cancel()
         finished = self.wait_idle(timeout)
+        self._let_go_of_unfinished_turns()
         self._pool.shutdown(wait=finished, cancel_futures=True)
         return finished
+
+    def _let_go_of_unfinished_turns(self) -> None:
+        """Turns still running (the drain timed out) and turns waiting for a retry."""
+        with self._lock:
+            running = set(self._running)
+        with self._commit:
+            self._abandoned = True
+            users = running | set(self._marks)
+        if running:
+            log.warning("drain time is up: %d unfinished turn(s) left queued for the next "
+                        "start", len(running))
+        try:
+            with db.database.connection_context():
+                for user_id in users:
+                    self._take_back(user_id)
+        except Exception:
+            log.exception("unfinished turns could not be taken back; they are retried on start")
+
+    def _take_back(self, user_id: int) -> None:
+        mark = self._marks.pop(user_id, None)
+        if mark is None:
+            requeue(user_id)
+            return
+        deleted = take_back(user_id, mark)
+        log.info("user %s: unfinished turn taken back (%d stored messages), messages queued",
+                 user_id, deleted)
 
     def _drain(self, user_id: int) -> None:
         """Run turns for ``user_id`` until no message came in during the last one.
@@ -144,11 +192,8 @@ class Worker:
         try:
             while again:
                 self._let_acknowledgements_go_first()
-                try:
-                    with db.database.connection_context():
-                        self.process_user(user_id)
-                except Exception:
-                    log.exception("processing messages of user %s failed", user_id)
+                if not self._closed:   # shutting down: take no new turn
+                    self._process_or_retry(user_id)
                 with self._lock:
                     again = user_id in self._again and not self._closed
                     self._again.discard(user_id)
@@ -164,6 +209,46 @@ class Worker:
         self._running.discard(user_id)
         self._again.discard(user_id)
         self._idle.notify_all()
+
+    def _process_or_retry(self, user_id: int) -> None:
+        try:
+            with db.database.connection_context():
+                self.process_user(user_id)
+        except Exception as exc:
+            self._failed(user_id, exc)
+
+    def _failed(self, user_id: int, exc: Exception) -> None:
+        """Leave the user's rows retryable and try again after a backoff."""
+        failures = self._failures.get(user_id, 0) + 1
+        self._failures[user_id] = failures
+        delay = self.retry.delay(failures)
+        if is_storage_fault(exc):
+            log.warning("user %s: the database refused a write or read (%s); their messages "
+                        "are tried again in %g s (attempt %d)", user_id, exc, delay, failures)
+        else:
+            log.exception("processing messages of user %s failed; tried again in %g s",
+                          user_id, delay)
+        try:
+            with db.database.connection_context():
+                requeue(user_id)
+        except Exception as still:
+            log.warning("user %s: rows left processing (%s); still retried", user_id, still)
+        self._retry_later(user_id, delay)
+
+    def _retry_later(self, user_id: int, delay: float) -> None:
+        with self._lock:
+            if self._closed:
+                return   # queued rows are taken up by the next start
+            if user_id in self._timers:
+                self._timers.pop(user_id).cancel()
+            timer = self._timers[user_id] = threading.Timer(delay, self._retry_now, [user_id])
+            timer.daemon = True
+        timer.start()
+
+    def _retry_now(self, user_id: int) -> None:
+        with self._lock:
+            self._timers.pop(user_id, None)
+        self.notify(user_id)
 
     # -- one user's queued messages -------------------------------------------------------
 
@@ -186,11 +271,18 @@ class Worker:
 
     def _answer_rows(self, user: db.User, rows: list[db.Inbox]) -> None:
         """One turn for ``rows``, unless it was answered before a crash or is over the limit."""
-        interrupted = any(row.status == "processing" for row in rows)
+        interrupted = (any(row.status == "processing" for row in rows)
+                       or user.id in self._failures)
         self._set_status(rows, "processing")
-        if db.Outbox.get_or_none(db.Outbox.inbox == rows[-1].id) is not None:
-            self._finish(rows, "done")  # answered before a crash; never answer twice
+        answered = db.Outbox.get_or_none(db.Outbox.inbox == rows[-1].id)
+        if answered is not None:   # before a crash or a failed write: never answer twice
+            self._finish(rows, "done")
+            self._failures.pop(user.id, None)
+            if answered.status == "pending":
+                self.sender.deliver(answered.id)
             return
+        if self.retry.exhausted(self._failures.get(user.id, 0)):
+            return self._apologise(user, rows)
         if self._rate_limited(user):
             return self._refuse(user, rows)
         self._turn(user, rows, interrupted=interrupted)
@@ -215,25 +307,22 @@ class Worker:
     def _turn(self, user: db.User, rows: list[db.Inbox], *, interrupted: bool = False) -> None:
         """One model turn. Rows become ``done`` (or ``failed``) only once the reply is in the
         outbox: a crash before that leaves them ``processing`` for ``recover``, a crash
-        after it finds the outbox row and sends it, so a reply is neither lost nor doubled."""
+        after it finds the outbox row and sends it, so a reply is neither lost nor doubled.
+        A storage fault is not answered here: it goes up to ``_failed``, which retries."""
         text = "\n".join(row.body for row in rows if row.body.strip())  # MMS: no Body
         log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
+        self._marks.setdefault(user.id, newest_message_id(user.id))
         status, error = "done", None
         try:
             reply = self._answer(user, rows, text, interrupted)
         except Exception as exc:
+            if is_storage_fault(exc):
+                raise
             log.exception("inbox %s: turn failed", rows[-1].id)
             status, error = "failed", type(exc).__name__
             reply = "Sorry, something went wrong on my side. Please try again."
-        outbox = None
-        try:
-            outbox = self._queue_reply(user, rows[-1], reply) if reply else None
-        except Exception as exc:
-            log.exception("inbox %s: reply could not be queued", rows[-1].id)
-            status, error = "failed", f"reply not queued: {type(exc).__name__}"
-        self._finish(rows, status, error)
-        if outbox is not None and outbox.status == "pending":
-            self.sender.deliver(outbox.id)
+        if not self._commit_reply(user, rows, reply, status, error):
+            return
         try:
             self.engine.after_turn(user.id)
         except Exception:
@@ -244,9 +333,35 @@ class Worker:
         if stored is not None:
             log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
             return stored
+        if user.id in self._failures:   # a retry starts from the history before the failure
+            discard_after(user.id, self._marks[user.id])
         if not text:
             return self.engine.drop_question(user.id) + NO_TEXT_REPLY
         return self.engine.handle(user.id, text, alone=len(rows) == 1, inbox_id=rows[-1].id)
+
+    def _commit_reply(self, user: db.User, rows: list[db.Inbox], reply: str | None,
+                      status: str, error: str | None = None) -> bool:
+        """Queue the reply and close the rows, then send; False (nothing kept, nothing
+        sent) when the shutdown drain let this turn go while it ran."""
+        with self._commit:
+            if self._abandoned:
+                self._take_back(user.id)
+                return False
+            outbox = self._queue_reply(user, rows[-1], reply) if reply else None
+            self._finish(rows, status, error)
+            self._marks.pop(user.id, None)
+            self._failures.pop(user.id, None)
+        if outbox is not None and outbox.status == "pending" and not self._abandoned:
+            self.sender.deliver(outbox.id)   # after the drain: sent by the next start
+        return True
+
+    def _apologise(self, user: db.User, rows: list[db.Inbox]) -> None:
+        """The turn failed ``retry.attempts`` times: say sorry instead of answering."""
+        failures = self._failures[user.id]
+        log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
+                  rows[-1].id, failures)
+        self._commit_reply(user, rows, STORAGE_APOLOGY, "failed",
+                           f"gave up after {failures} failed attempts")
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
         return self.sender.enqueue(user.phone, format_reply_for(self.config, text),

@@ -103,13 +103,16 @@ def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
     from mediabot.daemon import Daemon
     from mediabot.sender import Backoff
+    from mediabot.turn_faults import RetryPolicy
 
     made = []
 
-    def build(*, burst_seconds=0, backoff=Backoff(attempts=2, base_seconds=0.01), **sections):
+    def build(*, burst_seconds=0, backoff=Backoff(attempts=2, base_seconds=0.01),
+              retry=RetryPolicy(attempts=4, base_seconds=0.05, max_seconds=0.2), **sections):
         config = make_config(llm_url=fake_llm.url, twilio_url=fake_twilio.url,
                              db_path=str(tmp_path / "m.db"), **sections)
-        daemon = Daemon(config, clock=clock, backoff=backoff, burst_seconds=burst_seconds)
+        daemon = Daemon(config, clock=clock, backoff=backoff, burst_seconds=burst_seconds,
+                        retry=retry)
         made.append(daemon)
         return daemon
     yield build

@@ -52,6 +52,8 @@ name = "Alex"
 role = "admin"
 """ + extra)
         self.proc = None
+        self.env: dict[str, str] = {}        # extra environment, e.g. MEDIABOT_* overrides
+        self.launcher = lambda command: command   # e.g. wrap it in `unshare -m ...`
         self._sids = iter(range(10**6))
 
     @property
@@ -60,10 +62,10 @@ role = "admin"
 
     def start(self):
         env = {**os.environ, "MEDIABOT_TWILIO_AUTH_TOKEN": "secret-token",
-               "MEDIABOT_LLM_API_KEY": "sk-test"}
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "mediabot.cli", "serve", "--config", str(self.config)],
-            stdout=subprocess.DEVNULL, stderr=self.log.open("ab"), env=env)
+               "MEDIABOT_LLM_API_KEY": "sk-test", **self.env}
+        command = [sys.executable, "-m", "mediabot.cli", "serve", "--config", str(self.config)]
+        self.proc = subprocess.Popen(self.launcher(command), stdout=subprocess.DEVNULL,
+                                     stderr=self.log.open("ab"), env=env)
         assert wait_for(self._healthy, 20), self.log.read_text()
         return self
 
@@ -104,10 +106,12 @@ role = "admin"
 def serve(tmp_path, fake_llm, fake_twilio):
     made = []
 
-    def start(extra=""):
-        s = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra).start()
+    def start(extra="", env=None, launcher=None):
+        s = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra)
+        s.env.update(env or {})
+        s.launcher = launcher or s.launcher
         made.append(s)
-        return s
+        return s.start()
     yield start
     for s in made:
         s.stop(signal.SIGKILL)

@@ -4,7 +4,6 @@ import signal
 import threading
 import time
 
-import peewee
 import pytest
 import requests
 from waitress import wasyncore
@@ -93,22 +92,6 @@ def test_a_crash_before_the_reply_is_queued_is_answered_after_restart(daemon_for
     assert daemon.worker.wait_idle(10)
     assert fake_twilio.bodies() == ["Here I am."]
     assert db.Inbox.get_by_id(row.id).status == "done"
-
-
-def test_a_reply_that_cannot_be_queued_fails_the_row_instead_of_claiming_done(daemon_for,
-                                                                            fake_llm):
-    daemon = daemon_for()
-    row = _queue_text(ADMIN, "hello", "SM-noqueue")
-    fake_llm.set_responder(lambda body: "Hi.")
-
-    def broken_enqueue(*args, **kwargs):
-        raise peewee.OperationalError("database is locked")
-
-    daemon.sender.enqueue = broken_enqueue
-    daemon.worker.notify(row.user_id)
-    assert daemon.worker.wait_idle(10)
-    row = db.Inbox.get_by_id(row.id)
-    assert row.status == "failed" and "OperationalError" in row.error
 
 
 def test_sigterm_while_waitress_handles_a_connection_still_stops_the_daemon(daemon_for):

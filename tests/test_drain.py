@@ -1,0 +1,46 @@
+"""SIGTERM against a real ``mediabot serve`` whose model takes 60 s: the drain ends on
+time, the unfinished turn leaves nothing behind, and the next start answers it once."""
+
+import signal
+import sqlite3
+import time
+
+from mediabot.sim.loopback import wait_for
+from tests.test_e2e import serve  # noqa: F401  (the fixture)
+
+DRAIN_SECONDS = 2
+
+
+def rows(daemon, sql):
+    with sqlite3.connect(daemon.config.parent / "mediabot.db") as conn:
+        return conn.execute(sql).fetchall()
+
+
+def test_sigterm_during_a_60_second_model_call_exits_in_time_and_answers_after_restart(
+        serve, fake_llm, fake_twilio):  # noqa: F811
+    daemon = serve(env={"MEDIABOT_SERVER_DRAIN_SECONDS": str(DRAIN_SECONDS)})
+    fake_llm.enqueue_delay(60)
+    fake_llm.enqueue_text("Too late: the daemon stopped before this arrived.")
+    fake_llm.set_responder(lambda body: "Answered after the restart.")
+    daemon.text("what's downloading?")
+    assert wait_for(lambda: len(fake_llm.requests) == 1)
+
+    started = time.monotonic()
+    daemon.proc.send_signal(signal.SIGTERM)
+    daemon.proc.wait(timeout=30)
+    took = time.monotonic() - started
+    assert daemon.proc.returncode == 0
+    assert DRAIN_SECONDS <= took < DRAIN_SECONDS + 3, f"exited after {took:.1f} s"
+    assert rows(daemon, "SELECT status FROM inbox") == [("queued",)], "left retryable"
+    assert rows(daemon, "SELECT COUNT(*) FROM outbox") == [(0,)]
+    assert rows(daemon, "SELECT COUNT(*) FROM messages") == [(0,)], "nothing half-written"
+    assert fake_twilio.sent == []
+
+    daemon.start()
+    assert wait_for(lambda: fake_twilio.sent, timeout=15)
+    time.sleep(1.0)
+    assert fake_twilio.bodies() == ["Answered after the restart."]
+    assert rows(daemon, "SELECT status FROM inbox") == [("done",)]
+    assert [role for role, in rows(daemon, "SELECT role FROM messages ORDER BY id")] == \
+        ["user", "assistant"]
+    assert "turns that did not finish are answered after the next start" in daemon.log.read_text()
