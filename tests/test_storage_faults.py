@@ -19,6 +19,7 @@ import requests
 from mediabot import db
 from mediabot.sim.loopback import wait_for
 from mediabot.turn_faults import STORAGE_APOLOGY, RetryPolicy
+from tests.conftest import ADMIN
 from tests.test_e2e import serve  # noqa: F401  (the fixture)
 from tests.test_web import text
 
@@ -28,7 +29,7 @@ FULL = "database or disk is full"
 @contextmanager
 def turns_cannot_write():
     """Each turn opens its own connection: those are read-only, and SQLite itself answers
-    "attempt to write a readonly database". This thread's (the webhook's) is not."""
+    "attempt to write a readonly database". This thread's is not (``received`` uses it)."""
     pragmas = list(db.database._pragmas)
     db.database._pragmas = pragmas + [("query_only", 1)]
     try:
@@ -45,6 +46,13 @@ def this_thread_cannot_write():
         yield
     finally:
         db.database.execute_sql("PRAGMA query_only = 0")
+
+
+def received(daemon, body: str) -> None:
+    """A text as the webhook leaves it: a queued inbox row, and the worker told."""
+    row = db.Inbox.create(message_sid="SM" + "7" * 32, user=db.User.get(phone=ADMIN),
+                          from_number=ADMIN, body=body)
+    daemon.worker.notify(row.user_id)
 
 
 def health(client):
@@ -83,7 +91,7 @@ def test_a_database_refusing_writes_keeps_the_text_and_answers_it_once_it_can(
     daemon.scheduler.start()   # /healthz wants it running
     assert health(client) == (200, "ok")
     with turns_cannot_write():
-        text(client, "are you there?")
+        received(daemon, "are you there?")
         time.sleep(0.5)                         # several attempts fail
         clock.advance(seconds=6)                # the cached health result is stale
         with this_thread_cannot_write():
@@ -103,7 +111,7 @@ def test_after_the_last_retry_the_person_gets_one_apology(daemon_for, fake_llm, 
     daemon = daemon_for(retry=RetryPolicy(attempts=3, base_seconds=0.05, max_seconds=0.1))
     client = daemon.app.test_client()
     with turns_cannot_write():
-        text(client, "are you there?")
+        received(daemon, "are you there?")
         time.sleep(0.6)   # past three failed attempts; the apology cannot be queued either
         assert fake_twilio.sent == []
     assert wait_for(lambda: fake_twilio.sent, timeout=10)
@@ -174,20 +182,23 @@ def test_a_disk_that_fills_mid_turn_answers_once_space_is_back(serve, fake_llm, 
     inside = Path(f"/proc/{daemon.proc.pid}/root") / small.relative_to("/")
     assert (inside / "mediabot.db").exists() and not (small / "mediabot.db").exists()
     fake_llm.enqueue_delay(1.0)
-    fake_llm.set_responder(lambda body: "Here I am.")
+    # A reply too big for the space SQLite's WAL file already has: storing it needs the
+    # disk (a small write would still fit in the WAL file SQLite reuses after a checkpoint).
+    fake_llm.set_responder(lambda body: "Here I am. " + "More words follow here. " * 25_000)
     daemon.text("are you there?")
     assert wait_for(lambda: fake_llm.requests)   # the turn is waiting for the model
     assert fill(inside) > 0                      # ...and the disk fills under it
 
     assert wait_for(lambda: status_of(daemon.url)[0] == 503, timeout=15)
     assert "full" in status_of(daemon.url)[1]
-    time.sleep(1.5)
+    assert wait_for(lambda: "database or disk is full" in daemon.log.read_text(), timeout=15)
+    time.sleep(1.0)
     assert fake_twilio.sent == [], "nothing was answered while nothing could be stored"
     (inside / "filler").unlink()
 
     assert wait_for(lambda: fake_twilio.sent, timeout=30)
     time.sleep(1.0)
-    assert fake_twilio.bodies() == ["Here I am."]
+    assert len(fake_twilio.sent) == 1 and fake_twilio.bodies()[0].startswith("Here I am.")
     assert wait_for(lambda: status_of(daemon.url)[0] == 200, timeout=15)
     assert inbox_statuses(inside, tmp_path / "copy") == [("done",)]
     log = daemon.log.read_text()
