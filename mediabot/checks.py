@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 from .config import Config, LLMConfig
 from .localtime import zone_label
 from .masking import redact
+from .phones import home_regions
 
 if TYPE_CHECKING:
     import openai
@@ -50,6 +51,7 @@ def run_checks(config: Config) -> list[Line]:
                                 f"({_count(len(config.users), 'user')} in [[users]]; times "
                                 f"shown in {_zone_name(config)})")]
     local += check_placeholders(config)
+    local += check_region(config)
     local += _safely("database", secrets, lambda: [check_database(config.database.path)])
     remote = _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
@@ -112,6 +114,20 @@ EXAMPLE_PUBLIC_URL = "https://sms.example.com"
 EXAMPLE_ACCOUNT_SID = "AC" + "x" * 32
 EXAMPLE_FROM_NUMBER = "+15550001111"
 EXAMPLE_USER = ("+15551234567", "Alex")
+
+
+def check_region(config: Config) -> list[Line]:
+    """A warn when the Twilio number is from another country than [sms] default_region,
+    the region numbers written without +country are read in (it defaults to "US")."""
+    regions = home_regions(config.twilio.from_number) if config.twilio.from_number else ()
+    region = config.sms.default_region.upper()
+    if not regions or region in regions:
+        return []
+    return [Line(WARN, "sms", f"your Twilio number {config.twilio.from_number} is from "
+                              f"{regions[0]}, but numbers written without + and a country code "
+                              f"(in [[users]], users add, chat --as) are read as {region} "
+                              f"numbers — set [sms] default_region = \"{regions[0]}\" if that "
+                              "is where the household is")]
 
 
 def check_placeholders(config: Config) -> list[Line]:

@@ -46,6 +46,16 @@ def normalise_phone(text: str, region: str = DEFAULT_REGION) -> str:
     return phonenumbers.format_number(number, PhoneNumberFormat.E164)
 
 
+def home_regions(number: str) -> tuple[str, ...]:
+    """The regions sharing ``number``'s country code, the main one first: "+44..." -> GB, GG,
+    IM, JE; () when it is not in E.164."""
+    try:
+        parsed = phonenumbers.parse(number, None)
+    except NumberParseException:
+        return ()
+    return tuple(phonenumbers.region_codes_for_country_code(parsed.country_code))
+
+
 def inbound_phone(sender: str, region: str = DEFAULT_REGION) -> str:
     """Twilio's ``From``: already E.164 for phones (kept as sent, no parsing on the hot
     path); anything else is read like a typed number. ValueError when it is none."""

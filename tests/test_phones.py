@@ -88,3 +88,20 @@ def test_an_unknown_region_is_refused_with_the_fix():
     assert info.value.problems == [
         "cfg.toml: [sms] default_region = 'UK' is not a region with known phone numbers (the "
         "United Kingdom is \"GB\"); use a two-letter ISO 3166 code like \"US\", \"GB\" or \"DE\""]
+
+
+def test_check_warns_when_the_twilio_number_is_from_another_region(tmp_path):
+    path = tmp_path / "config.toml"
+    path.write_text('[server]\npublic_url = "https://sms.home.test"\n'
+                    f'[database]\npath = "{tmp_path / "m.db"}"\n'
+                    '[twilio]\naccount_sid = "AC1"\nauth_token = "token-123456"\n'
+                    'from_number = "+447700900001"\napi_base_url = "http://127.0.0.1:9"\n'
+                    '[llm]\nbase_url = "http://127.0.0.1:9/v1"\ntimeout_seconds = 1\n'
+                    'max_retries = 0\n')
+    output = CliRunner().invoke(main, ["check", "--config", str(path)]).output
+    assert ("warn sms: your Twilio number +447700900001 is from GB, but numbers written "
+            "without + and a country code (in [[users]], users add, chat --as) are read as US "
+            "numbers — set [sms] default_region = \"GB\" if that is where the household is"
+            ) in output
+    path.write_text(path.read_text() + '[sms]\ndefault_region = "GB"\n')
+    assert "warn sms:" not in CliRunner().invoke(main, ["check", "--config", str(path)]).output
