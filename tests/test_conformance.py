@@ -90,10 +90,6 @@ OLD_SHAPES = {
         {"role": "assistant", "content": "", "tool_calls": [_call("call00001", "search_media")]},
         {"role": "tool", "tool_call_id": "call00001", "name": "search_media", "content": "{}"},
         {"role": "user", "content": "hello?"}],
-    "an unnamed tool result": [
-        SYSTEM, {"role": "user", "content": "get dune"},
-        {"role": "assistant", "content": "", "tool_calls": [_call("call00001", "search_media")]},
-        {"role": "tool", "tool_call_id": "call00001", "content": "{}"}],
     "two calls in one message": [
         SYSTEM, {"role": "user", "content": "queue and upcoming?"},
         {"role": "assistant", "content": "", "tool_calls": [
@@ -118,7 +114,6 @@ OLD_SHAPES = {
      "You are mediabot"),
     ("user after a tool round", "mistral-small-3.2", "vllm", "raised", "must alternate"),
     ("user after a tool round", "vllm-mistral-parallel", "vllm", "raised", "must alternate"),
-    ("an unnamed tool result", "vllm-hermes", "vllm", "raised", "require a 'name' key"),
     ("two calls in one message", "llama-3.1", "vllm", "raised", "single tool-calls"),
     ("two calls in one message", "llama-3.3", "passthrough", "raised", "single tool-calls"),
     ("content null beside calls", "qwen3", "passthrough", "raised", "NoneType"),
