@@ -11,6 +11,7 @@ import os
 import resource
 import signal
 import threading
+import time
 
 from waitress import create_server
 
@@ -28,6 +29,7 @@ from .worker import Worker
 log = logging.getLogger(__name__)
 NOTICE_SECONDS = 5.0
 OUTBOX_RETRY_SECONDS = 30.0
+NOTICE_GRACE_SECONDS = 2.0   # for "ready to watch" texts at shutdown, past the drain
 FILES_BESIDE_CONNECTIONS = 64  # database, WAL, log, clients of Sonarr/Radarr/LLM/Twilio
 
 
@@ -106,17 +108,36 @@ class Daemon:
             pass
 
     def stop(self) -> bool:
-        """Stop accepting, drain the turns in flight (bounded), stop the jobs."""
+        """Stop accepting, drain the turns in flight and send the notices still gathering,
+        within ``[server] drain_seconds`` (the notices get NOTICE_GRACE_SECONDS at least),
+        stop the jobs. False when something was left for the next start: the caller should
+        then exit at once rather than wait for the threads still busy with it."""
+        deadline = time.monotonic() + self.config.server.drain_seconds
         if self.server is not None:
             self.server.close()
         drained = self.worker.shutdown(self.config.server.drain_seconds)
-        self.hooks.close()  # episode notices still being gathered go out now
+        told = within(max(deadline - time.monotonic(), NOTICE_GRACE_SECONDS), self.hooks.close)
         if self.scheduler.running:
             self.scheduler.shutdown(wait=False)
         db.database.close()
-        log.info("mediabot stopped%s", "" if drained else
-                 " (turns that did not finish are answered after the next start)")
-        return drained
+        left = [what for what, done in (("turns", drained), ("notices", told)) if not done]
+        log.info("mediabot stopped%s", f" ({' and '.join(left)} that did not finish go out "
+                                       "after the next start)" if left else "")
+        return drained and told
+
+
+def within(seconds: float, fn) -> bool:
+    """Run ``fn`` in a daemon thread for at most ``seconds``; whether it finished."""
+    def run():
+        try:
+            fn()
+        except Exception:
+            log.exception("%s failed during shutdown", getattr(fn, "__qualname__", fn))
+
+    thread = threading.Thread(target=run, name="stopping", daemon=True)
+    thread.start()
+    thread.join(seconds)
+    return not thread.is_alive()
 
 
 def fit_file_limit(connection_limit: int) -> None:
@@ -161,8 +182,8 @@ def serve(config: Config) -> int:
                            "[server] host or port") from None
     daemon.run()
     if not daemon.stop():
-        # Turns let go by the drain still hold threads (a model call, say) that Python
-        # would wait for at exit; their work is taken back, so end the process now.
+        # Turns let go by the drain (or notices still sending) hold threads Python would
+        # wait for at exit; what they were doing is left for the next start: exit now.
         logging.shutdown()
         os._exit(0)
     return 0

@@ -2,6 +2,7 @@
 time, the unfinished turn leaves nothing behind, and the next start answers it once."""
 
 import signal
+import threading
 import sqlite3
 import time
 
@@ -43,4 +44,34 @@ def test_sigterm_during_a_60_second_model_call_exits_in_time_and_answers_after_r
     assert rows(daemon, "SELECT status FROM inbox") == [("done",)]
     assert [role for role, in rows(daemon, "SELECT role FROM messages ORDER BY id")] == \
         ["user", "assistant"]
-    assert "turns that did not finish are answered after the next start" in daemon.log.read_text()
+    assert "turns that did not finish go out after the next start" in daemon.log.read_text()
+
+
+def test_notices_still_sending_when_the_drain_ends_do_not_hold_the_stop(daemon_for, clock,
+                                                                        fake_twilio):
+    """Episode notices still gathering go out at stop; with Twilio hanging, the stop still
+    ends on time and the texts wait in the outbox for the next start."""
+    from mediabot import db
+    from mediabot.daemon import NOTICE_GRACE_SECONDS
+    from mediabot.engine import record_request
+    from tests.conftest import ADMIN
+    from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
+
+    daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET},
+                        server={"drain_seconds": 1}, twilio={"timeout_seconds": 1})
+    record_request(db.User.get(phone=ADMIN).id, "sonarr", SEVERANCE, "Severance", clock())
+    response = daemon.app.test_client().post("/hooks/sonarr", json=sonarr_download([(2, 1)]),
+                                             headers=basic(SECRET))
+    assert response.status_code == 200
+    fake_twilio.set_delay(3)
+    try:
+        started = time.monotonic()
+        assert daemon.stop() is False, "something was left for the next start"
+        took = time.monotonic() - started
+        assert took < 1 + NOTICE_GRACE_SECONDS + 0.5, f"the stop took {took:.1f} s"
+        assert wait_for(lambda: not any(t.name == "stopping" for t in threading.enumerate()),
+                        timeout=15)
+    finally:
+        fake_twilio.set_delay(0)
+    db.database.connect(reuse_if_open=True)
+    assert [row.status for row in db.Outbox.select()] == ["pending"], "kept for the next start"
