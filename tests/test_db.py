@@ -149,5 +149,5 @@ def test_the_rate_limit_and_retention_queries_use_an_index_not_a_scan(path):
     assert "USING INDEX outbox_user_created" in query_plan(sql, params)
     old = db.Message.select(db.Message.id).where(db.Message.created_at < since).limit(500)
     sql, params = db.Message.delete().where(db.Message.id.in_(old)).sql()
-    assert "USING COVERING INDEX messages_created_at" in query_plan(sql, params)
+    assert "INDEX messages_created_at" in query_plan(sql, params)   # COVERING on 3.40
     db.database.close()
