@@ -26,11 +26,12 @@ from typing import Callable
 from . import confirm, db, history
 from .config import Config
 from .conversation import forget_conversation
-from .keywords import HELP_TEXT, classify_keyword, parse_answer
+from .keywords import (ADMIN_HELP, HELP_TEXT, classify_keyword, parse_answer,
+                       parse_decision)
 from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from .localtime import as_local
 from .prompts import build_system_prompt
-from .household import HouseRules, parse_decision
+from .household import HouseRules
 from .summaries import Summarizer
 from .tools import (ToolContext, ToolError, available_tools, describe_action, get_tool,
                     parse_arguments, run_tool, tool_schemas)
@@ -39,7 +40,6 @@ log = logging.getLogger(__name__)
 
 ONBOARDING_QUESTION = ("Hi! I'm the house media bot: I can find, add and check movies and "
                        "shows for you. What should I call you?")
-ADMIN_HELP = " Admins: APPROVE 12 or DENY 12 answers a member's request 12."
 RESET_REPLY = "Done - I've forgotten our conversation. What can I do for you?"
 ROUND_LIMIT_REPLY = "Sorry, I couldn't finish that. Could you try rephrasing it?"
 APOLOGIES = {

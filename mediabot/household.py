@@ -15,7 +15,6 @@ time zone. Admins are exempt from both rules.
 import datetime as dt
 import json
 import logging
-import re
 from dataclasses import dataclass
 from typing import Callable
 
@@ -27,14 +26,7 @@ from .tools import ToolError
 
 log = logging.getLogger(__name__)
 
-DECISION = re.compile(r"^\s*(approve|deny)\s*#?\s*(\d{1,9})\s*[.!]*\s*$", re.IGNORECASE)
 Notify = Callable[[db.User, str], None]
-
-
-def parse_decision(text: str) -> tuple[str, int] | None:
-    """("approve"|"deny", number) for "APPROVE 12" / "deny #12", else None."""
-    match = DECISION.match(text or "")
-    return (match.group(1).lower(), int(match.group(2))) if match else None
 
 
 def week_start(now: dt.datetime, zone: dt.tzinfo) -> dt.datetime:

@@ -17,6 +17,8 @@ HELP_TEXT = (
     "mediabot: text me like a person. Try \"get the new Dune\", \"what's downloading?\", "
     "\"anything new this week?\" or \"do we have Severance?\". Reply Y or N when I ask "
     "to confirm. RESET clears our chat. STOP unsubscribes, START resumes.")
+# Added to HELP_TEXT for admins while members' requests wait for their approval.
+ADMIN_HELP = " Admins: APPROVE 12 or DENY 12 answers a member's request 12."
 
 KEYWORDS = {
     "HELP": "help", "INFO": "help",
@@ -38,6 +40,8 @@ NO_WORDS = frozenset({"n", "no", "nope", "nah", "no thanks", "no thank you", "ke
                       "forget it", "forget that", "leave it", "don't delete it",
                       "don't remove it", "do not delete it", "do not remove it"})
 MAX_ANSWER_WORDS = 8
+# An admin's answer to a member's request when approvals are on: "APPROVE 12", "deny #12".
+DECISION = re.compile(r"^\s*(approve|deny)\s*#?\s*(\d{1,9})\s*[.!]*\s*$", re.IGNORECASE)
 
 _KEYWORD_TRIM = re.compile(r"^[\W_]+|[\W_]+$")
 
@@ -78,3 +82,9 @@ def _made_of(words: list[str], phrases: frozenset[str]) -> bool:
         return True
     return any(" ".join(words[:size]) in phrases and _made_of(words[size:], phrases)
                for size in range(min(len(words), 4), 0, -1))
+
+
+def parse_decision(text: str) -> tuple[str, int] | None:
+    """("approve"|"deny", number) for "APPROVE 12" / "deny #12", else None."""
+    match = DECISION.match(text or "")
+    return (match.group(1).lower(), int(match.group(2))) if match else None

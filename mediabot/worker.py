@@ -11,9 +11,9 @@ keyword only counts as a whole message:
 
 - STOP-like and START-like words flag the user (no model call, no reply), as a lone text
   does; either also drops a removal question waiting for its Y.
-- HELP and RESET are each answered on their own, first, in the order they came, with their
-  own fixed reply (a RESET clears history and any waiting question before the rest is
-  read). So "RESET" + "what is new?" gets "Done - I've forgotten our conversation..." and
+- HELP, RESET and an admin's APPROVE 12 / DENY 12 are each answered on their own, first,
+  in the order they came, with their own reply (a RESET clears history and any waiting
+  question before the rest is read). So "RESET" + "what is new?" gets "Done - I've forgotten our conversation..." and
   then the model's answer to "what is new?" from a clean history: two texts.
 - The remaining texts are joined into one model turn. A Y or N among them is not an answer
   to a waiting removal (only a lone text sent after the question is, see ``engine``): the
@@ -36,7 +36,7 @@ from contextlib import contextmanager
 
 from . import confirm, db
 from .config import SmsConfig
-from .keywords import classify_keyword
+from .keywords import classify_keyword, parse_decision
 from .sms import format_reply_for
 from .turn_faults import (STORAGE_APOLOGY, RetryPolicy, discard_after, is_storage_fault,
                           newest_message_id, requeue, take_back)
@@ -253,8 +253,8 @@ class Worker:
     # -- one user's queued messages -------------------------------------------------------
 
     def process_user(self, user_id: int) -> None:
-        """Answer everything this user has queued: each HELP/RESET text alone, then the
-        rest as one turn (``burst_turns``)."""
+        """Answer everything this user has queued: each HELP/RESET/APPROVE/DENY text alone,
+        then the rest as one turn (``burst_turns``)."""
         rows = list(db.Inbox.select().where(db.Inbox.user == user_id,
                                             db.Inbox.status.in_(ACTIVE)).order_by(db.Inbox.id))
         if not rows:
@@ -419,13 +419,17 @@ def recent_turns(user_id: int, since: dt.datetime):
 def burst_turns(rows: list) -> list[list]:
     """The turns a burst of inbox rows is answered in, each a list of rows.
 
-    HELP and RESET texts come first, each as a turn of its own (in arrival order), then all
-    other texts as one turn. The split depends only on the bodies, so a restart that finds
+    HELP, RESET and an admin's APPROVE/DENY come first, each as a turn of its own (in
+    arrival order), then all other texts as one turn. The split depends only on the bodies, so a restart that finds
     the same rows queued makes the same turns and finds their replies by the same rows.
     """
-    alone = [[row] for row in rows if classify_keyword(row.body) in ANSWERED_ALONE]
-    rest = [row for row in rows if classify_keyword(row.body) not in ANSWERED_ALONE]
+    alone = [[row] for row in rows if _answered_alone(row.body)]
+    rest = [row for row in rows if not _answered_alone(row.body)]
     return alone + ([rest] if rest else [])
+
+
+def _answered_alone(body: str) -> bool:
+    return classify_keyword(body) in ANSWERED_ALONE or parse_decision(body) is not None
 
 
 def stored_reply(user_id: int, text: str, since: dt.datetime) -> str | None:

@@ -8,7 +8,7 @@ import signal
 import pytest
 
 from mediabot import db
-from mediabot.household import parse_decision, week_start
+from mediabot.household import week_start
 from mediabot.sim.arr import API_KEY
 from mediabot.sim.loopback import wait_for
 from tests.conftest import ADMIN, MEMBER
@@ -166,13 +166,6 @@ def test_waiting_requests_count_toward_the_quota(house, stack, fake_llm):
     ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
     assert db.Approval.select().count() == 1
     assert "over the weekly limit" in last_tool_result(MEMBER)["error"]
-
-
-@pytest.mark.parametrize("words, parsed", [
-    ("APPROVE 12", ("approve", 12)), ("deny #7", ("deny", 7)), (" Approve 3. ", ("approve", 3)),
-    ("approve", None), ("approve 12 and 13", None), ("please approve 12", None)])
-def test_decisions_are_parsed_without_the_model(words, parsed):
-    assert parse_decision(words) == parsed
 
 
 def test_the_week_starts_monday_in_the_household_zone():

@@ -2,7 +2,7 @@
 
 import pytest
 
-from mediabot.keywords import HELP_TEXT, classify_keyword, parse_answer
+from mediabot.keywords import HELP_TEXT, classify_keyword, parse_answer, parse_decision
 from mediabot.sms import format_reply, is_gsm7
 
 
@@ -67,6 +67,13 @@ def test_opt_out_words_are_never_no(text):
                                   "no idea, what is queued?"])
 def test_anything_else_is_not_an_answer(text):
     assert parse_answer(text) is None
+
+
+@pytest.mark.parametrize("words, parsed", [
+    ("APPROVE 12", ("approve", 12)), ("deny #7", ("deny", 7)), (" Approve 3. ", ("approve", 3)),
+    ("approve", None), ("approve 12 and 13", None), ("please approve 12", None)])
+def test_decisions_are_parsed_without_the_model(words, parsed):
+    assert parse_decision(words) == parsed
 
 
 @pytest.mark.parametrize("module", ["engine", "confirm", "keywords"])

@@ -130,8 +130,9 @@ def wait_until(predicate, timeout=3.0):
     (["Y", "what is new?"], [["Y", "what is new?"]]),
     (["HELP", "RESET"], [["HELP"], ["RESET"]]),
     (["please help", "reset it"], [["please help", "reset it"]]),
+    (["APPROVE 12", "deny #13", "thanks"], [["APPROVE 12"], ["deny #13"], ["thanks"]]),
 ])
-def test_a_burst_answers_help_and_reset_alone_first_then_the_rest_together(bodies, turns):
+def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
     from types import SimpleNamespace
 
     from mediabot.worker import burst_turns
