@@ -282,7 +282,7 @@ def check_tool_calls(config: LLMConfig) -> Line:
                                    f"— {NO_TOOL_CALLS_FIX}")
     if message.get("tool_calls"):
         return Line(OK, "tools", "the model called a tool when asked (tool_choice auto)")
-    return Line(WARN, "tools", "asked to call a tool, the model answered in text, so it may "
+    return Line(WARN, "tools", "asked to call a tool, the model answered without one, so it may "
                                f"never search or add anything — {NO_TOOL_CALLS_FIX}")
 
 

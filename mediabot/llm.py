@@ -238,6 +238,19 @@ class ToolOutcome:
     end_turn: bool = False
 
 
+def _answer_in_words(model: ChatModel, messages: list[dict], result: LoopResult) -> dict:
+    """Ask once more without tools after an empty answer to a call that offered them.
+
+    Some servers cannot answer in words while tools are offered: llama-cpp-python's
+    ``chatml-function-calling`` grammar lets a text reply hold nothing at all. Tool calls in
+    this answer are not taken (no tools were offered); its text is the reply.
+    """
+    completion = model.complete(messages)
+    result.model_calls += 1
+    result.prompt_tokens = completion.prompt_tokens
+    return {"role": "assistant", "content": completion.message.get("content") or ""}
+
+
 def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]],
                   tools: list[dict], execute: Callable[[dict], ToolOutcome],
                   record: Callable[[dict, int | None], None], max_rounds: int) -> LoopResult:
@@ -256,6 +269,8 @@ def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]]
         result.model_calls += 1
         result.prompt_tokens = completion.prompt_tokens
         message = completion.message
+        if not message.get("tool_calls") and tools and not (message.get("content") or "").strip():
+            message = _answer_in_words(model, messages, result)
         if not message.get("tool_calls"):
             result.text = message.get("content") or ""
             return result

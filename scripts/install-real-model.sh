@@ -6,11 +6,11 @@
 # llama-cpp-python compiles llama.cpp with cmake: a C/C++ compiler and cmake are needed,
 # and it takes about 16 minutes on 2 idle cores (far longer on a busy machine).
 #
-# Usage: scripts/install-real-model.sh            (venv: .venv-model, or $MEDIABOT_MODEL_VENV)
-# Then:  MEDIABOT_REAL_MODEL=1 .venv/bin/python -m pytest -m realmodel -s
+# Usage: scripts/install-real-model.sh            (venv: .venv-model, or $REAL_MODEL_VENV)
+# Then:  RUN_REAL_MODEL=1 .venv/bin/python -m pytest -m realmodel -s
 set -euo pipefail
 cd "$(dirname "$0")/.."
-VENV=${MEDIABOT_MODEL_VENV:-.venv-model}
+VENV=${REAL_MODEL_VENV:-.venv-model}
 LLAMA_CPP_PYTHON=${LLAMA_CPP_PYTHON:-0.3.36}
 for tool in cmake c++; do
     command -v "$tool" >/dev/null || { echo "$tool is needed to build llama-cpp-python" >&2; exit 1; }

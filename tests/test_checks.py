@@ -206,7 +206,7 @@ def test_server_without_model_list_gets_a_one_token_completion(tmp_path, servers
 
 
 @pytest.mark.parametrize("answer, expected", [
-    ("Nothing is downloading.", "asked to call a tool, the model answered in text"),
+    ("Nothing is downloading.", "asked to call a tool, the model answered without one"),
     (error_reply(400, "tools are not supported by this template"),
      "refused a request with tools (rejected: HTTP 400: tools are not supported"),
 ])

