@@ -41,6 +41,7 @@ log = logging.getLogger(__name__)
 ONBOARDING_QUESTION = ("Hi! I'm the house media bot: I can find, add and check movies and "
                        "shows for you. What should I call you?")
 RESET_REPLY = "Done - I've forgotten our conversation. What can I do for you?"
+NO_ANSWER_REPLY = "Sorry, I have no answer to that. Could you rephrase it?"  # model said nothing
 ROUND_LIMIT_REPLY = "Sorry, I couldn't finish that. Could you try rephrasing it?"
 APOLOGIES = {
     "timeout": "Sorry, I'm answering too slowly right now. Please try again in a minute.",
@@ -248,7 +249,7 @@ class Engine:
         elif result.hit_round_limit:
             reply = ROUND_LIMIT_REPLY
         else:
-            reply = result.text.strip() or "Sorry, I have no answer to that. Could you rephrase it?"
+            reply = result.text.strip() or NO_ANSWER_REPLY
         reply = note + reply
         history.save_message(user.id, {"role": "assistant", "content": reply},
                              prompt_tokens=result.prompt_tokens)

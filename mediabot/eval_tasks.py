@@ -13,6 +13,8 @@ import re
 from dataclasses import dataclass, field
 from typing import Callable
 
+from .engine import (APOLOGIES, APOLOGY, NO_ANSWER_REPLY, ROUND_LIMIT_REPLY,
+                     STUCK_REPLY)
 from .sms import count_segments, is_gsm7
 
 VERSION = "2026.11-1"
@@ -171,7 +173,17 @@ def _mention(reply: str, match: re.Match) -> str:
     return (before[cut:] + match.group(0)).strip()
 
 
-EVERY_STEP: tuple[Check, ...] = (no_invented_titles,)
+FALLBACKS = frozenset({APOLOGY, NO_ANSWER_REPLY, ROUND_LIMIT_REPLY, STUCK_REPLY,
+                       *APOLOGIES.values()})
+
+
+def answered(seen: Seen) -> str | None:
+    """The reply is the model's (or mediabot's own Y/N text), not a fallback that stands in
+    for an empty answer, a failed call or a tool loop that never ended."""
+    return f"no answer from the model ({seen.reply!r})" if seen.reply in FALLBACKS else None
+
+
+EVERY_STEP: tuple[Check, ...] = (answered, no_invented_titles)
 
 
 def _matches(arguments: dict, expected: dict) -> bool:

@@ -96,6 +96,14 @@ def test_a_careless_model_fails_exactly_the_tasks_it_got_wrong(fake_llm, config)
     assert "step 2: series 73244 missing from the library" not in failed["remove_asks_first"]
 
 
+def test_a_model_that_says_nothing_fails_every_task(fake_llm, config):
+    fake_llm.set_responder(lambda body: "")
+    result = run_eval(config, TASKS, repeat=1)
+    assert result["total"]["passed"] == 0
+    for row in result["tasks"]:
+        assert any("no answer from the model" in f for f in row["failures"]), row
+
+
 def test_removal_waits_for_the_y_and_runs_on_it(fake_llm, config):
     fake_llm.set_responder(scripted(GOOD))
     result = run_eval(config, select(["remove_asks_first"]), repeat=1)
