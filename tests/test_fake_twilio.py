@@ -1,5 +1,8 @@
 """The fake Twilio answers the real twilio SDK as api.twilio.com does."""
 
+import threading
+import time
+
 import pytest
 import requests
 from twilio.base.exceptions import TwilioRestException
@@ -98,3 +101,22 @@ def test_delay_makes_a_client_timeout(server, fake):
     with pytest.raises(requests.Timeout):
         client.messages.create(to="+15551234567", from_="+15550001111", body="x")
     fake.set_delay(0)
+
+
+def test_a_send_that_began_before_a_reset_is_not_recorded_after_it():
+    """A slow send a client gave up on must not land in the next test's record."""
+    fake = FakeTwilio()
+    with LoopbackServer(fake) as server:
+        fake.set_delay(0.3)
+        url = f"{server.url}/2010-04-01/Accounts/{fake.account_sid}/Messages.json"
+        late = threading.Thread(target=lambda: requests.post(
+            url, data={"To": "+15551230001", "From": "+15550001111", "Body": "late"},
+            auth=(fake.account_sid, fake.auth_token), timeout=5))
+        late.start()
+        time.sleep(0.1)
+        fake.reset()
+        late.join()
+        assert fake.sent == []
+        requests.post(url, data={"To": "+15551230001", "From": "+15550001111", "Body": "now"},
+                      auth=(fake.account_sid, fake.auth_token), timeout=5)
+        assert fake.bodies() == ["now"]

@@ -52,10 +52,14 @@ class FakeTwilio:
         self._failures: list[tuple[int, int | None, str | None]] = []
         self._delay = 0.0
         self._lock = threading.Lock()
+        self._epoch = 0     # bumped by reset(): a request that began before it is not recorded
 
     def reset(self) -> None:
-        """Forget what was sent and any scripted failure or delay (between tests)."""
+        """Forget what was sent and any scripted failure or delay (between tests). A send
+        still in flight from before (a slow answer a client gave up on) is not recorded
+        after the reset, so it cannot land in the next test's record."""
         with self._lock:
+            self._epoch += 1
             self.sent.clear()
             self.requests.clear()
             self._failures.clear()
@@ -78,6 +82,7 @@ class FakeTwilio:
     def __call__(self, environ, start_response):
         request = Request(environ)
         with self._lock:
+            request.environ["fake_twilio.epoch"] = self._epoch
             self.requests.append({"method": request.method, "path": request.path,
                                   "form": dict(request.form), "args": dict(request.args)})
         if self._delay:
@@ -120,7 +125,8 @@ class FakeTwilio:
             return _error(400, problem)
         message = self._message(form)
         with self._lock:
-            self.sent.append(message)
+            if request.environ["fake_twilio.epoch"] == self._epoch:
+                self.sent.append(message)
         return _json(201, message)
 
     def _message(self, form) -> dict:
