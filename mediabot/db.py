@@ -191,8 +191,21 @@ class Approval(BaseModel):
         table_name = "approvals"
 
 
+class Search(BaseModel):
+    """When a title was last searched for again ("look for it again"), per service and
+    external id: ``[requests] search_again_hours`` holds across restarts and members."""
+
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    searched_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "searches"
+        indexes = ((("service", "external_id"), True),)
+
+
 MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
-          Approval)
+          Approval, Search)
 
 
 def m001_initial(db: pw.SqliteDatabase) -> None:
@@ -353,8 +366,19 @@ def m007_health_probe(db: pw.SqliteDatabase) -> None:
                    "written_at DATETIME NOT NULL)")
 
 
+def m008_searches(db: pw.SqliteDatabase) -> None:
+    """The last "look for it again" search per title, for the per-title limit."""
+    db.execute_sql("""CREATE TABLE searches (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        service VARCHAR(255) NOT NULL,
+        external_id INTEGER NOT NULL,
+        searched_at DATETIME NOT NULL)""")
+    db.execute_sql("CREATE UNIQUE INDEX searches_title ON searches (service, external_id)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
-              m005_pending_asked_after, m006_household_rules, m007_health_probe]
+              m005_pending_asked_after, m006_household_rules, m007_health_probe,
+              m008_searches]
 
 
 class StorageError(Exception):

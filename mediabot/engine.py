@@ -32,6 +32,7 @@ from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from .localtime import as_local
 from .prompts import build_system_prompt
 from .household import HouseRules
+from .searchlimit import SearchLimit
 from .summaries import Summarizer
 from .tools import (ToolContext, ToolError, available_tools, describe_action, get_tool,
                     parse_arguments, run_tool, tool_schemas)
@@ -223,7 +224,9 @@ class Engine:
                            record_request=lambda service, ext_id, title, seasons=0:
                                record_request(user.id, service, ext_id, title, clock(),
                                               seasons=seasons),
-                           clock=self._aware_clock, gate=gate)
+                           clock=self._aware_clock, gate=gate,
+                           searches=SearchLimit(self.config.requests.search_again_hours,
+                                                clock, self.config.server.zone))
 
     def _aware_clock(self) -> dt.datetime:
         """The injected clock (naive UTC, as stored) in the household's zone, for the tools."""

@@ -19,6 +19,8 @@ CAPABILITIES = (
     ("download_queue", "show what is downloading (download_queue)"),
     ("upcoming", "show what is coming up (upcoming)"),
     ("notify_me", "text the person when something they want has downloaded (notify_me)"),
+    ("search_again", "say why something in the library is missing or stuck, and search for "
+                     "it again (search_again)"),
 )
 WHAT = {"Sonarr": "TV series", "Radarr": "movies"}
 

@@ -10,7 +10,7 @@ from mediabot.tools import (ToolContext, ToolError, available_tools, describe_ac
 from mediabot.tools.base import Tool
 
 ALL = ["search_media", "library_status", "add_movie", "add_series", "remove_media",
-       "download_queue", "upcoming", "notify_me"]
+       "download_queue", "upcoming", "notify_me", "search_again"]
 
 
 def names(tools) -> list[str]:
@@ -49,7 +49,8 @@ def test_every_parameter_the_model_sees_has_a_description():
 # Sent on every model call (3,877 bytes before). The 8 tools and 14 parameters of DESIGN
 # section 5, with their types, enums and required lists but every description emptied, take
 # 2,155 bytes (bench/tool_payload.py prints it), so issue 11's 1.5 KB needs a smaller contract.
-SCHEMA_BUDGET = 2900
+# Issue 14 added a ninth tool, search_again (394 bytes with its separator), on top of that.
+SCHEMA_BUDGET = 2900 + 394
 
 
 def test_tool_schemas_stay_small_and_keep_validation_out_of_the_prompt():

@@ -10,10 +10,12 @@ delete answering 200 with no body; ``system/status`` with a configurable version
 3.x serves language profiles, 4.x does not).
 
 Knobs: ``delay`` (answer late, for timeouts), ``lookup_status`` (e.g. 503, the search
-backend being down), ``echo_status`` (every API call but ``system/status`` fails with that
-status and a body that quotes the request URL, API key included, as some servers and
+backend being down), ``command_status`` (commands fail with it), ``echo_status`` (every
+API call but ``system/status`` fails with that status and a body that quotes the request URL, API key included, as some servers and
 reverse proxies do; ``echo_json`` False sends it as an HTML page). Every request is
-recorded in ``requests`` for assertions.
+recorded in ``requests`` for assertions; every command (``POST command``: MoviesSearch,
+SeriesSearch, SeasonSearch, EpisodeSearch...) in ``commands``, answered like the real
+CommandResource (201, status "queued", trigger "manual") and readable at ``command/{id}``.
 """
 
 import copy
@@ -85,6 +87,8 @@ class FakeArr:
         self.root_folders = root_folders(root)
         self.tags: list[dict] = []
         self.deleted: list[dict] = []
+        self.commands: list[dict] = []
+        self.command_status: int | None = None   # e.g. 503: commands fail, nothing else
         self._lock = threading.Lock()
 
     def __call__(self, environ, start_response):
@@ -150,6 +154,8 @@ class FakeArr:
             ("POST", "tag", self._add_tag),
             ("GET", "queue", self._queue),
             ("GET", "calendar", self._calendar),
+            ("POST", "command", self._command),
+            ("GET", r"command/(\d+)", lambda r, i: self._by_id(self.commands, i)),
         ]
 
     def _status(self, request: Request) -> Response:
@@ -174,6 +180,26 @@ class FakeArr:
         tag = {"id": len(self.tags) + 1, "label": request.get_json()["label"]}
         self.tags.append(tag)
         return _json(tag, 201)
+
+    def _command(self, request: Request) -> Response:
+        """A CommandResource as Sonarr/Radarr answer it: queued, the body echoed back."""
+        if self.command_status:
+            return _json({"message": "The command could not be queued"}, self.command_status)
+        body = request.get_json(silent=True)
+        if not isinstance(body, dict) or not body.get("name"):
+            return _validation(("Name", "'Name' must not be empty.", None, "NotEmptyValidator"))
+        name = body["name"]
+        words = re.sub(r"(?<!^)(?=[A-Z])", " ", name)
+        command = {
+            "id": len(self.commands) + 1, "name": name, "commandName": words,
+            "body": {**body, "sendUpdatesToClient": True, "updateScheduledTask": True,
+                     "requiresDiskAccess": False, "isExclusive": False, "isLongRunning": False,
+                     "name": name, "trigger": "manual", "suppressMessages": False},
+            "priority": "normal", "status": "queued", "result": "unknown",
+            "queued": z(self.now), "trigger": "manual", "stateChangeTime": z(self.now),
+            "sendUpdatesToClient": True, "updateScheduledTask": True}
+        self.commands.append(command)
+        return _json(command, 201)
 
     def _queue(self, request: Request) -> Response:
         page = int(request.args.get("page", 1))

@@ -6,7 +6,8 @@ relative to ``now`` so "airs in two days" stays true; every timestamp ends in ``
 
 Sonarr: The Office (downloaded, 62 GB), Severance (season 2 downloading), Slow Horses
 (an episode airs in two days). Radarr: Dune (downloaded), Dune: Part Two (downloading),
-Project Hail Mary (digital release in three days). Plus lookup-only titles.
+Project Hail Mary (digital release in three days), Arrival (out for years, monitored, but
+no release found: no file and nothing queued). Plus lookup-only titles.
 """
 
 import datetime as dt
@@ -14,6 +15,7 @@ import datetime as dt
 GB = 1_000_000_000
 OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB, SLOW_HORSES_TVDB = 73244, 78107, 371980, 392256
 DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB, DUNE_1984_TMDB = 438631, 693134, 687163, 841
+ARRIVAL_TMDB = 329865
 
 
 def z(moment: dt.datetime) -> str:

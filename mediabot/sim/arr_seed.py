@@ -3,8 +3,8 @@
 import datetime as dt
 
 from mediabot.sim.arr_fixtures import (
-    DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB, OFFICE_TVDB, OFFICE_UK_TVDB,
-    SEVERANCE_TVDB, SLOW_HORSES_TVDB, episodes_for, movie, queue_record, series)
+    ARRIVAL_TMDB, DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB, OFFICE_TVDB,
+    OFFICE_UK_TVDB, SEVERANCE_TVDB, SLOW_HORSES_TVDB, episodes_for, movie, queue_record, series)
 
 OFFICE_SEASONS = (6, 22, 25, 19, 28, 26, 26, 24, 25)
 _OFFICE_TEXT = ("A mockumentary crew follows the staff of a mid-sized paper supply company in "
@@ -136,9 +136,15 @@ def radarr_seed(now: dt.datetime) -> dict:
                       studio="Amazon MGM Studios", genres=("Science Fiction", "Drama"),
                       in_cinemas=now - 40 * day, digital=now + 3 * day,
                       physical=now + 45 * day, library_id=3, now=now)
-    for item in (dune_two, hail_mary):
+    arrival = movie(ARRIVAL_TMDB, "Arrival", 2016,
+                    overview="A linguist is recruited by the military to talk with the "
+                             "visitors of twelve spacecraft that touched down around the world.",
+                    studio="Paramount Pictures", genres=("Science Fiction", "Drama"),
+                    in_cinemas=now - 3650 * day, digital=now - 3560 * day,
+                    physical=now - 3540 * day, library_id=4, now=now)
+    for item in (dune_two, hail_mary, arrival):   # arrival: released, no file, not queued
         item["monitored"] = True
-    return {"movies": [dune, dune_two, hail_mary], "catalog": _radarr_catalog(now),
+    return {"movies": [dune, dune_two, hail_mary, arrival], "catalog": _radarr_catalog(now),
             "queue": [queue_record(201, "Dune.Part.Two.2024.2160p.UHD.BluRay.x265-SPHD",
                                    61_000_000_000, 22_600_000_000, download_id="DUNE2",
                                    now=now, minutes_left=135, movieId=2)]}

@@ -45,6 +45,14 @@ class ServiceClient(Protocol):
     def run(self, fn: Callable[..., Any], *args, not_found: str | None = None) -> Any: ...
 
 
+class SearchGate(Protocol):
+    """The per-title limit on searching again (``searchlimit.SearchLimit`` is the one)."""
+
+    def claim(self, service: str, external_id: int) -> dt.datetime | None: ...
+
+    def release(self, service: str, external_id: int) -> None: ...
+
+
 class AlreadyInLibrary(ToolError):
     """Raised by the add tools; ``complete`` is False while files are still missing."""
 
@@ -80,6 +88,7 @@ class ToolContext:
     times (tests pin it). ``gate(service, external_id, title, tool, arguments, seasons)``,
     when set, is asked before an add runs: it raises ToolError (over quota), returns the
     result to give instead (held for an admin's approval), or returns None to add now.
+    ``searches`` limits how often one title may be searched again (None: no limit).
     """
 
     sonarr: "ServiceClient | None"
@@ -89,6 +98,7 @@ class ToolContext:
     record_request: Callable[..., None] | None = None
     clock: Callable[[], dt.datetime] = utc_now
     gate: Callable[[str, int, str, str, dict, int], dict | None] | None = None
+    searches: SearchGate | None = None
 
     def client(self, service: str) -> ServiceClient:
         """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""

@@ -6,6 +6,7 @@ handlers. Handlers pick the service(s), call the sonarr/radarr functions through
 import datetime as dt
 from types import ModuleType
 
+from mediabot.localtime import local_text
 from mediabot.tools import radarr, sonarr
 from mediabot.tools.base import (ADMINS, DESTRUCTIVE, EVERYONE, SAFE, AlreadyInLibrary, Tool,
                                  ToolContext, ToolError)
@@ -213,6 +214,33 @@ def notify_me(ctx: ToolContext, args: dict) -> dict:
     return {"ok": True, "message": message}
 
 
+def search_again(ctx: ToolContext, args: dict) -> dict:
+    """Why a library title is missing files, in the server's own words, and a new search
+    when one can help, at most once per title in ``[requests] search_again_hours``."""
+    service = SERVICES[args["kind"]][0]
+    client = ctx.client(service)
+    plan = _library_call(ctx, args, "stuck", ctx.clock())
+    told = f"{plan['title']}: {'; '.join(plan['why'])}."
+    if plan["search"] is None:
+        return {"searched": False, "message": f"{told} Not searched again: "
+                                              f"{plan['not_searched']}."}
+    wait = ctx.searches.claim(service, args["id"]) if ctx.searches is not None else None
+    if wait is not None:
+        return {"searched": False, "message": f"{told} It was searched for again recently; "
+                f"it can be searched again from {local_text(wait, wait.tzinfo)}."}
+    try:
+        client.run(_post_command, *plan["search"])
+    except ToolError:
+        if ctx.searches is not None:
+            ctx.searches.release(service, args["id"])
+        raise
+    return {"searched": True, "message": f"{told} Asked {client.name} to search for it again."}
+
+
+def _post_command(api, name: str, body: dict) -> dict:
+    return api._raw.post_command(name, **body)
+
+
 # Each parameter's description is what the model reads (tool_schemas sends only type, enum,
 # items, required and the descriptions; bounds and defaults stay here, for validation).
 _ID = {"type": "integer", "minimum": 1, "description": "tmdb_id or tvdb_id"}
@@ -268,4 +296,7 @@ TOOLS = (
     Tool("notify_me", "Text this user when a title is ready to watch.",
          _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
          SAFE, EVERYONE, ("sonarr", "radarr"), notify_me),
+    Tool("search_again", "Why a library title is missing or stuck; searches again if useful.",
+         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+         SAFE, EVERYONE, ("sonarr", "radarr"), search_again),
 )

@@ -8,12 +8,13 @@ parsed is None, which would turn a harmless read into another request.
 import datetime as dt
 
 from mediabot.config import ArrConfig
-from mediabot.tools.base import AlreadyInLibrary
+from mediabot.tools.base import AlreadyInLibrary, ToolError
 from mediabot.tools.choices import pick_quality_profile, pick_root_folder
 from mediabot.tools.format import api_time, date_text, human_size, parse_utc
 from mediabot.tools.metadata import Metadata
 from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
-                                      queue_summary, require_added, search_hit, title_of)
+                                      queue_summary, require_added, search_hit,
+                                      stuck_downloads, title_of)
 
 QUEUE_PAGE_SIZE = 50
 RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
@@ -115,6 +116,50 @@ def queue(api) -> tuple[list[dict], int]:
     """(downloads, total) with the movie's title and year instead of the release name."""
     page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeMovie=True)
     return queue_summary(page, _movie_label)
+
+
+def stuck(api, tmdb_id: int, now: dt.datetime) -> dict:
+    """Why the movie has no file yet, from Radarr's own status, and the search that can help:
+    {"title", "why": [clauses], "search": (command, body) or None, "not_searched": why not}."""
+    data = lookup(api, tmdb_id)
+    title = title_of(data)
+    if not data.get("id"):
+        raise ToolError(f"{title} is not in the library")
+    if data.get("hasFile"):
+        return _plan(title, "it is downloaded", "nothing is missing")
+    page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE)
+    queued = [r for r in (page or {}).get("records") or [] if r.get("movieId") == data["id"]]
+    if queued:
+        return _plan(title, "; ".join(stuck_downloads(queued)),
+                     "it is already in the download queue")
+    if not data.get("monitored"):
+        return _plan(title, "not monitored, so Radarr is not looking for it",
+                     "an admin has to monitor it in Radarr first")
+    released, when = _home_release(data, now)
+    if not released:
+        return _plan(title, f"waiting for its release date ({when})",
+                     "there is nothing to find before then")
+    return {"title": title, "why": [f"no release found yet ({when})"],
+            "search": ("MoviesSearch", {"movieIds": [data["id"]]})}
+
+
+def _plan(title: str, why: str, not_searched: str) -> dict:
+    return {"title": title, "why": [why], "search": None, "not_searched": not_searched}
+
+
+def _home_release(data: dict, now: dt.datetime) -> tuple[bool, str]:
+    """(out for home viewing?, the words for when): digital and physical releases decide."""
+    home = [(when, word) for when, word in _releases(data) if word != "cinema"]
+    out = [(when, word) for when, word in home if when <= now]
+    if out:
+        when, word = max(out)
+        return True, f"out since {when:%Y-%m-%d}, {word}"
+    if home:
+        when, word = min(home)
+        return False, f"{word} release {date_text(when)}"
+    if data.get("isAvailable"):
+        return True, "Radarr counts it as available"
+    return False, "no home release date known yet"
 
 
 def _movie_label(record: dict) -> str:

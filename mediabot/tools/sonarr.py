@@ -6,6 +6,7 @@ parsed is None, which would turn a harmless read into another request.
 """
 
 import datetime as dt
+from collections import Counter
 
 from mediabot.config import ArrConfig
 from mediabot.tools.base import AlreadyInLibrary, ToolError
@@ -15,7 +16,8 @@ from mediabot.localtime import UTC, local_text
 from mediabot.tools.format import api_time, episode_code, human_size, parse_utc
 from mediabot.tools.metadata import Metadata
 from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
-                                      queue_summary, require_added, search_hit, title_of)
+                                      queue_summary, require_added, search_hit,
+                                      stuck_downloads, title_of)
 
 QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
@@ -158,6 +160,53 @@ def queue(api) -> tuple[list[dict], int]:
                               includeEpisode=True)
     return queue_summary(page, lambda record: (record.get("series") or {}).get("title")
                          or record.get("title"))
+
+
+def stuck(api, tvdb_id: int, now: dt.datetime) -> dict:
+    """Why episodes are missing, from Sonarr's own status (its queue, the seasons' counts,
+    the next air date), and the search that can help: {"title", "why": [clauses],
+    "search": (command, body) or None, "not_searched": why not}. Aired episodes missing and
+    not queued are searched for: SeasonSearch for one season, SeriesSearch for several."""
+    data = lookup(api, tvdb_id)
+    title = title_of(data)
+    if not data.get("id"):
+        raise ToolError(f"{title} is not in the library")
+    page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeEpisode=True)
+    queued = [r for r in (page or {}).get("records") or [] if r.get("seriesId") == data["id"]]
+    why, seasons = stuck_downloads(queued), _unqueued_missing(data, queued)
+    why += [f"season {number}: {count} aired episode{'s' if count > 1 else ''} with no release "
+            "found yet" for number, count in seasons.items()]
+    plan = {"title": title, "why": why, "search": None}
+    if not data.get("monitored"):
+        why.append("not monitored, so Sonarr is not looking for it")
+        return {**plan, "not_searched": "an admin has to monitor it in Sonarr first"}
+    if len(seasons) == 1:
+        return {**plan, "search": ("SeasonSearch", {"seriesId": data["id"],
+                                                    "seasonNumber": next(iter(seasons))})}
+    if seasons:
+        return {**plan, "search": ("SeriesSearch", {"seriesId": data["id"]})}
+    if queued:
+        return {**plan, "not_searched": "what is missing is already in the download queue"}
+    airs = parse_utc(data.get("nextAiring"))
+    if airs:
+        when = local_text(airs, now.tzinfo or UTC)
+        why.append(f"every aired episode is here; the next airs {when}")
+        return {**plan, "not_searched": "there is nothing to find before then"}
+    why.append("every aired episode is downloaded")
+    return {**plan, "not_searched": "nothing is missing"}
+
+
+def _unqueued_missing(data: dict, queued: list[dict]) -> dict[int, int]:
+    """{season: aired episodes with no file and no download}, for monitored seasons."""
+    in_queue = Counter(record.get("seasonNumber") for record in queued)
+    missing = {}
+    for season in data.get("seasons") or []:
+        stats = season.get("statistics") or {}
+        count = (stats.get("episodeCount", 0) - stats.get("episodeFileCount", 0)
+                 - in_queue[season["seasonNumber"]])
+        if season.get("monitored") and season["seasonNumber"] > 0 and count > 0:
+            missing[season["seasonNumber"]] = count
+    return missing
 
 
 def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:

@@ -114,3 +114,19 @@ def _warning(record: dict) -> str | None:
                 for message in status.get("messages") or []]
     text = record.get("errorMessage") or (messages[0] if messages else "needs attention")
     return short_text(text, 120)
+
+
+def stuck_downloads(records: list[dict]) -> list[str]:
+    """One clause per download of an item, from the server's own status: "S02E06 stuck at
+    0%: The download is stalled with no connections", "downloading, 37%, 2 h 15 min left"."""
+    return [download_state(queue_item(group, "")) for group in group_queue(records)]
+
+
+def download_state(item: dict) -> str:
+    head = " ".join(filter(None, (item.get("episodes"), item["status"])))
+    if item.get("warning"):
+        stuck = " ".join(filter(None, (item.get("episodes"), "stuck")))
+        return f"{stuck} at {item['progress']}: {item['warning']}" if item.get("progress") \
+            else f"{stuck}: {item['warning']}"
+    left = item.get("time_left") and f"{item['time_left']} left"
+    return ", ".join(filter(None, (head, item.get("progress"), left)))
