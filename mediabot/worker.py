@@ -38,8 +38,8 @@ from . import confirm, db
 from .config import SmsConfig
 from .keywords import classify_keyword, parse_decision
 from .sms import format_reply_for
-from .turn_faults import (STORAGE_APOLOGY, RetryPolicy, discard_after, is_storage_fault,
-                          newest_message_id, requeue, take_back)
+from .turn_faults import (STORAGE_APOLOGY, OpenTurns, Retries, RetryPolicy, discard_after,
+                          is_storage_fault, requeue)
 
 log = logging.getLogger(__name__)
 
@@ -66,12 +66,8 @@ class Worker:
         self.sender = sender
         self.config = config
         self.clock = clock
-        self.retry = retry
-        self._failures: dict[int, int] = {}   # user -> failed attempts of the current turn
-        self._marks: dict[int, int] = {}      # user -> newest message id before that turn
-        self._timers: dict[int, threading.Timer] = {}
-        self._commit = threading.Lock()       # a reply is committed, or the turn let go
-        self._abandoned = False
+        self.retries = Retries(retry, self.notify)
+        self.turns = OpenTurns()
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="turn")
         self._lock = threading.Lock()
         self._running: set[int] = set()
@@ -147,39 +143,23 @@ class Worker:
         Returns whether every turn finished (the caller may then exit without waiting)."""
         with self._lock:
             self._closed = True
-            timers, self._timers = list(self._timers.values()), {}
-        for timer in timers:
-            timer.cancel()
+        self.retries.close()
         finished = self.wait_idle(timeout)
         self._let_go_of_unfinished_turns()
         self._pool.shutdown(wait=finished, cancel_futures=True)
         return finished
 
     def _let_go_of_unfinished_turns(self) -> None:
-        """Turns still running (the drain timed out) and turns waiting for a retry."""
         with self._lock:
             running = set(self._running)
-        with self._commit:
-            self._abandoned = True
-            users = running | set(self._marks)
         if running:
             log.warning("drain time is up: %d unfinished turn(s) left queued for the next "
                         "start", len(running))
         try:
             with db.database.connection_context():
-                for user_id in users:
-                    self._take_back(user_id)
+                self.turns.let_go(running)
         except Exception:
             log.exception("unfinished turns could not be taken back; they are retried on start")
-
-    def _take_back(self, user_id: int) -> None:
-        mark = self._marks.pop(user_id, None)
-        if mark is None:
-            requeue(user_id)
-            return
-        deleted = take_back(user_id, mark)
-        log.info("user %s: unfinished turn taken back (%d stored messages), messages queued",
-                 user_id, deleted)
 
     def _drain(self, user_id: int) -> None:
         """Run turns for ``user_id`` until no message came in during the last one.
@@ -219,9 +199,7 @@ class Worker:
 
     def _failed(self, user_id: int, exc: Exception) -> None:
         """Leave the user's rows retryable and try again after a backoff."""
-        failures = self._failures.get(user_id, 0) + 1
-        self._failures[user_id] = failures
-        delay = self.retry.delay(failures)
+        failures, delay = self.retries.failed(user_id)
         if is_storage_fault(exc):
             log.warning("user %s: the database refused a write or read (%s); their messages "
                         "are tried again in %g s (attempt %d)", user_id, exc, delay, failures)
@@ -233,22 +211,6 @@ class Worker:
                 requeue(user_id)
         except Exception as still:
             log.warning("user %s: rows left processing (%s); still retried", user_id, still)
-        self._retry_later(user_id, delay)
-
-    def _retry_later(self, user_id: int, delay: float) -> None:
-        with self._lock:
-            if self._closed:
-                return   # queued rows are taken up by the next start
-            if user_id in self._timers:
-                self._timers.pop(user_id).cancel()
-            timer = self._timers[user_id] = threading.Timer(delay, self._retry_now, [user_id])
-            timer.daemon = True
-        timer.start()
-
-    def _retry_now(self, user_id: int) -> None:
-        with self._lock:
-            self._timers.pop(user_id, None)
-        self.notify(user_id)
 
     # -- one user's queued messages -------------------------------------------------------
 
@@ -272,16 +234,16 @@ class Worker:
     def _answer_rows(self, user: db.User, rows: list[db.Inbox]) -> None:
         """One turn for ``rows``, unless it was answered before a crash or is over the limit."""
         interrupted = (any(row.status == "processing" for row in rows)
-                       or user.id in self._failures)
+                       or self.retries.failures(user.id) > 0)
         self._set_status(rows, "processing")
         answered = db.Outbox.get_or_none(db.Outbox.inbox == rows[-1].id)
         if answered is not None:   # before a crash or a failed write: never answer twice
             self._finish(rows, "done")
-            self._failures.pop(user.id, None)
+            self.retries.succeeded(user.id)
             if answered.status == "pending":
                 self.sender.deliver(answered.id)
             return
-        if self.retry.exhausted(self._failures.get(user.id, 0)):
+        if self.retries.exhausted(user.id):
             return self._apologise(user, rows)
         if self._rate_limited(user):
             return self._refuse(user, rows)
@@ -311,7 +273,7 @@ class Worker:
         A storage fault is not answered here: it goes up to ``_failed``, which retries."""
         text = "\n".join(row.body for row in rows if row.body.strip())  # MMS: no Body
         log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
-        self._marks.setdefault(user.id, newest_message_id(user.id))
+        self.turns.begin(user.id)
         status, error = "done", None
         try:
             reply = self._answer(user, rows, text, interrupted)
@@ -333,8 +295,8 @@ class Worker:
         if stored is not None:
             log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
             return stored
-        if user.id in self._failures:   # a retry starts from the history before the failure
-            discard_after(user.id, self._marks[user.id])
+        if self.retries.failures(user.id):   # a retry starts from before the failed attempt
+            discard_after(user.id, self.turns.start_of(user.id))
         if not text:
             return self.engine.drop_question(user.id) + NO_TEXT_REPLY
         return self.engine.handle(user.id, text, alone=len(rows) == 1, inbox_id=rows[-1].id)
@@ -343,21 +305,21 @@ class Worker:
                       status: str, error: str | None = None) -> bool:
         """Queue the reply and close the rows, then send; False (nothing kept, nothing
         sent) when the shutdown drain let this turn go while it ran."""
-        with self._commit:
-            if self._abandoned:
-                self._take_back(user.id)
+        with self.turns.commit:
+            if self.turns.abandoned:
+                self.turns.take_back(user.id)
                 return False
             outbox = self._queue_reply(user, rows[-1], reply) if reply else None
             self._finish(rows, status, error)
-            self._marks.pop(user.id, None)
-            self._failures.pop(user.id, None)
-        if outbox is not None and outbox.status == "pending" and not self._abandoned:
+            self.turns.closed(user.id)
+            self.retries.succeeded(user.id)
+        if outbox is not None and outbox.status == "pending" and not self.turns.abandoned:
             self.sender.deliver(outbox.id)   # after the drain: sent by the next start
         return True
 
     def _apologise(self, user: db.User, rows: list[db.Inbox]) -> None:
         """The turn failed ``retry.attempts`` times: say sorry instead of answering."""
-        failures = self._failures[user.id]
+        failures = self.retries.failures(user.id)
         log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
                   rows[-1].id, failures)
         self._commit_reply(user, rows, STORAGE_APOLOGY, "failed",
