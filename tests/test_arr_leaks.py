@@ -63,3 +63,24 @@ def test_an_error_body_quoting_the_url_leaks_neither_key_nor_query(
         assert not any(mark in what for mark in QUERY_MARKS), f"the query reached the {where}"
     assert TERM not in stored[0], "the search term is not echoed back in the tool result"
     return json.loads(stored[0])["error"]
+
+
+def test_a_queue_warning_quoting_a_download_clients_url_keeps_its_key_out(
+        daemon, stack, fake_llm, fake_twilio, tmp_path):
+    """Sonarr passes on what the download client said, URL and all: the warning reaches the
+    model without the client's apikey= or our own key."""
+    record = stack.sonarr.queue[0]
+    record.update(trackedDownloadStatus="warning", errorMessage=(
+        "Unable to connect to SABnzbd at http://sab.lan:8080/sabnzbd/api?mode=queue"
+        f"&apikey=SABKEY0123456789 (our key {API_KEY})"))
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    fake_llm.enqueue_text("One download has a problem with SABnzbd.")
+    assert text(daemon.app.test_client(), "what's downloading?").status_code == 200
+    assert daemon.worker.wait_idle(10)
+
+    stored = db.Message.get(db.Message.role == "tool").content
+    assert "Unable to connect to SABnzbd at http://sab.lan:8080/sabnzbd/api" in stored
+    for where, what in (("stored tool result", stored), ("history show", history_show(tmp_path)),
+                        ("model request", json.dumps(fake_llm.requests[-1]))):
+        assert "SABKEY0123456789" not in what and "mode=queue" not in what, where
+        assert API_KEY not in what, where

@@ -160,6 +160,7 @@ def test_what_the_user_asked_for_stays_out_of_the_info_log(stack, caplog):
     ("key SECRET or apikey=other in a header", (), "key *** or apikey=*** in a header"),
     ("Search for 'Dune Messiah' failed", ("dune messiah",), "Search for '***' failed"),
     ("What? Really?", (), "What? Really?"),
+    ("Is it he/she? Or /them?x", (), "Is it he/she? Or /them?x"),   # a query has a key=value
 ])
 def test_scrub_drops_keys_queries_and_the_requests_words(text, words, expected):
     from mediabot.tools.arr import scrub

@@ -82,7 +82,7 @@ def _without_api_key(url: str) -> str:
 
 
 _APIKEY_VALUE = re.compile(r"(?i)(apikey=)[^&\s'\"<>]+")
-_URL_QUERY = re.compile(r"((?:https?://|/)[^\s?#'\"<>]*)\?[^\s#'\"<>]*")
+_URL_QUERY = re.compile(r"((?:https?://|/)[^\s?#'\"<>]*)\?(?=[^\s#'\"<>]*=)[^\s#'\"<>]*")
 
 
 def scrub(text: str, secret: str, words=()) -> str:
@@ -152,10 +152,12 @@ class ArrClient:
                 log.debug("%s: %s", self.name, detail)
             raise error from None
 
-    def scrub(self, text: str) -> str:
-        """``scrub`` with this server's key and the values of this thread's last request
-        (cut after scrubbing, never before: a cut key would no longer match)."""
-        return scrub(text, self.config.api_key, self._adapter.last_query_values())
+    def scrub(self, text: str, *, request_words: bool = True) -> str:
+        """``scrub`` with this server's key and (for an error about it) the values of this
+        thread's last request. Cut after scrubbing, never before: a cut key would no
+        longer match."""
+        words = self._adapter.last_query_values() if request_words else ()
+        return scrub(text, self.config.api_key, words)
 
     def api(self):
         """The arrapi object, built on first use; a failed build is retried next time."""

@@ -67,7 +67,9 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
     except Exception:  # a bug must not end the user's turn
         log.error("tool %s crashed:\n%s", tool.name, _scrubbed_traceback(ctx))
         result = {"error": f"{tool.name} failed unexpectedly; the operator can see why in the log"}
-    return json.dumps(result, separators=(",", ":"), ensure_ascii=False)
+    # What the servers said goes to the model and the history: a download client's URL in
+    # a queue warning may carry its own apikey=, so results are scrubbed like errors.
+    return _scrubbed(json.dumps(result, separators=(",", ":"), ensure_ascii=False), ctx)
 
 
 def describe_action(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
@@ -89,3 +91,11 @@ def _scrubbed_traceback(ctx: ToolContext) -> str:
         if client is not None:
             text = client.scrub(text)
     return text
+
+
+def _scrubbed(result: str, ctx: ToolContext) -> str:
+    """Keys, ``apikey=`` values and URL query strings out of a result (titles stay)."""
+    for client in (ctx.sonarr, ctx.radarr):
+        if client is not None:
+            result = client.scrub(result, request_words=False)
+    return result
