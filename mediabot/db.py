@@ -101,6 +101,7 @@ class Outbox(BaseModel):
     dedupe_key = pw.CharField(null=True, unique=True)
     next_attempt_at = pw.DateTimeField(default=utcnow)
     created_at = pw.DateTimeField(default=utcnow)
+    media = pw.TextField(null=True)   # JSON list of MMS media URLs (posters), or NULL
 
     class Meta:
         table_name = "outbox"
@@ -376,9 +377,14 @@ def m008_searches(db: pw.SqliteDatabase) -> None:
     db.execute_sql("CREATE UNIQUE INDEX searches_title ON searches (service, external_id)")
 
 
+def m009_outbox_media(db: pw.SqliteDatabase) -> None:
+    """A reply's MMS media URLs (posters), kept with it so a retry or restart sends them."""
+    db.execute_sql("ALTER TABLE outbox ADD COLUMN media TEXT")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
-              m008_searches]
+              m008_searches, m009_outbox_media]
 
 
 class StorageError(Exception):

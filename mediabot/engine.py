@@ -30,6 +30,7 @@ from .keywords import (ADMIN_HELP, HELP_TEXT, classify_keyword, parse_answer,
                        parse_decision)
 from .llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from .localtime import as_local
+from .posters import Offered, choose_posters, with_media
 from .prompts import build_system_prompt
 from .household import HouseRules
 from .searchlimit import SearchLimit
@@ -260,7 +261,14 @@ class Engine:
                  "evicted=%d duration_ms=%d", user.id, result.model_calls,
                  ",".join(result.tools_called) or "-", result.estimated_tokens,
                  result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
-        return reply
+        return with_media(reply, self._posters(turn, reply, result.hit_round_limit))
+
+    def _posters(self, turn: "_Turn", reply: str, gave_up: bool) -> list[str]:
+        """The posters to send with the reply by MMS ([sms] posters), else none."""
+        if not self.config.sms.posters or turn.confirmation or gave_up:
+            return []
+        context = turn.context
+        return choose_posters([Offered(*hit) for hit in context.offered], context.added, reply)
 
     def _loop(self, turn: "_Turn", text: str):
         """The tool loop; when the server refuses the prompt (a chat template that raises, a

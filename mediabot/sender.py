@@ -14,6 +14,7 @@ row whose sender died mid-send is retried when the lease runs out.
 """
 
 import datetime as dt
+import json
 import logging
 import time
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ from twilio.rest import Client
 from mediabot import sms
 from mediabot.config import TwilioConfig
 from mediabot.db import Outbox, User, database, utcnow
+from mediabot.posters import web_urls
 
 log = logging.getLogger(__name__)
 
@@ -129,9 +131,11 @@ class Sender:
         return Outbox.get_by_id(row.id)
 
     def enqueue(self, to_number: str, body: str, *, user_id: int | None = None,
-                inbox_id: int | None = None, dedupe_key: str | None = None) -> Outbox | None:
+                inbox_id: int | None = None, dedupe_key: str | None = None,
+                media_urls=()) -> Outbox | None:
         """Write a ``pending`` row; with the same ``inbox_id`` or ``dedupe_key`` as an
         earlier row, return that row instead (no second row, so no second send).
+        ``media_urls`` go with it as MMS media (http(s) only, at most three).
 
         Returns None for an empty body (Twilio would refuse it). Raises peewee's
         IntegrityError for a non-existent user or inbox id.
@@ -143,17 +147,19 @@ class Sender:
         if existing is not None:
             return existing
         now = self.clock()
+        media = web_urls(media_urls)
         try:
             with database.atomic():
                 row = Outbox.create(user=user_id, to_number=to_number, body=body,
                                     segments=sms.count_segments(body), inbox=inbox_id,
-                                    dedupe_key=dedupe_key, next_attempt_at=now, created_at=now)
+                                    dedupe_key=dedupe_key, next_attempt_at=now, created_at=now,
+                                    media=json.dumps(media) if media else None)
         except pw.IntegrityError:
             existing = self._existing(inbox_id, dedupe_key)
             if existing is None:
                 raise
             return existing
-        log.info("outbox %d queued, %d segments", row.id, row.segments)
+        log.info("outbox %d queued, %d segments, %d media", row.id, row.segments, len(media))
         log.debug("outbox %d body: %s", row.id, body)
         return row
 
@@ -219,8 +225,9 @@ class Sender:
     def _attempt(self, row: Outbox) -> Outcome:
         """One ``messages.create``; its outcome is recorded on the row before returning."""
         try:
+            media = {"media_url": json.loads(row.media)} if row.media else {}
             message = self.client.messages.create(to=row.to_number, body=row.body,
-                                                  **self._sender_fields())
+                                                  **self._sender_fields(), **media)
             outcome = Outcome("sent", sid=message.sid)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
             outcome = self._classify(exc, row.body)

@@ -327,7 +327,8 @@ class Worker:
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
         return self.sender.enqueue(user.phone, format_reply_for(self.config, text),
-                                   user_id=user.id, inbox_id=row.id)
+                                   user_id=user.id, inbox_id=row.id,
+                                   media_urls=getattr(text, "media", ()))  # posters
 
     def _rate_limited(self, user: db.User) -> bool:
         since = self.clock() - dt.timedelta(hours=1)

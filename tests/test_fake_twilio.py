@@ -120,3 +120,15 @@ def test_a_send_that_began_before_a_reset_is_not_recorded_after_it():
         requests.post(url, data={"To": "+15551230001", "From": "+15550001111", "Body": "now"},
                       auth=(fake.account_sid, fake.auth_token), timeout=5)
         assert fake.bodies() == ["now"]
+
+
+def test_media_urls_make_an_mms_like_twilio(server, fake):
+    urls = ["https://image.tmdb.org/a.jpg", "https://image.tmdb.org/b.jpg"]
+    message = sdk(server).messages.create(to="+15551234567", from_="+15550001111",
+                                          body="Which one?", media_url=urls)
+    assert message.sid.startswith("MM") and message.num_media == "2"
+    assert fake.sent[0]["media_urls"] == urls and fake.mms() == fake.sent
+    with pytest.raises(TwilioRestException) as refused:
+        sdk(server).messages.create(to="+15551234567", from_="+15550001111", body="x",
+                                    media_url=["file:///etc/passwd"])
+    assert refused.value.code == 21620 and len(fake.sent) == 1

@@ -21,11 +21,11 @@ UK_OFFICE, PROPHECY = 78107, 397360
 
 @pytest.fixture
 def house(daemon_for, stack):
-    def build(**requests):
+    def build(*, sms=None, **requests):
         daemon = daemon_for(
             sonarr={"url": stack.servers["sonarr"].url, "api_key": API_KEY},
             radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY},
-            requests=requests, server={"timezone": "UTC"})
+            requests=requests, server={"timezone": "UTC"}, sms=sms or {})
         db.User.create(phone=ADMIN2, display_name="Jo", role="admin")
         return daemon
     return build

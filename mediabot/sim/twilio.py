@@ -2,7 +2,8 @@
 
 Point the real twilio SDK at it (``client.api.base_url = server.url``) and it answers like
 Twilio: HTTP Basic auth with the account sid and auth token (401 + error 20003 otherwise),
-201 with a message resource for ``POST .../Messages.json``, Twilio's JSON error bodies, and
+201 with a message resource for ``POST .../Messages.json`` (repeatable ``MediaUrl`` fields
+make it an MMS: ``num_media``, and ``media_urls`` in ``sent``), Twilio's JSON error bodies, and
 the paged list shape for incoming phone numbers. ``sent`` records every accepted message;
 ``fail_next`` and ``set_delay`` script failures and slowness.
 """
@@ -34,6 +35,8 @@ ERROR_MESSAGES = {
     21610: "Attempt to send to unsubscribed recipient",
     21614: "'To' number is not a valid mobile number",
     21617: "The concatenated message body exceeds the 1600 character limit.",
+    21620: "Invalid media URL(s)",
+    21623: "Number of media files exceeds allowed limit",
     20500: "An internal server error has occurred",
 }
 
@@ -126,19 +129,26 @@ class FakeTwilio:
         message = self._message(form)
         with self._lock:
             if request.environ["fake_twilio.epoch"] == self._epoch:
-                self.sent.append(message)
+                self.sent.append({**message, "media_urls": form.getlist("MediaUrl")})
         return _json(201, message)
 
+    def mms(self) -> list[dict]:
+        """The messages sent with media."""
+        with self._lock:
+            return [m for m in self.sent if m["media_urls"]]
+
     def _message(self, form) -> dict:
-        sid = "SM" + secrets.token_hex(16)
+        media = form.getlist("MediaUrl")
+        sid = ("MM" if media else "SM") + secrets.token_hex(16)
         now = format_datetime(datetime.now(timezone.utc))
         return {
             "account_sid": self.account_sid, "api_version": "2010-04-01",
-            "body": form["Body"], "date_created": now, "date_sent": None, "date_updated": now,
+            "body": form.get("Body", ""), "date_created": now, "date_sent": None, "date_updated": now,
             "direction": "outbound-api", "error_code": None, "error_message": None,
             "from": form.get("From") or None,
             "messaging_service_sid": form.get("MessagingServiceSid") or None,
-            "num_media": "0", "num_segments": str(count_segments(form["Body"])),
+            "num_media": str(len(media)),
+            "num_segments": "1" if media else str(count_segments(form.get("Body", ""))),
             "price": None, "price_unit": "USD", "sid": sid, "status": "queued",
             "subresource_uris": {"media": f"{API}/Accounts/{self.account_sid}/Messages/"
                                           f"{sid}/Media.json"},
@@ -181,9 +191,14 @@ def _validate_message(form) -> int | None:
         return 21211
     if not form.get("From") and not form.get("MessagingServiceSid"):
         return 21606
-    if not form.get("Body"):
+    media = form.getlist("MediaUrl")
+    if not form.get("Body") and not media:
         return 21602
-    if len(form["Body"]) > 1600:
+    if len(media) > 10:
+        return 21623
+    if any(not re.match(r"https?://", url, re.IGNORECASE) for url in media):
+        return 21620
+    if len(form.get("Body", "")) > 1600:
         return 21617
     return None
 

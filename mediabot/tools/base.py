@@ -9,7 +9,7 @@ base, choices and arr import in one direction only.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from mediabot.config import ArrConfig
@@ -89,6 +89,8 @@ class ToolContext:
     when set, is asked before an add runs: it raises ToolError (over quota), returns the
     result to give instead (held for an admin's approval), or returns None to add now.
     ``searches`` limits how often one title may be searched again (None: no limit).
+    ``offered`` (title, year, poster URL of each search hit) and ``added`` (poster URLs of
+    the titles added) collect what the turn showed, for posters by MMS, off the results.
     """
 
     sonarr: "ServiceClient | None"
@@ -99,6 +101,8 @@ class ToolContext:
     clock: Callable[[], dt.datetime] = utc_now
     gate: Callable[[str, int, str, str, dict, int], dict | None] | None = None
     searches: SearchGate | None = None
+    offered: list[tuple[str, int | None, str | None]] = field(default_factory=list)
+    added: list[str] = field(default_factory=list)
 
     def client(self, service: str) -> ServiceClient:
         """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""

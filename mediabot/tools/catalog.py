@@ -60,7 +60,9 @@ def _interleave(lists: list[list]) -> list:
 
 def search_media(ctx: ToolContext, args: dict) -> dict:
     results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT)
+    posters = {id(hit): hit.pop("_poster", None) for found in results for hit in found}
     hits = _interleave(results)[:SEARCH_LIMIT]
+    ctx.offered += [(hit["title"], hit["year"], posters[id(hit)]) for hit in hits]
     if not hits:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
     return _with_warnings({"results": hits}, errors)
@@ -108,6 +110,9 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict, *args) 
             raise
         raise ToolError(f"{exc.title} is already in the library but not downloaded yet; "
                         "the user will get a text when it arrives") from None
+    poster = result.pop("_poster", None)
+    if poster:
+        ctx.added.append(poster)
     seasons = len(result.get("monitored_seasons") or ()) if kind == "series" else 0
     notified = _record(ctx, service, external_id, result["title"],
                        seasons=max(seasons, 1) if kind == "series" else 0)

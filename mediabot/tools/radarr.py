@@ -13,7 +13,7 @@ from mediabot.tools.choices import pick_quality_profile, pick_root_folder
 from mediabot.tools.format import api_time, date_text, human_size, parse_utc
 from mediabot.tools.metadata import Metadata
 from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
-                                      queue_summary, require_added, search_hit,
+                                      poster_url, queue_summary, require_added, search_hit,
                                       stuck_downloads, title_of)
 
 QUEUE_PAGE_SIZE = 50
@@ -22,7 +22,8 @@ RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
 
 
 def search(api, query: str, limit: int) -> list[dict]:
-    return [search_hit(movie._data, "movie", "tmdb_id")
+    """Lookup hits; each poster URL under "_poster", which the tool takes off."""
+    return [{**search_hit(movie._data, "movie", "tmdb_id"), "_poster": poster_url(movie._data)}
             for movie in api.search_movies(query)[:limit]]
 
 
@@ -89,7 +90,7 @@ def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig,
         **data, "rootFolderPath": root, "qualityProfileId": profile, "monitored": True,
         "minimumAvailability": "announced", "addOptions": {"searchForMovie": True}})
     return {"ok": True, "title": title_of(added), "tmdb_id": tmdb_id,
-            "searching": True}
+            "searching": True, "_poster": poster_url(data)}
 
 
 def lookup(api, tmdb_id: int) -> dict:

@@ -16,7 +16,7 @@ from mediabot.localtime import UTC, local_text
 from mediabot.tools.format import api_time, episode_code, human_size, parse_utc
 from mediabot.tools.metadata import Metadata
 from mediabot.tools.summaries import (delete_added, lookup_record, not_in_library,
-                                      queue_summary, require_added, search_hit,
+                                      poster_url, queue_summary, require_added, search_hit,
                                       stuck_downloads, title_of)
 
 QUEUE_PAGE_SIZE = 50
@@ -24,11 +24,13 @@ _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
 
 
 def search(api, query: str, limit: int) -> list[dict]:
-    """Lookup hits with the number of regular seasons (so "which seasons?" can be asked)."""
+    """Lookup hits with the number of regular seasons (so "which seasons?" can be asked);
+    each poster URL under "_poster", which the tool takes off."""
     results = []
     for series in api.search_series(query)[:limit]:
         hit = search_hit(series._data, "series", "tvdb_id")
         hit["seasons"] = len(_regular_seasons(series._data))
+        hit["_poster"] = poster_url(series._data)
         results.append(hit)
     return results
 
@@ -115,7 +117,7 @@ def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConf
     monitored = [s["seasonNumber"] for s in added.get("seasons") or []
                  if s.get("monitored") and s["seasonNumber"] > 0]
     return {"ok": True, "title": title_of(added), "tvdb_id": tvdb_id,
-            "monitored_seasons": monitored, "searching": True}
+            "monitored_seasons": monitored, "searching": True, "_poster": poster_url(data)}
 
 
 def lookup(api, tvdb_id: int) -> dict:

@@ -34,6 +34,12 @@ def lookup_record(found: list[dict], get_by_id) -> dict:
     return get_by_id(found[0]["id"]) if found[0].get("id") else found[0]
 
 
+def poster_url(data: dict) -> str | None:
+    """The catalogue's own poster (``images``, coverType "poster", ``remoteUrl``), or None."""
+    return next((image.get("remoteUrl") for image in data.get("images") or []
+                 if image.get("coverType") == "poster" and image.get("remoteUrl")), None)
+
+
 def require_added(item):
     """The arrapi Series/Movie when it is in the library; a ToolError naming it otherwise."""
     if not item._data.get("id"):
