@@ -38,13 +38,16 @@ class RecordingModel:
         self.calls: list[ModelCall] = []
 
     def complete(self, messages, tools=None, **kwargs):
-        started = time.monotonic()
-        completion = self._model.complete(messages, tools, **kwargs)
+        """The wrapped call; a failed one is counted too, with no reported usage."""
+        started, reported = time.monotonic(), None
         estimate = history.estimate_tokens(
             messages + ([{"role": "system", "content": json.dumps(tools)}] if tools else []))
-        self.calls.append(ModelCall(estimate, completion.prompt_tokens,
-                                    time.monotonic() - started))
-        return completion
+        try:
+            completion = self._model.complete(messages, tools, **kwargs)
+            reported = completion.prompt_tokens
+            return completion
+        finally:
+            self.calls.append(ModelCall(estimate, reported, time.monotonic() - started))
 
     def __getattr__(self, name):
         return getattr(self._model, name)
@@ -57,7 +60,8 @@ class Attempt:
     failures: list[str]
     model_calls: int
     estimated_tokens: int
-    reported_tokens: int | None
+    reported_tokens: int | None      # the server's count over the calls it answered
+    estimated_answered: int          # our estimate over those same calls
     seconds: float
     replies: list[str] = field(default_factory=list)
 
@@ -87,11 +91,12 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
             failures += [f"step {number}: {problem}" for check in step.checks + EVERY_STEP
                          if (problem := check(seen))]
         db.database.close()
-    reported = [c.reported_tokens for c in model.calls]
+    answered = [c for c in model.calls if c.reported_tokens is not None]
     return Attempt(task=task.name, passed=not failures, failures=failures,
                    model_calls=len(model.calls),
                    estimated_tokens=sum(c.estimated_tokens for c in model.calls),
-                   reported_tokens=sum(reported) if reported and None not in reported else None,
+                   reported_tokens=sum(c.reported_tokens for c in answered) if answered else None,
+                   estimated_answered=sum(c.estimated_tokens for c in answered),
                    seconds=time.monotonic() - started, replies=replies)
 
 
@@ -118,15 +123,17 @@ def _row(task: Task, attempts: list[Attempt]) -> dict:
 
 def _total(attempts: list[Attempt]) -> dict:
     estimated = sum(a.estimated_tokens for a in attempts)
-    reported = [a.reported_tokens for a in attempts]
-    reported_sum = sum(reported) if reported and None not in reported else None
+    reported = [a.reported_tokens for a in attempts if a.reported_tokens is not None]
+    reported_sum = sum(reported) if reported else None
+    compared = sum(a.estimated_answered for a in attempts if a.reported_tokens is not None)
     return {"runs": len(attempts), "passed": sum(a.passed for a in attempts),
             "pass_rate": round(sum(a.passed for a in attempts) / len(attempts), 3)
             if attempts else 0.0,
             "model_calls": round(statistics.mean(a.model_calls for a in attempts), 2)
             if attempts else 0,
             "prompt_tokens": reported_sum, "estimated_tokens": estimated,
-            "estimate_ratio": round(estimated / reported_sum, 2) if reported_sum else None,
+            # over the calls the server reported usage for (a timed-out call reports none)
+            "estimate_ratio": round(compared / reported_sum, 2) if reported_sum else None,
             "median_seconds": round(statistics.median(a.seconds for a in attempts), 2)
             if attempts else 0.0}
 

@@ -131,6 +131,19 @@ def test_table_reports_pass_rate_calls_tokens_and_the_estimate_against_the_serve
     assert any(line.startswith("TOTAL") and "4/4" in line for line in lines)
 
 
+def test_a_call_that_fails_counts_but_leaves_the_estimate_ratio_to_the_answered_ones(
+        fake_llm, config):
+    fake_llm.enqueue_error(503, "overloaded")                  # have_it, run 1: no usage
+    fake_llm.set_responder(scripted(GOOD))
+    result = run_eval(config, select(["have_it"]), repeat=2)
+    first, second = result["attempts"]
+    assert (first["model_calls"], first["reported_tokens"], first["passed"]) == (1, None, False)
+    row = result["tasks"][0]
+    assert row["prompt_tokens"] == second["reported_tokens"] > 0
+    assert row["estimate_ratio"] == round(second["estimated_answered"]
+                                          / second["reported_tokens"], 2)
+
+
 def test_unknown_task_names_are_named(fake_llm):
     with pytest.raises(ValueError, match="unknown task nope; the tasks are have_it"):
         select(["nope"])
