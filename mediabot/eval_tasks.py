@@ -17,9 +17,9 @@ from .engine import (APOLOGIES, APOLOGY, NO_ANSWER_REPLY, ROUND_LIMIT_REPLY,
                      STUCK_REPLY)
 from .sms import count_segments, is_gsm7
 
-VERSION = "2026.11-1"
+VERSION = "2026.11-2"
 OFFICE_TVDB, OFFICE_UK_TVDB = 73244, 78107
-DUNE_THREE_TMDB = 1170608
+DUNE_THREE_TMDB, ARRIVAL_TMDB = 1170608, 329865
 REMOVE_QUESTION = "Reply Y to confirm"
 DENIALS = ("not ", "no ", "n't", "couldn", "unable", "nothing", "none")
 SMS_CHARS, SMS_SEGMENTS = 480, 4
@@ -88,6 +88,14 @@ def holds(kind: str, external_id: int, present: bool = True) -> Check:
         if seen.sim.has(kind, external_id) == present:
             return None
         return f"{kind} {external_id} {'missing from' if present else 'still in'} the library"
+    return check
+
+
+def searched(command: str) -> Check:
+    """The simulated Sonarr or Radarr was asked to run this search command."""
+    def check(seen: Seen) -> str | None:
+        names = [c["name"] for fake in (seen.sim.sonarr, seen.sim.radarr) for c in fake.commands]
+        return None if command in names else f"no {command} reached Sonarr/Radarr"
     return check
 
 
@@ -217,6 +225,10 @@ TASKS: tuple[Task, ...] = (
     Task("downloading", '"what\'s downloading" is answered from the queue tool',
          (Step("what's downloading?", (called("download_queue"), mentions("Dune"),
                                        not_called(*WRITES))),)),
+    Task("stuck", '"why isn\'t X downloading" is explained and searched for again',
+         (Step("why isn't arrival downloading?",
+               (called("search_again", kind="movie", id=ARRIVAL_TMDB), searched("MoviesSearch"),
+                mentions("Arrival"), not_called(*WRITES))),)),
     Task("this_week", '"what\'s on this week" is answered from the calendar tool',
          (Step("what's on this week?", (called("upcoming"), mentions("Slow Horses"),
                                         not_called(*WRITES))),)),

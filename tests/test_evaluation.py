@@ -31,6 +31,10 @@ GOOD = {
         "Added The Office (UK) (2001), season 2 only."],
     "what's downloading?": [("download_queue", {}),
                             "Dune: Part Two is downloading, and Severance season 2."],
+    "why isn't arrival downloading?": [
+        ("search_media", {"query": "arrival", "kind": "movie"}),
+        ("search_again", {"kind": "movie", "id": 329865}),
+        "Arrival (2016) is out, but no release was found yet; I asked Radarr to look again."],
     "what's on this week?": [("upcoming", {"days": 7}),
                              "Slow Horses has a new episode in two days."],
     "delete the office": [("remove_media", {"kind": "series", "id": 73244,
