@@ -186,16 +186,19 @@ def eval_command(config_path: str | None, task_names: str | None, repeat: int,
 
 def _demo_source_config(config_path: str | None):
     """The config file when there is one; else defaults plus MEDIABOT_* from the environment
-    (a newcomer may have nothing but a model URL)."""
+    (a newcomer may have nothing but a model URL). Twilio, Sonarr and Radarr are simulated,
+    so their settings (still placeholders in a fresh config.toml) are not read."""
     import os
 
-    from .config import parse_config, resolve_path
+    from .config import parse_config, resolve_path, without_sections
 
+    simulated = ("sonarr", "radarr")
     if resolve_path(config_path).exists():
-        return read_config(config_path, require_twilio=False)
+        return read_config(config_path, require_twilio=False, replaced=simulated)
     try:
         return parse_config({"server": {"public_url": "http://127.0.0.1:8080"}},
-                            source="<environment>", environ=os.environ, require_twilio=False)
+                            source="<environment>", require_twilio=False,
+                            environ=without_sections(os.environ, simulated))
     except ConfigError as exc:
         for line in exc.problems:
             click.echo(f"config error: {line}", err=True)

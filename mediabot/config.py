@@ -195,13 +195,15 @@ def resolve_path(path: str | None, environ=os.environ) -> Path:
 
 
 def load_config(path: str | os.PathLike | None = None, environ=None, *,
-                require_twilio: bool = True) -> Config:
+                require_twilio: bool = True, replaced: tuple[str, ...] = ()) -> Config:
     """Read, override from the environment and validate; raise ConfigError on any problem.
 
     ``require_twilio=False`` serves commands that never touch Twilio (``mediabot chat``).
+    ``replaced`` names sections the caller substitutes (``demo`` and ``eval`` run against a
+    simulated Sonarr/Radarr): they are neither read, nor overridden, nor checked.
     """
     environ = os.environ if environ is None else environ
-    environ = {**_credentials(environ), **environ}
+    environ = without_sections({**_credentials(environ), **environ}, replaced)
     file = resolve_path(os.fspath(path) if path else None, environ)
     try:
         raw = tomllib.loads(file.read_text(encoding="utf-8"))
@@ -211,7 +213,14 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
     raw = _database_beside(raw, file.absolute().parent)
+    raw = {name: table for name, table in raw.items() if name not in replaced}
     return parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+
+
+def without_sections(environ, sections: tuple[str, ...]) -> dict:
+    """``environ`` less the ``MEDIABOT_<SECTION>_*`` overrides of ``sections``."""
+    prefixes = tuple(f"{ENV_PREFIX}{name.upper()}_" for name in sections)
+    return {k: v for k, v in environ.items() if not (prefixes and k.startswith(prefixes))}
 
 
 def _database_beside(raw: dict, folder: Path) -> dict:

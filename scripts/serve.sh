@@ -18,6 +18,7 @@ Wrote $CONFIG from config.example.toml. Fill in, then run this command again:
   [sonarr] / [radarr] url and api_key (or delete a section to turn it off)
   [[users]] one entry per person: phone (E.164), name, role
 Secrets can come from the environment instead: MEDIABOT_TWILIO_AUTH_TOKEN, MEDIABOT_LLM_API_KEY, ...
+To try it first with only [llm] filled in (no Twilio, Sonarr or Radarr): .venv/bin/mediabot demo
 MSG
     exit 1
 fi

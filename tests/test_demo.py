@@ -127,3 +127,19 @@ def _healthy(sms_url: str) -> bool:
         return requests.get(sms_url.replace("/sms", "/healthz"), timeout=1).status_code == 200
     except requests.RequestException:
         return False
+
+
+def test_demo_runs_on_the_config_serve_sh_writes_with_only_a_model_set(tmp_path, fake_llm,
+                                                                      monkeypatch):
+    """The README's path: scripts/serve.sh writes config.toml from the example (Twilio,
+    Sonarr and Radarr still placeholders); with only the model set, demo works."""
+    from pathlib import Path
+
+    example = Path(__file__).resolve().parent.parent / "config.example.toml"
+    (tmp_path / "config.toml").write_text(example.read_text())
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    fake_llm.enqueue_text("Dune: Part Two is downloading.")
+    result = in_process(tmp_path, monkeypatch, "what's downloading?\n", llm_url=fake_llm.url)
+    assert result.returncode == 0, result.stderr
+    assert "[tool] download_queue {}" in result.stdout
+    assert "bot> Dune: Part Two is downloading." in result.stdout
