@@ -9,7 +9,6 @@ import time
 
 import pytest
 
-from mediabot.sim.arr import API_KEY
 from mediabot.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.sim.loopback import wait_for
 from tests.test_e2e import serve  # noqa: F401  (the fixture that starts `mediabot serve`)
@@ -22,14 +21,7 @@ REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_
 
 @pytest.fixture
 def daemon(serve, stack):  # noqa: F811
-    return serve(f"""
-[sonarr]
-url = "{stack.servers['sonarr'].url}"
-api_key = "{API_KEY}"
-[radarr]
-url = "{stack.servers['radarr'].url}"
-api_key = "{API_KEY}"
-""")
+    return serve("\n" + stack.toml())
 
 
 def nothing_removed(stack) -> bool:

@@ -184,13 +184,7 @@ def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):
 phone = "{MEMBER}"
 name = "Sam"
 role = "member"
-[sonarr]
-url = "{stack.servers['sonarr'].url}"
-api_key = "{API_KEY}"
-[radarr]
-url = "{stack.servers['radarr'].url}"
-api_key = "{API_KEY}"
-[requests]
+{stack.toml()}[requests]
 approval = "members"
 """
     first = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra).start()

@@ -6,6 +6,7 @@ from dataclasses import replace
 
 from mediabot.config import ArrConfig
 from mediabot.tools import ArrClient, ToolContext, get_tool, run_tool
+from mediabot.sim.arr import API_KEY
 from mediabot.sim.stack import SONARR_VERSION, Simulation
 
 
@@ -20,6 +21,11 @@ class ArrStack(Simulation):
 
     def config(self, kind: str, **changes) -> ArrConfig:
         return replace(self.arr_config(kind), **changes)
+
+    def toml(self) -> str:
+        """The [sonarr] and [radarr] tables of a config file pointed at this simulation."""
+        return "".join(f'[{kind}]\nurl = "{self.servers[kind].url}"\napi_key = "{API_KEY}"\n'
+                       for kind in ("sonarr", "radarr"))
 
     def client(self, kind: str, **changes) -> ArrClient:
         return ArrClient(kind, self.config(kind, **changes))
