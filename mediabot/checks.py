@@ -3,7 +3,7 @@
 Each check returns ``Line``s: ``ok``, ``warn`` (works, but the operator should know) or
 ``FAIL`` with the fix written into the text. Checks never raise for a network or HTTP
 problem; each one is bounded by the timeout of its own config section and makes no retries.
-Every line of a check that talks to a server passes through ``masking.redact`` before it is
+Every line of a check that talks to a server passes through ``masking.scrub`` before it is
 shown, so an API key, the Twilio auth token or an ``apikey=`` query string can never reach
 the terminal. The config and database lines show only our own paths, so they are left alone.
 """
@@ -22,7 +22,7 @@ from urllib.parse import urlparse
 
 from .config import Config, LLMConfig
 from .localtime import zone_label
-from .masking import redact
+from .masking import scrub
 from .phones import home_regions
 
 if TYPE_CHECKING:
@@ -59,7 +59,7 @@ def run_checks(config: Config) -> list[Line]:
     remote += _safely("llm", secrets, lambda: check_model(config.llm))
     remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
     remote.append(check_household(config))
-    return local + [dataclasses.replace(line, text=redact(line.text, secrets))
+    return local + [dataclasses.replace(line, text=scrub(line.text, secrets))
                     for line in remote]
 
 
@@ -90,7 +90,7 @@ def _safely(subject: str, secrets: list[str], check) -> list[Line]:
         return check()
     except Exception as exc:  # noqa: BLE001 - one broken check must not hide the others
         log.debug("%s check crashed:\n%s", subject,
-                  redact("".join(traceback.format_exception(exc)), secrets))
+                  scrub("".join(traceback.format_exception(exc)), secrets))
         return [Line(FAIL, subject, f"the check itself failed ({type(exc).__name__}); run "
                                     "`mediabot -v check` for details")]
 

@@ -10,8 +10,11 @@ from click.testing import CliRunner
 
 from mediabot import db
 from mediabot.cli import main
-from tests.conftest import ADMIN
+from tests.conftest import ADMIN, MEMBER
 from mediabot.sim.arr import API_KEY
+from mediabot.sim.arr_fixtures import SEVERANCE_TVDB
+from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
+from tests.test_search_again import ask_why
 from tests.test_web import text
 
 TERM = "Zebulon Quartz"
@@ -83,3 +86,27 @@ def test_a_queue_warning_quoting_a_download_clients_url_keeps_its_key_out(
                         ("model request", json.dumps(fake_llm.requests[-1]))):
         assert "SABKEY0123456789" not in what and "mode=queue" not in what, where
         assert API_KEY not in what, where
+
+
+QBIT_PASSWORD = "hunter2"
+QBIT_WARNING = (f"Unable to connect to qBittorrent at http://admin:{QBIT_PASSWORD}@qbit.lan:8080"
+                "/api/v2 (Forbidden)")
+
+
+def test_a_download_clients_password_in_a_queue_status_reaches_no_sms_model_or_log(
+        house, stack, fake_llm, fake_twilio, caplog):
+    """Sonarr quotes qBittorrent's URL, userinfo and all, in a stalled download's status:
+    the member's text, every request the model got and the log keep the host, not the
+    password (issue 18, point 7)."""
+    caplog.set_level(logging.DEBUG)
+    stalled = next(r for r in stack.sonarr.queue if r["statusMessages"])
+    stalled["statusMessages"][0]["messages"] = [QBIT_WARNING]
+    reply = ask_why(house(), fake_llm, "series", SEVERANCE_TVDB)
+
+    assert "S02E06 stuck at 0%: Unable to connect to qBittorrent at http://qbit.lan:8080/api/v2 " \
+           "(Forbidden)" in reply, "the member still learns what is wrong, and where"
+    assert sent_to(fake_twilio, MEMBER) == [reply]
+    for where, what in (("the member's SMS", reply), ("a model request",
+                                                     json.dumps(fake_llm.requests)),
+                        ("the log", "\n".join(r.getMessage() for r in caplog.records))):
+        assert QBIT_PASSWORD not in what and "admin:" not in what, where

@@ -1,31 +1,44 @@
 """Secrets are masked where they can appear, and only there: never inside a file name."""
 
+import pytest
 from click.testing import CliRunner
 
 from mediabot.cli import main
-from mediabot.masking import redact
-from mediabot.tools.arr import scrub
+from mediabot.masking import scrub
 
 
-def test_redact_hides_secrets_and_key_query_strings():
+def test_scrub_hides_secrets_and_key_query_strings():
     text = ("GET http://h/api/v3/series?apikey=abc123&x=1 with sk-secret and api_key=zz "
             "https://u:pw@h/v1?api-key=k&monkey=ok")
-    assert redact(text, ["sk-secret"]) == (
-        "GET http://h/api/v3/series?apikey=***&x=1 with *** and api_key=*** "
-        "https://***@h/v1?api-key=***&monkey=ok")
+    assert scrub(text, ["sk-secret"]) == (
+        "GET http://h/api/v3/series with *** and api_key=*** https://h/v1")
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("Unable to connect to qBittorrent at http://admin:hunter2@qbit.lan:8080/api/v2/login",
+     "Unable to connect to qBittorrent at http://qbit.lan:8080/api/v2/login"),
+    ("'http://admin:p@ss:w0rd@192.168.1.20:7878/x'", "'http://192.168.1.20:7878/x'"),
+    ("deluge said <https://:hunter2@deluge.home.arpa>", "deluge said <https://deluge.home.arpa>"),
+    ("password=hunter2 pass=hunter2 token=t0k", "password=*** pass=*** token=***"),
+    ("bypass=ok e-mail me@example.com, path /data/tv/Severance",
+     "bypass=ok e-mail me@example.com, path /data/tv/Severance"),
+])
+def test_scrub_removes_url_userinfo_whole_and_keeps_hosts_and_paths(text, expected):
+    """The choice written in masking's docstring: credentials go, hosts and paths stay."""
+    assert scrub(text) == expected
 
 
 def test_a_short_secret_is_never_searched_for():
     text = "could not read /etc/mediabot/key.toml (x-key)"
-    assert redact(text, ["key", "x"]) == text
-    assert scrub("http://localhost:8989/x", "x") == "http://localhost:8989/x"
+    assert scrub(text, ["key", "x"]) == text
+    assert scrub("http://localhost:8989/x", ["x"]) == "http://localhost:8989/x"
 
 
 def test_a_secret_inside_a_longer_word_is_left_alone_but_a_standalone_one_is_masked():
     secret = "hunter22"
-    assert redact(f"/srv/{secret}x/config.toml", [secret]) == f"/srv/{secret}x/config.toml"
-    assert redact(f"401 for key {secret}: rejected", [secret]) == "401 for key ***: rejected"
-    assert redact(f"Authorization: '{secret}'", [secret]) == "Authorization: '***'"
+    assert scrub(f"/srv/{secret}x/config.toml", [secret]) == f"/srv/{secret}x/config.toml"
+    assert scrub(f"401 for key {secret}: rejected", [secret]) == "401 for key ***: rejected"
+    assert scrub(f"Authorization: '{secret}'", [secret]) == "Authorization: '***'"
 
 
 def test_check_shows_the_config_path_even_when_it_contains_a_secret(tmp_path):

@@ -163,6 +163,6 @@ def test_what_the_user_asked_for_stays_out_of_the_info_log(stack, caplog):
     ("Is it he/she? Or /them?x", (), "Is it he/she? Or /them?x"),   # a query has a key=value
 ])
 def test_scrub_drops_keys_queries_and_the_requests_words(text, words, expected):
-    from mediabot.tools.arr import scrub
+    from mediabot.masking import scrub
 
-    assert scrub(text, "SECRET", words) == expected
+    assert scrub(text, ["SECRET"], words) == expected

@@ -12,9 +12,9 @@ arrapi has sharp edges that this module files down in one place:
 * it copies error bodies into its exceptions, and servers (or a reverse proxy in front of
   them) may quote the request URL there, key and search term included: every sentence that
   leaves ``run`` (the ToolError the model and the household see, each log line) passes
-  ``scrub``, which drops the key, ``apikey=`` values, URL query strings and the words of
-  the failed request's query, so the user's search term is left only in DEBUG lines we
-  write on purpose;
+  ``masking.scrub``, which drops the key, URL userinfo and query strings, key values and
+  the words of the failed request's query, so the user's search term is left only in
+  DEBUG lines we write on purpose;
 * it raises a bare ``ArrException`` for a 401 with an empty body and turns every requests
   error into ``ConnectionFailure``: ``_translate`` maps all of them to one short sentence.
 """
@@ -33,7 +33,7 @@ import requests
 from requests.adapters import HTTPAdapter
 
 from mediabot.config import ArrConfig
-from mediabot.masking import mask_secret
+from mediabot.masking import scrub
 from mediabot.tools.base import KeyRejected, ToolError, Unreachable
 from mediabot.tools.choices import check_client
 from mediabot.tools.metadata import Metadata
@@ -81,27 +81,12 @@ def _without_api_key(url: str) -> str:
     return urlunsplit(parts._replace(query=urlencode(query)))
 
 
-_APIKEY_VALUE = re.compile(r"(?i)(apikey=)[^&\s'\"<>]+")
-_URL_QUERY = re.compile(r"((?:https?://|/)[^\s?#'\"<>]*)\?(?=[^\s#'\"<>]*=)[^\s#'\"<>]*")
-
-
-def scrub(text: str, secret: str, words=()) -> str:
-    """Text about to be logged or shown, without the API key, any ``apikey=`` value, the
-    query string of any URL or path in it, and ``words`` (the request's search terms)."""
-    text = _APIKEY_VALUE.sub(r"\1***", text)
-    text = _URL_QUERY.sub(r"\1", text)
-    text = mask_secret(text, secret)
-    for word in sorted(filter(None, set(words)), key=len, reverse=True):
-        text = re.sub(re.escape(word), "***", text, flags=re.IGNORECASE)
-    return text
-
-
 class _ScrubRecords(logging.Filter):
     """Scrubs the URLs urllib3 logs at DEBUG (its request lines carry the query)."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if record.args:
-            record.args = tuple(scrub(a, "") if isinstance(a, str) else a
+            record.args = tuple(scrub(a) if isinstance(a, str) else a
                                 for a in record.args)
         return True
 
@@ -119,7 +104,7 @@ class ArrClient:
         self.name = kind.title()
         self.config = config
         self.url = config.url.rstrip("/")
-        self.shown_url = scrub(self.url, config.api_key)
+        self.shown_url = scrub(self.url, [config.api_key])
         self._session = session or requests.Session()
         self._adapter = _ArrAdapter(config.api_key, config.timeout_seconds)
         self._session.mount(self.url + "/", self._adapter)
@@ -153,11 +138,11 @@ class ArrClient:
             raise error from None
 
     def scrub(self, text: str, *, request_words: bool = True) -> str:
-        """``scrub`` with this server's key and (for an error about it) the values of this
-        thread's last request. Cut after scrubbing, never before: a cut key would no
-        longer match."""
+        """``masking.scrub`` with this server's key and (for an error about it) the values
+        of this thread's last request. Cut after scrubbing, never before: a cut key would
+        no longer match."""
         words = self._adapter.last_query_values() if request_words else ()
-        return scrub(text, self.config.api_key, words)
+        return scrub(text, [self.config.api_key], words)
 
     def api(self):
         """The arrapi object, built on first use; a failed build is retried next time."""

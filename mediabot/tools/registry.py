@@ -10,6 +10,7 @@ import json
 import logging
 import traceback
 
+from mediabot.masking import scrub
 from mediabot.tools.base import Tool, ToolContext, ToolError
 from mediabot.tools.catalog import TOOLS
 from mediabot.tools.schema import for_model, validate
@@ -68,7 +69,7 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
         log.error("tool %s crashed:\n%s", tool.name, _scrubbed_traceback(ctx))
         result = {"error": f"{tool.name} failed unexpectedly; the operator can see why in the log"}
     # What the servers said goes to the model and the history: a download client's URL in
-    # a queue warning may carry its own apikey=, so results are scrubbed like errors.
+    # a queue warning may carry its password or apikey=, so results are scrubbed like errors.
     return _scrubbed(json.dumps(result, separators=(",", ":"), ensure_ascii=False), ctx)
 
 
@@ -94,7 +95,9 @@ def _scrubbed_traceback(ctx: ToolContext) -> str:
 
 
 def _scrubbed(result: str, ctx: ToolContext) -> str:
-    """Keys, ``apikey=`` values and URL query strings out of a result (titles stay)."""
+    """URL userinfo, query strings, key values and the servers' keys out of a result
+    (titles, hosts and paths stay: see ``masking``)."""
+    result = scrub(result)
     for client in (ctx.sonarr, ctx.radarr):
         if client is not None:
             result = client.scrub(result, request_words=False)

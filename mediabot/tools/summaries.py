@@ -7,6 +7,7 @@ except ``require_added``/``delete_added``, which take an arrapi Series or Movie.
 
 import arrapi
 
+from mediabot.masking import scrub
 from mediabot.tools.base import ToolError
 from mediabot.tools.format import (episode_range, human_timeleft, label, progress, short_text,
                                    sms_safe_title)
@@ -114,12 +115,14 @@ def _status(record: dict) -> str:
 
 
 def _warning(record: dict) -> str | None:
+    """What the server (quoting its download client) says is wrong, scrubbed (``masking``)
+    before the cut, which could split a URL's password from its ``@``."""
     if record.get("trackedDownloadStatus") not in ("warning", "error"):
-        return record.get("errorMessage") or None
+        return scrub(record.get("errorMessage") or "") or None
     messages = [message for status in record.get("statusMessages") or []
                 for message in status.get("messages") or []]
     text = record.get("errorMessage") or (messages[0] if messages else "needs attention")
-    return short_text(text, 120)
+    return short_text(scrub(text), 120)
 
 
 def stuck_downloads(records: list[dict]) -> list[str]:
