@@ -4,16 +4,18 @@ Sonarr/Radarr's lookups carry each title's poster (``images``, coverType "poster
 ``remoteUrl``); the tools collect them beside their results, never in them (the model does
 not need URLs). A reply gets posters in two cases: it asks the person to choose between the
 titles a search found (several hits, and the reply is a question), or it confirms an add.
-The text always stands on its own; posters only help. At most three, http(s) only.
+The text always stands on its own; posters only help. At most three, and only public
+https URLs (``public_url``): a poster on the house's own server or with a password in it
+is dropped, and the text goes without it.
 """
 
 import re
 from typing import NamedTuple
 
+from mediabot.public_url import is_public_https
 from mediabot.tools.format import label
 
 MAX_POSTERS = 3
-_WEB = re.compile(r"^https?://[^\s/]+", re.IGNORECASE)
 
 
 class Offered(NamedTuple):
@@ -39,10 +41,11 @@ def with_media(text: str, media: list[str]) -> str:
 
 
 def web_urls(urls, limit: int = MAX_POSTERS) -> list[str]:
-    """The http(s) URLs among ``urls``, each once, in order, at most ``limit``."""
+    """The URLs among ``urls`` Twilio may fetch (public https, no credentials), each once,
+    in order, at most ``limit``. The sender checks again what it is handed."""
     seen = []
     for url in urls:
-        if isinstance(url, str) and _WEB.match(url) and url not in seen:
+        if is_public_https(url) and url not in seen:
             seen.append(url)
     return seen[:limit]
 

@@ -8,6 +8,7 @@ except ``require_added``/``delete_added``, which take an arrapi Series or Movie.
 import arrapi
 
 from mediabot.masking import scrub
+from mediabot.public_url import is_public_https
 from mediabot.tools.base import ToolError
 from mediabot.tools.format import (episode_range, human_timeleft, label, progress, short_text,
                                    sms_safe_title)
@@ -36,9 +37,13 @@ def lookup_record(found: list[dict], get_by_id) -> dict:
 
 
 def poster_url(data: dict) -> str | None:
-    """The catalogue's own poster (``images``, coverType "poster", ``remoteUrl``), or None."""
-    return next((image.get("remoteUrl") for image in data.get("images") or []
-                 if image.get("coverType") == "poster" and image.get("remoteUrl")), None)
+    """The title's poster for an MMS, or None: the catalogue's public copy first (the
+    poster image's ``remoteUrl``, then ``remotePoster``), the server's own ``url`` (a
+    MediaCover path on the house's server) only if it is public https too."""
+    posters = [image for image in data.get("images") or [] if image.get("coverType") == "poster"]
+    candidates = ([image.get("remoteUrl") for image in posters] + [data.get("remotePoster")]
+                  + [image.get("url") for image in posters])
+    return next((url for url in candidates if is_public_https(url)), None)
 
 
 def require_added(item):
