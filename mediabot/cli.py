@@ -232,7 +232,8 @@ def _demo_serve(config) -> int:
     click.echo("or type a text here and press Enter. Ctrl-C stops.")
     stop = threading.Event()
     threading.Thread(target=stage.watch, args=(click.echo, stop), daemon=True).start()
-    threading.Thread(target=_post_lines, args=(stage,), daemon=True).start()
+    threading.Thread(target=stage.deliver_lines, args=(sys.stdin, click.echo),
+                     daemon=True).start()
     try:
         return run(config)
     except StartupError as exc:
@@ -240,12 +241,6 @@ def _demo_serve(config) -> int:
     finally:
         stop.set()
         stage.close()
-
-
-def _post_lines(stage) -> None:
-    for line in sys.stdin:
-        if line.strip():
-            stage.post(line.strip())
 
 
 @main.command(short_help="Check the config and every server mediabot uses.")

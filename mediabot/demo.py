@@ -6,7 +6,9 @@ through the same engine, history and tools as ``chat``, on a throwaway database 
 ``--db`` names one, and after each reply the household sees what the tools did.
 
 ``--serve`` runs the whole daemon against the simulation plus a simulated Twilio, and prints
-a signed ``curl`` that plays Twilio, so the SMS path can be watched end to end.
+a signed ``curl`` that plays Twilio, so the SMS path can be watched end to end. Lines typed
+in its terminal are sent as Sam's texts, every one: those typed before the daemon listens
+wait for it, and a failed send is reported while the reader goes on with the next line.
 """
 
 import dataclasses
@@ -15,6 +17,7 @@ import json
 import secrets
 import threading
 import time
+import urllib.error
 import urllib.parse
 import urllib.request
 from pathlib import Path
@@ -23,7 +26,7 @@ from twilio.request_validator import RequestValidator
 
 from . import db, history
 from .config import Config, DatabaseConfig, LLMConfig, ServerConfig, TwilioConfig, UserConfig
-from .sim.loopback import LoopbackServer, free_port
+from .sim.loopback import LoopbackServer, free_port, wait_for
 from .sim.stack import Simulation
 from .sim.twilio import FakeTwilio
 
@@ -35,6 +38,8 @@ NO_MODEL = """mediabot demo needs a model; nothing else. Set one in your config 
   OpenAI:          [llm] api_key = "sk-..." (or MEDIABOT_LLM_API_KEY); model = "gpt-4o-mini"
   vLLM, llama.cpp, LM Studio: [llm] base_url = their http://host:port/v1 and the model's name"""
 RESULT_CHARS = 160
+READY_SECONDS = 60.0   # a typed line waits this long for the daemon to listen, per attempt
+SEND_ATTEMPTS = 3
 
 
 def model_missing(llm: LLMConfig) -> bool:
@@ -163,6 +168,47 @@ class SmsStage:
         with urllib.request.urlopen(request, timeout=10) as response:
             return response.status
 
+    def listening(self) -> bool:
+        """Whether the daemon answers HTTP yet (any status: /healthz says 503 while its
+        jobs start, but the webhook already takes texts)."""
+        try:
+            with urllib.request.urlopen(self.public_url + "/healthz", timeout=2):
+                return True
+        except urllib.error.HTTPError:
+            return True
+        except OSError:
+            return False
+
+    def deliver(self, body: str, echo, ready_seconds: float = READY_SECONDS,
+                attempts: int = SEND_ATTEMPTS) -> bool:
+        """Post one typed line as Sam's SMS; never raises. A line typed before the daemon
+        listens waits for it (``ready_seconds``); a post that finds it gone (restarting,
+        refusing connections, a 5xx) is tried again, ``attempts`` in all; a line the daemon
+        refuses (4xx) is not. Each failure is reported through ``echo``."""
+        if not self.listening():
+            echo(f"(the daemon is still starting; {_quoted(body)} goes as soon as it listens)")
+        for attempt in range(1, attempts + 1):
+            wait_for(self.listening, ready_seconds, step=0.1)
+            try:
+                self.post(body)
+                return True
+            except urllib.error.HTTPError as exc:
+                if exc.code < 500:
+                    echo(f"(not sent: the daemon refused {_quoted(body)}: {_reason(exc)})")
+                    return False
+                problem = f"the daemon answered {exc.code}"
+            except OSError as exc:
+                problem = f"the daemon did not take it ({getattr(exc, 'reason', exc)})"
+            echo(f"(not sent: {problem}; "
+                 + ("trying again)" if attempt < attempts else "type it again)"))
+        return False
+
+    def deliver_lines(self, lines, echo) -> None:
+        """``deliver`` every non-empty line of ``lines`` (the terminal), to its end."""
+        for line in lines:
+            if line.strip():
+                self.deliver(line.strip(), echo)
+
     def watch(self, echo, stop: threading.Event, poll: float = 0.2) -> None:
         """Print every SMS the daemon sends, as it arrives at the simulated Twilio."""
         shown = 0
@@ -174,6 +220,18 @@ class SmsStage:
 
     def close(self) -> None:
         self.server.stop()
+
+
+def _quoted(body: str, limit: int = 40) -> str:
+    return repr(_cut(body, limit))
+
+
+def _reason(error: urllib.error.HTTPError) -> str:
+    """The daemon's own reason ({"error": "Body is too long"}), else the HTTP status."""
+    try:
+        return json.loads(error.read())["error"]
+    except (OSError, ValueError, KeyError, TypeError):
+        return f"HTTP {error.code}"
 
 
 def _shell_quote(text: str) -> str:

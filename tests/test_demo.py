@@ -90,9 +90,8 @@ def test_demo_keeps_its_database_when_asked(tmp_path, fake_llm, monkeypatch):
     assert (tmp_path / "keep.db").exists()
 
 
-def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
-    fake_llm.enqueue_tool_calls([("download_queue", {})])
-    fake_llm.enqueue_text("Dune: Part Two is at 45%.")
+def serve_demo(tmp_path, fake_llm) -> tuple[subprocess.Popen, list[str]]:
+    """``mediabot demo --serve`` as a process, and its stdout lines as they arrive."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEDIABOT_")}
     environ.update(MEDIABOT_LLM_BASE_URL=fake_llm.url + "/v1", MEDIABOT_LLM_API_KEY="sk-test",
                    MEDIABOT_LLM_MAX_RETRIES="0")
@@ -102,6 +101,13 @@ def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
     lines: list[str] = []
     threading.Thread(target=lambda: lines.extend(iter(process.stdout.readline, "")),
                      daemon=True).start()
+    return process, lines
+
+
+def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    fake_llm.enqueue_text("Dune: Part Two is at 45%.")
+    process, lines = serve_demo(tmp_path, fake_llm)
     try:
         assert wait_for(lambda: any("curl -s" in line for line in lines), 20), lines
         argv = shlex.split(next(line for line in lines if "curl -s" in line))
@@ -143,3 +149,30 @@ def test_demo_runs_on_the_config_serve_sh_writes_with_only_a_model_set(tmp_path,
     assert result.returncode == 0, result.stderr
     assert "[tool] download_queue {}" in result.stdout
     assert "bot> Dune: Part Two is downloading." in result.stdout
+
+
+def test_demo_serve_answers_every_typed_line_even_before_it_listens_and_after_a_refusal(
+        tmp_path, fake_llm):
+    """The banner invites typing at once: a line typed before the daemon listens waits for
+    it, a line the daemon refuses is reported, and the reader goes on (issue 18, point 9)."""
+    fake_llm.enqueue_text("Dune: Part Two is at 45%.")
+    fake_llm.enqueue_text("You're welcome, Sam.")
+    process, lines = serve_demo(tmp_path, fake_llm)
+    process.stdin.write("what's downloading?\n")   # the interpreter is still starting
+    process.stdin.flush()
+    try:
+        assert wait_for(lambda: "SMS to +15555550100: Dune: Part Two is at 45%.\n" in lines,
+                        30), lines
+        assert "(the daemon is still starting; \"what's downloading?\" goes as soon as it " \
+               "listens)\n" in lines
+        process.stdin.write("x" * 10_001 + "\nthanks\n")
+        process.stdin.flush()
+        assert wait_for(lambda: "SMS to +15555550100: You're welcome, Sam.\n" in lines,
+                        30), lines
+        assert f"(not sent: the daemon refused '{'x' * 37}...': Body is too long)\n" in lines
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+    assert process.returncode == 0, process.stderr.read()
+    asked = [r["messages"][-1]["content"] for r in fake_llm.requests]
+    assert [a for a in asked if "thanks" in a or "downloading" in a] == asked and len(asked) == 2
