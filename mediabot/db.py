@@ -114,7 +114,8 @@ class Request(BaseModel):
     title = pw.CharField()
     created_at = pw.DateTimeField(default=utcnow)
     notified_at = pw.DateTimeField(null=True)
-    seasons = pw.IntegerField(default=0)     # seasons asked for, counted by the weekly quota
+    seasons = pw.IntegerField(default=0)     # seasons added, counted by the weekly quota
+    added_at = pw.DateTimeField(null=True)   # when they added it; NULL: only "tell me"
 
     class Meta:
         table_name = "requests"
@@ -382,9 +383,18 @@ def m009_outbox_media(db: pw.SqliteDatabase) -> None:
     db.execute_sql("ALTER TABLE outbox ADD COLUMN media TEXT")
 
 
+def m011_request_added_at(db: pw.SqliteDatabase) -> None:
+    """When a request was an add (the weekly quota counts these), apart from "tell me when
+    it's ready", which never counts. Older rows cannot be told apart: they keep counting as
+    they did, by the date they were made, so no week's count changes."""
+    db.execute_sql("ALTER TABLE requests ADD COLUMN added_at DATETIME")
+    db.execute_sql("UPDATE requests SET added_at = created_at")
+    db.execute_sql("CREATE INDEX requests_user_added ON requests (user_id, added_at)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
-              m008_searches, m009_outbox_media]
+              m008_searches, m009_outbox_media, m011_request_added_at]
 
 
 class StorageError(Exception):

@@ -33,6 +33,7 @@ from .localtime import as_local
 from .posters import Offered, choose_posters, with_media
 from .prompts import build_system_prompt
 from .household import HouseRules
+from .requests import record_request
 from .searchlimit import SearchLimit
 from .summaries import Summarizer
 from .tools import (ToolContext, ToolError, available_tools, describe_action, get_tool,
@@ -222,9 +223,8 @@ class Engine:
                                   seasons, clock())
         return ToolContext(sonarr=self.services.sonarr, radarr=self.services.radarr,
                            user_id=user.id, role=user.role,
-                           record_request=lambda service, ext_id, title, seasons=0:
-                               record_request(user.id, service, ext_id, title, clock(),
-                                              seasons=seasons),
+                           record_request=lambda service, ext_id, title, **how:
+                               record_request(user.id, service, ext_id, title, clock(), **how),
                            clock=self._aware_clock, gate=gate,
                            searches=SearchLimit(self.config.requests.search_again_hours,
                                                 clock, self.config.server.zone))
@@ -398,14 +398,3 @@ def extract_name(text: str) -> str | None:
         return None
     return " ".join(part[:1].upper() + part[1:] for part in name.split())
 
-
-def record_request(user_id: int, service: str, external_id: int, title: str,
-                   now: dt.datetime, seasons: int = 0) -> None:
-    """Remember who asked for what, so the download webhook can tell them (once per item),
-    and how many seasons, which the weekly quota counts."""
-    row, created = db.Request.get_or_create(
-        user=user_id, service=service, external_id=external_id,
-        defaults={"title": title, "created_at": now, "seasons": seasons})
-    if not created and row.notified_at is not None:  # asked again after being told: a new request
-        db.Request.update(notified_at=None, title=title, created_at=now, seasons=seasons).where(
-            db.Request.id == row.id).execute()

@@ -7,9 +7,13 @@ like Y/N: the first admin's answer wins (one conditional UPDATE decides it), a s
 it was already decided, and an unanswered request expires after ``approval_ttl_hours``.
 Everything is in the database, so a restart in between loses nothing.
 
-``movies_per_week`` / ``seasons_per_week`` (0 = unlimited) are counted from the stored
-requests and the requests still waiting for approval, Monday to Sunday in the household's
-time zone. Admins are exempt from both rules.
+``movies_per_week`` / ``seasons_per_week`` (0 = unlimited) count what was added and what
+waits for approval, Monday to Sunday in the household's time zone (``requests.used_since``:
+a "tell me when it's ready" never counts). Admins are exempt from both rules.
+
+A title asked for again while it waits is not asked again: one waiting approval per person
+and title, one text to the admins, counted once. When no admin can be texted (none set up,
+or all have texted STOP) nothing waits: the add is refused, saying nobody can approve it now.
 """
 
 import datetime as dt
@@ -18,24 +22,14 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-import peewee as pw
-
 from . import db
 from .config import RequestsConfig
+from .requests import used_since, week_start
 from .tools import ToolError
 
 log = logging.getLogger(__name__)
 
 Notify = Callable[[db.User, str], None]
-
-
-def week_start(now: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
-    """Monday 00:00 of ``now``'s week in ``zone``, as naive UTC like the stored times."""
-    local = now.replace(tzinfo=dt.timezone.utc).astimezone(zone)
-    monday = (local - dt.timedelta(days=local.weekday())).replace(hour=0, minute=0, second=0,
-                                                                  microsecond=0)
-    monday = monday.replace(tzinfo=None).replace(tzinfo=zone)  # the offset of that Monday
-    return monday.astimezone(dt.timezone.utc).replace(tzinfo=None)
 
 
 def name_of(user: db.User) -> str:
@@ -57,14 +51,24 @@ class HouseRules:
 
     def gate(self, user: db.User, service: str, external_id: int, title: str, tool: str,
              arguments: dict, seasons: int, now: dt.datetime) -> dict | None:
-        """Before a member's add: ToolError when over quota; the "held" result when it must
-        wait for an admin; None when it may run now."""
+        """Before a member's add: ToolError when over quota or when no admin can be asked;
+        the "held" result when it must wait for an admin (or already does); None when it
+        may run now."""
         if user.role == "admin":
             return None
+        waiting = self._waiting(user, service, external_id, now)
+        if waiting is not None:
+            return self._still_waiting(waiting)
+        approvers = self._approvers() if self.config.approval == "members" else None
+        if approvers == []:
+            raise ToolError(f"not added: {title} needs an admin's OK, and no admin can be "
+                            "asked right now (none can get texts from this number), so nothing "
+                            "was added and nothing is waiting. An admin can add it.")
         self._check_quota(user, service, seasons, now)
-        if self.config.approval != "members":
+        if approvers is None:
             return None
-        return self._hold(user, service, external_id, title, tool, arguments, seasons, now)
+        return self._hold(user, service, external_id, title, tool, arguments, seasons, now,
+                          approvers)
 
     def _check_quota(self, user: db.User, service: str, seasons: int, now: dt.datetime):
         limit, unit, asked = ((self.config.movies_per_week, "movie", 1) if service == "radarr"
@@ -83,26 +87,37 @@ class HouseRules:
             f"the next is possible from {next_day:%A %d %B}")
 
     def used_this_week(self, user: db.User, service: str, now: dt.datetime) -> int:
-        """Movies (radarr) or seasons (sonarr) requested since Monday, waiting ones too."""
-        since = week_start(now, self.zone)
-        count = (lambda model: pw.fn.COUNT(model.id)) if service == "radarr" else \
-            (lambda model: pw.fn.COALESCE(pw.fn.SUM(model.seasons), 0))
-        requested = (db.Request.select(count(db.Request))
-                     .where(db.Request.user == user.id, db.Request.service == service,
-                            db.Request.created_at >= since).scalar())
-        waiting = (db.Approval.select(count(db.Approval))
-                   .where(db.Approval.user == user.id, db.Approval.service == service,
-                          db.Approval.status == "waiting", db.Approval.created_at >= since)
-                   .scalar())
-        return int(requested or 0) + int(waiting or 0)
+        """Movies (radarr) or seasons (sonarr) added since Monday, waiting ones too."""
+        return used_since(user.id, service, week_start(now, self.zone))
 
-    def _hold(self, user, service, external_id, title, tool, arguments, seasons, now) -> dict:
+    def _approvers(self) -> list[db.User]:
+        """The admins a request can be texted to: none when there is no way to text."""
+        if self.notify is None:
+            return []
+        return list(db.User.select().where(db.User.role == "admin",
+                                           db.User.opted_out == False))  # noqa: E712
+
+    @staticmethod
+    def _waiting(user: db.User, service: str, external_id: int, now) -> db.Approval | None:
+        return db.Approval.get_or_none(
+            db.Approval.user == user.id, db.Approval.service == service,
+            db.Approval.external_id == external_id, db.Approval.status == "waiting",
+            db.Approval.expires_at > now)
+
+    @staticmethod
+    def _still_waiting(row: db.Approval) -> dict:
+        return {"ok": True, "waiting_for_approval": True, "request": row.id,
+                "message": f"Not added yet: {row.title} is still waiting for an admin's OK "
+                           f"(request {row.id}); the admins were already asked, so nobody was "
+                           "asked again. The user will get a text when one decides."}
+
+    def _hold(self, user, service, external_id, title, tool, arguments, seasons, now,
+              admins) -> dict:
         row = db.Approval.create(
             user=user.id, service=service, external_id=external_id, title=title, tool=tool,
             arguments=json.dumps(arguments), seasons=seasons, created_at=now,
             expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
         text = (f"{name_of(user)} asked for {title}. Reply APPROVE {row.id} or DENY {row.id}")
-        admins = list(db.User.select().where(db.User.role == "admin"))
         for admin in admins:
             self._tell(admin, text)
         log.info("request %s by user %s waits for approval (%d admins told)", row.id, user.id,

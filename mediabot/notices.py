@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 from peewee import chunked
 
-from . import db
+from . import db, requests
 from .hookevents import ArrEvent
 from .sms import format_reply_for
 from .tools.format import episode_code, sms_safe_title
@@ -84,8 +84,7 @@ class Notices:
 
     def forget(self, service: str, external_id: int) -> str:
         """The series or movie was removed: its requests (and what they were told) go."""
-        db.Request.delete().where(db.Request.service == service,
-                                  db.Request.external_id == external_id).execute()
+        requests.forget_title(service, external_id)
         return "forgotten"
 
     def _claim_imports(self, download_id: str, episodes: set, upgrade: bool) -> set:
@@ -108,7 +107,7 @@ class Notices:
     def _record(self, item: Item, episodes: set) -> str:
         """Store the notice (episodes join an unsent one for the same series), then send
         whatever is due. Stored first, so a crash before sending loses nothing."""
-        if not _open_requests(item.service, item.external_id).exists():
+        if not requests.requests_for(item.service, item.external_id).exists():
             return "nobody asked"
         now = self.clock()
         gather = item.service == "sonarr" and self.burst_seconds > 0 and not self._closed
@@ -157,11 +156,10 @@ class Notices:
                 db.Notice.id == notice.id, db.Notice.sent_at.is_null()).execute()
             if not claimed:
                 return []
-            requests = _open_requests(notice.service, notice.external_id)
             episodes = {tuple(pair) for pair in json.loads(notice.episodes)}
-            if not episodes:  # a movie: each requester is told once
-                requests = requests.where(db.Request.notified_at.is_null())
-            rows = [row for req in requests if (row := self._tell(req, notice, episodes))]
+            asked = requests.requests_for(notice.service, notice.external_id,
+                                          untold=not episodes)  # a movie: told once
+            rows = [row for req in asked if (row := self._tell(req, notice, episodes))]
         log.info("%s import of %s: %d requester(s) told", notice.service, notice.external_id,
                  len(rows))
         return [row for row in rows if row.status == "pending"]
@@ -174,7 +172,7 @@ class Notices:
             return None
         title = _safe(notice.title) or sms_safe_title(req.title, fallback=FALLBACK_TITLE)
         text, tag = _notice_text(title, fresh)
-        db.Request.update(notified_at=self.clock()).where(db.Request.id == req.id).execute()
+        requests.mark_told(req.id, self.clock())
         _remember_announced(req, fresh, self.clock())
         user = req.user
         if user.opted_out:
@@ -201,10 +199,9 @@ def _remember_announced(req: db.Request, episodes: set, now: dt.datetime) -> Non
 
 
 def _forget_announced(tvdb_id: int, episodes: set) -> None:
-    requests = db.Request.select(db.Request.id).where(db.Request.service == "sonarr",
-                                                      db.Request.external_id == tvdb_id)
+    asked = requests.series_request_ids(tvdb_id)
     for season, episode in episodes:
-        db.Announced.delete().where(db.Announced.request.in_(requests),
+        db.Announced.delete().where(db.Announced.request.in_(asked),
                                     db.Announced.season == season,
                                     db.Announced.episode == episode).execute()
 
@@ -214,11 +211,6 @@ def _imported_by(download_id: str) -> dict[tuple[int, int], bool]:
     query = db.Import.select(db.Import.season, db.Import.episode, db.Import.upgrade).where(
         db.Import.service == "sonarr", db.Import.download_id == download_id)
     return {(row.season, row.episode): row.upgrade for row in query}
-
-
-def _open_requests(service: str, external_id: int):
-    return (db.Request.select(db.Request, db.User).join(db.User)
-            .where(db.Request.service == service, db.Request.external_id == external_id))
 
 
 # -- the text --------------------------------------------------------------------------------

@@ -10,7 +10,9 @@ Every text of such a burst is classified on its own before anything is joined, s
 keyword only counts as a whole message:
 
 - STOP-like and START-like words flag the user (no model call, no reply), as a lone text
-  does; either also drops a removal question waiting for its Y.
+  does; either also drops a removal question waiting for its Y. They apply in the order
+  sent: what came before a STOP is still answered (an admin's "APPROVE 12" then "STOP"
+  decides 12, then opts out), what came after it is ignored until a START.
 - HELP, RESET and an admin's APPROVE 12 / DENY 12 are each answered on their own, first,
   in the order they came, with their own reply (a RESET clears history and any waiting
   question before the rest is read). So "RESET" + "what is new?" gets "Done - I've forgotten our conversation..." and
@@ -51,6 +53,7 @@ NO_TEXT_REPLY = ("I can only read text, so I couldn't see what you sent. Please 
                  "you'd like.")
 ACTIVE = ("queued", "processing")
 ANSWERED_ALONE = ("help", "reset")  # keywords a burst answers as texts of their own
+OPT_WORDS = ("opt_out", "opt_in", "yes_opt_in")
 STORED_REPLY_LOOKBACK = 40  # messages: one turn's user message, tool rounds and reply
 # Acknowledgements are on Twilio's clock (15 s, then it retries); turns are not. A turn
 # about to start waits for a lull of ACK_LULL_SECONDS without webhook requests, at most
@@ -222,12 +225,7 @@ class Worker:
         if not rows:
             return
         user = db.User.get_by_id(user_id)
-        rows = [row for row in rows if not self._opt_keyword(user, row)]
-        if not rows:
-            return
-        if user.opted_out:
-            self._finish(rows, "ignored", "user opted out")
-            return
+        rows = self._read_in_order(user, rows)
         for turn_rows in burst_turns(rows):
             self._answer_rows(user, turn_rows)
 
@@ -248,6 +246,27 @@ class Worker:
         if self._rate_limited(user):
             return self._refuse(user, rows)
         self._turn(user, rows, interrupted=interrupted)
+
+    def _read_in_order(self, user: db.User, rows: list[db.Inbox]) -> list[db.Inbox]:
+        """Apply the burst's STOP/START words in the order sent; the rows to answer.
+
+        A text sent before a STOP keeps its meaning ("APPROVE 12" then "STOP" decides 12,
+        then opts out; the reply is not sent, as the person opted out); a text sent while
+        opted out is ignored. The webhook already flagged the person for a STOP in this
+        burst, so with one in it they are taken as subscribed before the burst.
+        """
+        stops = any(classify_keyword(row.body) == "opt_out" for row in rows)
+        opted_out, kept, ignored = user.opted_out and not stops, [], []
+        for row in rows:
+            if classify_keyword(row.body) in OPT_WORDS:
+                taken = self._opt_keyword(user, row)
+                opted_out = user.opted_out
+                if taken:
+                    continue
+            (ignored if opted_out else kept).append(row)
+        if ignored:
+            self._finish(ignored, "ignored", "user opted out")
+        return kept
 
     def _opt_keyword(self, user: db.User, row: db.Inbox) -> bool:
         """STOP-like and START-like words: flag the user, no model call, no reply."""

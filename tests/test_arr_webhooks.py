@@ -11,7 +11,7 @@ import pytest
 import requests
 
 from mediabot import db
-from mediabot.engine import record_request
+from mediabot.requests import record_request
 from mediabot.hooks import BODY_LIMIT
 from mediabot.sim.loopback import LoopbackServer
 from tests.conftest import ADMIN, MEMBER, sign

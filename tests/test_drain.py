@@ -53,7 +53,7 @@ def test_notices_still_sending_when_the_drain_ends_do_not_hold_the_stop(daemon_f
     ends on time and the texts wait in the outbox for the next start."""
     from mediabot import db
     from mediabot.daemon import NOTICE_GRACE_SECONDS
-    from mediabot.engine import record_request
+    from mediabot.requests import record_request
     from tests.conftest import ADMIN
     from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
 

@@ -6,7 +6,7 @@ import datetime as dt
 import pytest
 
 from mediabot import db
-from mediabot.engine import record_request
+from mediabot.requests import record_request
 from mediabot.notices import episode_ranges
 from tests.conftest import ADMIN, MEMBER
 

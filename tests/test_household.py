@@ -9,6 +9,7 @@ import pytest
 
 from mediabot import db
 from mediabot.household import week_start
+from mediabot.requests import record_request
 from mediabot.sim.arr import API_KEY
 from mediabot.sim.loopback import wait_for
 from tests.conftest import ADMIN, MEMBER
@@ -131,8 +132,7 @@ def test_movie_quota_under_at_and_over(house, stack, fake_llm, before, allowed, 
     daemon = house(movies_per_week=2)
     member = db.User.get(phone=MEMBER)
     for n in range(before):
-        db.Request.create(user=member, service="radarr", external_id=100 + n, title=f"M{n}",
-                          created_at=clock())
+        record_request(member.id, "radarr", 100 + n, f"M{n}", clock(), added=True)
     ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
     assert stack.has("movie", THREE) == allowed
     result = last_tool_result(MEMBER)
@@ -221,3 +221,62 @@ def test_check_reports_the_household_rules():
         "members' adds wait for an admin's APPROVE (expire after 48 h); at most 2 movies and "
         "1 season a week per member")
     assert "fix: add one with role = \"admin\"" in strict.text
+
+
+def test_asking_again_while_it_waits_is_one_request_one_text_and_counted_once(
+        house, fake_llm, fake_twilio):
+    daemon = house(approval="members", movies_per_week=2)
+    for _ in range(3):
+        ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    year = dt.date.today().year + 1
+    assert db.Approval.select().count() == 1
+    assert sent_to(fake_twilio, ADMIN) == [f"Sam asked for Dune: Part Three ({year}). Reply "
+                                           "APPROVE 1 or DENY 1"]
+    assert len(sent_to(fake_twilio, ADMIN2)) == 1
+    assert last_tool_result(MEMBER) == {
+        "ok": True, "waiting_for_approval": True, "request": 1,
+        "message": f"Not added yet: Dune: Part Three ({year}) is still waiting for an admin's "
+                   "OK (request 1); the admins were already asked, so nobody was asked again. "
+                   "The user will get a text when one decides."}
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert db.Approval.select().count() == 2, "the three asks counted as one movie of two"
+
+
+@pytest.mark.parametrize("admins", ["all texted STOP", "none left"])
+def test_with_no_admin_to_ask_nothing_waits_and_the_member_is_told(house, stack, fake_llm,
+                                                                    fake_twilio, admins):
+    daemon = house(approval="members")
+    if admins == "none left":
+        db.User.update(role="member").where(db.User.role == "admin").execute()
+    else:
+        for phone in (ADMIN, ADMIN2):
+            text(daemon.app.test_client(), "STOP", sender=phone)
+        settle(daemon)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    year = dt.date.today().year + 1
+    assert last_tool_result(MEMBER) == {
+        "error": f"not added: Dune: Part Three ({year}) needs an admin's OK, and no admin can "
+                 "be asked right now (none can get texts from this number), so nothing was "
+                 "added and nothing is waiting. An admin can add it."}
+    assert db.Approval.select().count() == 0 and not stack.has("movie", THREE)
+    assert fake_twilio.sent == [m for m in fake_twilio.sent if m["to"] == MEMBER]
+
+
+def test_approve_then_stop_in_one_burst_decides_then_opts_out(house, stack, fake_llm,
+                                                              fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    client = daemon.app.test_client()
+    daemon.worker.ack_priority_seconds = 5
+    with daemon.worker.acknowledging():      # one burst: both texts before the turn starts
+        text(client, "APPROVE 1", sender=ADMIN)
+        text(client, "STOP", sender=ADMIN)
+    settle(daemon)
+    year = dt.date.today().year + 1
+    assert stack.has("movie", THREE)
+    assert sent_to(fake_twilio, MEMBER)[-1] == (f"Alex approved Dune: Part Three ({year}): "
+                                                "it's added, and I'll text you when it's ready.")
+    assert db.User.get(phone=ADMIN).opted_out
+    assert len(sent_to(fake_twilio, ADMIN)) == 1, "nothing more is sent after STOP"
+    assert [row.status for row in db.Inbox.select().order_by(db.Inbox.id)][-2:] == ["done",
+                                                                                   "done"]

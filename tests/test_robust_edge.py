@@ -10,7 +10,7 @@ from waitress import wasyncore
 
 from mediabot import db
 from mediabot.config import SmsConfig
-from mediabot.engine import record_request
+from mediabot.requests import record_request
 from mediabot.worker import Worker
 from tests.conftest import ADMIN, sign
 from tests.test_e2e import free_port

@@ -82,8 +82,9 @@ def utc_now() -> dt.datetime:
 class ToolContext:
     """What a tool call may touch: the configured clients and who is asking.
 
-    ``record_request(service, external_id, title, seasons=0)`` remembers that this user
-    wants a text when the title arrives (and how many seasons they asked for, for quotas);
+    ``record_request(service, external_id, title, seasons=0, added=False)`` remembers that
+    this user wants a text when the title arrives; ``added=True`` (with the seasons added)
+    when the call added it, which weekly quotas count (a "tell me" alone never does);
     ``clock`` returns an aware datetime in the household's zone, in which the tools show
     times (tests pin it). ``gate(service, external_id, title, tool, arguments, seasons)``,
     when set, is asked before an add runs: it raises ToolError (over quota), returns the

@@ -81,11 +81,13 @@ def library_status(ctx: ToolContext, args: dict) -> dict:
     return _with_warnings(result, errors)
 
 
-def _record(ctx: ToolContext, service: str, external_id: int, title: str,
-            seasons: int = 0) -> bool:
+def _record(ctx: ToolContext, service: str, external_id: int, title: str, *,
+            seasons: int = 0, added: bool = False) -> bool:
+    """Remember who wants a text when the title lands; ``added`` when this call added it
+    (what a weekly quota counts). False when this conversation cannot be texted later."""
     if ctx.record_request is None:
         return False
-    ctx.record_request(service, external_id, title, seasons=seasons)
+    ctx.record_request(service, external_id, title, seasons=seasons, added=added)
     return True
 
 
@@ -114,7 +116,7 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict, *args) 
     if poster:
         ctx.added.append(poster)
     seasons = len(result.get("monitored_seasons") or ()) if kind == "series" else 0
-    notified = _record(ctx, service, external_id, result["title"],
+    notified = _record(ctx, service, external_id, result["title"], added=True,
                        seasons=max(seasons, 1) if kind == "series" else 0)
     result["message"] = (f"Added {result['title']}; {client.name} is searching for it."
                          + (" The user will get a text when it is ready." if notified else ""))

@@ -40,7 +40,8 @@ class ArrStack(Simulation):
                            user_id=7, role=role, record_request=self._record,
                            clock=lambda: self.now)
 
-    def _record(self, service: str, external_id: int, title: str, seasons: int = 0) -> None:
+    def _record(self, service: str, external_id: int, title: str, seasons: int = 0,
+                added: bool = False) -> None:
         self.recorded.append((service, external_id, title))
 
     def down(self, kind: str) -> None:
