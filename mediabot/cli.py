@@ -361,7 +361,8 @@ def history(config_path: str | None) -> None:
               help="How many of the newest messages.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def history_show(phone: str, limit: int, config_path: str | None) -> None:
-    """Print PHONE's recent messages, oldest first."""
+    """Print PHONE's recent messages, oldest first, then the texts sent to them and
+    what Twilio reported for each (delivered, undelivered 30003, ...)."""
     from .operator import show_history
 
     _echo_lines(show_history(*_open_operator_db(config_path, phone), limit))

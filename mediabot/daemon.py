@@ -23,7 +23,7 @@ from .scheduler import build_scheduler, expire_confirmations, prune_history
 from .sender import Backoff, Sender, build_twilio_client
 from .sms import format_reply_for
 from .turn_faults import RetryPolicy
-from .web import create_app, webhook_url
+from .web import create_app, status_url, webhook_url
 from .worker import Worker
 
 log = logging.getLogger(__name__)
@@ -42,7 +42,7 @@ class Daemon:
         open_storage(config)
         self.engine = build_engine(config, clock, notify=self._notify)
         self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
-                             backoff=backoff)
+                             backoff=backoff, status_callback=_status_callback(config))
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock, retry=retry)
         self.scheduler = build_scheduler(self._jobs(clock))
         self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)
@@ -63,8 +63,9 @@ class Daemon:
                                  confirmation.sweep_interval_seconds),
         }
 
-    def _notify(self, user: db.User, text: str) -> None:
-        self.sender.send(user.phone, format_reply_for(self.config.sms, text), user_id=user.id)
+    def _notify(self, user: db.User, text: str, key: str | None = None) -> None:
+        self.sender.send(user.phone, format_reply_for(self.config.sms, text), user_id=user.id,
+                         dedupe_key=key)
 
     def start(self) -> None:
         """Recover what a crash left, start the jobs, bind the port (not yet serving).
@@ -124,6 +125,12 @@ class Daemon:
         log.info("mediabot stopped%s", f" ({' and '.join(left)} that did not finish go out "
                                        "after the next start)" if left else "")
         return drained and told
+
+
+def _status_callback(config: Config) -> str:
+    """Every text asks Twilio to report its delivery to /sms/status: no console setting."""
+    public = config.server.public_url
+    return status_url(public) if public else ""
 
 
 def within(seconds: float, fn) -> bool:

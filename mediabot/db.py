@@ -70,6 +70,9 @@ class PendingAction(BaseModel):
     # The user's newest inbox id when the question was asked: texts up to it were sent
     # before the person could see the question, so none of them can answer it.
     asked_after_inbox = pw.IntegerField(null=True)
+    # The inbox row whose turn asked: the question is that row's reply in the outbox, and
+    # only a text sent after Twilio accepted it can answer (``confirm.seen_before``).
+    asked_in_inbox = pw.IntegerField(null=True)
 
     class Meta:
         table_name = "pending_actions"
@@ -102,6 +105,12 @@ class Outbox(BaseModel):
     next_attempt_at = pw.DateTimeField(default=utcnow)
     created_at = pw.DateTimeField(default=utcnow)
     media = pw.TextField(null=True)   # JSON list of MMS media URLs (posters), or NULL
+    # The newest inbox id when Twilio accepted the text (201): later texts were sent by
+    # someone who could have it. Then what Twilio's status callbacks reported.
+    accepted_after_inbox = pw.IntegerField(null=True)
+    delivery = pw.CharField(null=True)          # queued, sent, delivered, undelivered, failed
+    delivery_error = pw.IntegerField(null=True)  # Twilio's ErrorCode, e.g. 30003
+    delivery_at = pw.DateTimeField(null=True)
 
     class Meta:
         table_name = "outbox"
@@ -383,6 +392,17 @@ def m009_outbox_media(db: pw.SqliteDatabase) -> None:
     db.execute_sql("ALTER TABLE outbox ADD COLUMN media TEXT")
 
 
+def m010_delivery_states(db: pw.SqliteDatabase) -> None:
+    """A question counts as asked when Twilio accepted it, not when it was stored: each
+    outgoing text keeps when it was accepted and Twilio's delivery reports, and a removal
+    question knows which text asked it."""
+    for column in ("accepted_after_inbox INTEGER", "delivery VARCHAR(255)",
+                   "delivery_error INTEGER", "delivery_at DATETIME"):
+        db.execute_sql(f"ALTER TABLE outbox ADD COLUMN {column}")
+    db.execute_sql("CREATE INDEX outbox_twilio_sid ON outbox (twilio_sid)")
+    db.execute_sql("ALTER TABLE pending_actions ADD COLUMN asked_in_inbox INTEGER")
+
+
 def m011_request_added_at(db: pw.SqliteDatabase) -> None:
     """When a request was an add (the weekly quota counts these), apart from "tell me when
     it's ready", which never counts. Older rows cannot be told apart: they keep counting as
@@ -394,7 +414,8 @@ def m011_request_added_at(db: pw.SqliteDatabase) -> None:
 
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
-              m008_searches, m009_outbox_media, m011_request_added_at]
+              m008_searches, m009_outbox_media, m010_delivery_states,
+              m011_request_added_at]
 
 
 class StorageError(Exception):

@@ -5,7 +5,8 @@ or terminal chat); it is never empty, since even a failed model call gets a fixe
 Everything it needs is passed in through ``Services``, so tests hand in fakes.
 
 Confirmations (DESIGN section 6): a removal the model asks for waits for the person's very
-next text. Only a lone Y/N sent after the question answers it: the worker passes
+next text. Only a lone Y/N sent after the question answers it, and the question is asked
+when Twilio accepted its text, not when it was stored (``confirm.answers``): the worker passes
 ``alone=False`` for texts joined from a burst and the text's ``inbox_id``, so a "yes" that
 was already on its way, or typed beside other words, is never an answer. Any other text
 (a picture with no words too, ``drop_question``) lets the question lapse: the action is
@@ -110,14 +111,15 @@ class Engine:
         decision = parse_decision(text) if self._approvals_on(user) else None
         if decision:
             rules = self.services.rules
-            return note + self._exchange(user, text, rules.decide(user, *decision, now,
-                                                                  self._run_approved))
+            return note + self._exchange(user, text, rules.decide(
+                user, *decision, now, self._run_approved, inbox_id=inbox_id))
         if not user.display_name:
             onboarding = self._onboard(user, text)
             if onboarding is not None:
                 return note + onboarding
-            return self._model_turn(user, text, note=note, save_user=False)
-        return self._model_turn(user, text, note=note)
+            return self._model_turn(user, text, note=note, save_user=False,
+                                    inbox_id=inbox_id)
+        return self._model_turn(user, text, note=note, inbox_id=inbox_id)
 
     # -- keywords, confirmations, approvals, onboarding -------------------------------
 
@@ -234,13 +236,14 @@ class Engine:
         return as_local(self.services.clock(), self.config.server.zone)
 
     def _model_turn(self, user: db.User, text: str, *, note: str = "",
-                    save_user: bool = True) -> str:
+                    save_user: bool = True, inbox_id: int | None = None) -> str:
         """Run the model on the stored history; ``note`` (a lapsed question) leads the reply
-        and is stored with it, so the model later knows what the person was told."""
+        and is stored with it, so the model later knows what the person was told. A question
+        the turn asks is the reply to ``inbox_id``."""
         started = time.monotonic()
         if save_user:
             history.save_message(user.id, {"role": "user", "content": text})
-        turn = _Turn(self, user, dropped=note)
+        turn = _Turn(self, user, dropped=note, inbox_id=inbox_id)
         try:
             result = self._loop(turn, text)
         except ModelError as exc:
@@ -322,8 +325,9 @@ class Engine:
 class _Turn:
     """The state of one model turn: its prompt inputs, tools and the confirmation it asked."""
 
-    def __init__(self, engine: Engine, user: db.User, *, dropped: str = ""):
-        self.engine, self.user = engine, user
+    def __init__(self, engine: Engine, user: db.User, *, dropped: str = "",
+                 inbox_id: int | None = None):
+        self.engine, self.user, self.inbox_id = engine, user, inbox_id
         self.config = engine.config
         self.tools, self.schemas, self.reserved, self.system = engine._frame(user, dropped)
         self.history = history.get_history(user.id, self.config.history.fetch_limit)
@@ -383,7 +387,8 @@ class _Turn:
         ttl = self.config.confirmation.ttl_seconds
         self.confirmation = confirm.confirmation_text(question, ttl)
         confirm.create_pending(self.user.id, tool.name, arguments, self.confirmation,
-                               ttl_seconds=ttl, now=self.engine.services.clock())
+                               ttl_seconds=ttl, now=self.engine.services.clock(),
+                               asked_in=self.inbox_id)
         return ToolOutcome(json.dumps({"status": "waiting for the user to reply Y or N",
                                        "asked": self.confirmation}), end_turn=True)
 

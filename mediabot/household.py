@@ -5,7 +5,9 @@ sending it to Sonarr/Radarr; every admin gets one text naming who asked for what
 words to answer with ("Reply APPROVE 12 or DENY 12"). The answer is read without the model,
 like Y/N: the first admin's answer wins (one conditional UPDATE decides it), a second is told
 it was already decided, and an unanswered request expires after ``approval_ttl_hours``.
-Everything is in the database, so a restart in between loses nothing.
+Everything is in the database, so a restart in between loses nothing. As with a removal's
+Y, an admin's answer counts only for a request that admin was actually asked: their text
+about it was accepted by Twilio before the answer arrived, and not reported undelivered.
 
 ``movies_per_week`` / ``seasons_per_week`` (0 = unlimited) count what was added and what
 waits for approval, Monday to Sunday in the household's time zone (``requests.used_since``:
@@ -22,14 +24,16 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-from . import db
+import peewee as pw
+
+from . import confirm, db
 from .config import RequestsConfig
 from .requests import used_since, week_start
 from .tools import ToolError
 
 log = logging.getLogger(__name__)
 
-Notify = Callable[[db.User, str], None]
+Notify = Callable[..., None]   # notify(user, text, key=None); key: the text's outbox dedupe_key
 
 
 def name_of(user: db.User) -> str:
@@ -119,7 +123,7 @@ class HouseRules:
             expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
         text = (f"{name_of(user)} asked for {title}. Reply APPROVE {row.id} or DENY {row.id}")
         for admin in admins:
-            self._tell(admin, text)
+            self._tell(admin, text, key=approval_key(row.id, admin.id))
         log.info("request %s by user %s waits for approval (%d admins told)", row.id, user.id,
                  len(admins))
         return {"ok": True, "waiting_for_approval": True, "request": row.id,
@@ -129,14 +133,22 @@ class HouseRules:
     # -- an admin's answer ------------------------------------------------------------
 
     def decide(self, admin: db.User, verdict: str, number: int, now: dt.datetime,
-               run_add: Callable[[db.Approval], str]) -> str:
+               run_add: Callable[[db.Approval], str], *, inbox_id: int | None = None) -> str:
         """Apply "APPROVE n"/"DENY n" from ``admin``; returns the reply to the admin.
 
         ``run_add(row)`` performs the member's add with their choices, or raises ToolError.
+        ``inbox_id`` is the answer's inbox row: a request whose text to this admin Twilio had
+        not accepted before it (or reported undelivered) is not theirs to decide, and nothing
+        is decided. None (the terminal chat, where nothing is texted) skips that check.
         """
         row = db.Approval.get_or_none(db.Approval.id == number)
         if row is None:
             return f"There is no request {number}."
+        if inbox_id is not None and not confirm.seen_before(db.Outbox.get_or_none(
+                db.Outbox.dedupe_key == approval_key(row.id, admin.id)), inbox_id):
+            log.info("user %s answered request %s without having been asked", admin.id, number)
+            return (f"There is no request {number} waiting for your answer, so nothing was "
+                    "decided.")
         if row.status == "waiting" and row.expires_at <= now:
             self._expire(row, now)
         if row.status != "waiting" or not self._claim(row, admin, verdict, now):
@@ -190,6 +202,11 @@ class HouseRules:
         return (f"Requests waiting for an admin's approval: {listed}. You cannot approve or "
                 "deny them yourself: tell the admin to text APPROVE or DENY with the number.")
 
-    def _tell(self, user: db.User, text: str) -> None:
+    def _tell(self, user: db.User, text: str, **key) -> None:
         if self.notify is not None and not user.opted_out:
-            self.notify(user, text)
+            self.notify(user, text, **key)
+
+
+def approval_key(request: int, admin: int) -> str:
+    """The outbox dedupe_key of the text asking ``admin`` about ``request``."""
+    return f"approval:{request}:{admin}"

@@ -22,6 +22,7 @@ from .phones import normalise_phone
 log = logging.getLogger(__name__)
 
 TOOL_RESULT_CHARS = 200
+TEXT_CHARS = 70
 
 
 def open_users_db(config: Config) -> None:
@@ -135,14 +136,37 @@ def _config_warning(config: Config, entry: UserConfig, what: str) -> str:
 # ------------------------------------------------------------------ history
 
 def show_history(config: Config, phone: str, limit: int) -> list[str]:
-    """The user's newest ``limit`` messages, oldest first: time, role, content."""
+    """The user's newest ``limit`` messages, oldest first: time, role, content; then the
+    newest ``limit`` texts sent to them, with what became of each (``_text_state``)."""
     user = find_user(phone, config)
     rows = list(db.Message.select().where(db.Message.user == user.id)
                 .order_by(db.Message.id.desc()).limit(limit))
-    if not rows:
-        return [f"no messages stored for {_label(user)}"]
     zone = config.server.zone
-    return [_message_line(row, zone) for row in reversed(rows)]
+    lines = ([_message_line(row, zone) for row in reversed(rows)] if rows
+             else [f"no messages stored for {_label(user)}"])
+    texts = list(db.Outbox.select().where(db.Outbox.user == user.id)
+                 .order_by(db.Outbox.id.desc()).limit(limit))
+    if texts:
+        lines += ["", f"texts to {_label(user)}:"]
+        lines += [_text_line(text, zone) for text in reversed(texts)]
+    return lines
+
+
+def _text_line(text: db.Outbox, zone: dt.tzinfo) -> str:
+    when = as_local(text.created_at, zone)
+    body = text.body if len(text.body) <= TEXT_CHARS else text.body[:TEXT_CHARS - 3] + "..."
+    return f"{when:%Y-%m-%d %H:%M}  {_text_state(text):<17}  {printable(body)}"
+
+
+def _text_state(text: db.Outbox) -> str:
+    """Twilio's last report (delivered, undelivered 30003, ...) once it accepted the text;
+    before that, where it is in the outbox."""
+    if text.status == "pending":
+        return f"outbox, {text.attempts} tries"
+    if text.status != "sent":
+        return {"cancelled": "withdrawn"}.get(text.status, "not sent")
+    code = f" {text.delivery_error}" if text.delivery_error else ""
+    return (text.delivery or "sent") + code
 
 
 def _message_line(row: db.Message, zone: dt.tzinfo) -> str:

@@ -11,6 +11,12 @@ stays ``pending`` with ``next_attempt_at`` pushed back (doubling, capped) until
 long, 21614 not a mobile) fail the row at once. A row is claimed before sending by moving
 its ``next_attempt_at`` forward (a lease), so two threads never send the same row, and a
 row whose sender died mid-send is retried when the lease runs out.
+
+Delivery: a row is ``sent`` when Twilio accepted it (201); it then remembers the newest inbox
+id (``accepted_after_inbox``: later texts came from someone who could have it) and, when
+``status_callback`` is given, Twilio posts each change of the message's state there
+(``record_delivery`` keeps it in ``delivery``/``delivery_error``: queued, sent, delivered,
+undelivered, failed).
 """
 
 import datetime as dt
@@ -27,7 +33,7 @@ from twilio.rest import Client
 
 from mediabot import sms
 from mediabot.config import TwilioConfig
-from mediabot.db import Outbox, User, database, utcnow
+from mediabot.db import Inbox, Outbox, User, database, utcnow
 from mediabot.posters import web_urls
 
 log = logging.getLogger(__name__)
@@ -61,6 +67,7 @@ class Outcome:
     sid: str | None = None
     code: int | None = None
     error: str | None = None
+    state: str | None = None   # Twilio's message status in its 201 answer
 
 
 class _DebugOnlyLogger(logging.LoggerAdapter):
@@ -107,12 +114,15 @@ class Sender:
     """Queues replies in the outbox and delivers them through ``client.messages.create``.
 
     ``clock`` returns naive UTC datetimes and ``sleep`` waits between quick retries; tests
-    pass fakes for both. The shared database must be open (``db.open_database``).
+    pass fakes for both. ``status_callback`` is the URL each message asks Twilio to post its
+    delivery reports to (none when empty). The shared database must be open
+    (``db.open_database``).
     """
 
     def __init__(self, client: Client, config: TwilioConfig, *, clock=utcnow, sleep=None,
-                 backoff: Backoff = Backoff()):
+                 backoff: Backoff = Backoff(), status_callback: str = ""):
         self.client = client
+        self.status_callback = status_callback
         self.config = config
         self.clock = clock
         self.sleep = sleep or time.sleep
@@ -228,7 +238,7 @@ class Sender:
             media = {"media_url": json.loads(row.media)} if row.media else {}
             message = self.client.messages.create(to=row.to_number, body=row.body,
                                                   **self._sender_fields(), **media)
-            outcome = Outcome("sent", sid=message.sid)
+            outcome = Outcome("sent", sid=message.sid, state=message.status)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
             outcome = self._classify(exc, row.body)
         row.attempts += 1
@@ -241,9 +251,10 @@ class Sender:
         return outcome
 
     def _sender_fields(self) -> dict:
+        report = {"status_callback": self.status_callback} if self.status_callback else {}
         if self.config.messaging_service_sid:
-            return {"messaging_service_sid": self.config.messaging_service_sid}
-        return {"from_": self.config.from_number}
+            return {"messaging_service_sid": self.config.messaging_service_sid, **report}
+        return {"from_": self.config.from_number, **report}
 
     def _classify(self, exc: Exception, body: str) -> Outcome:
         """Retry on 429, 5xx and network trouble; anything else is permanent."""
@@ -261,7 +272,9 @@ class Sender:
     def _finish(self, row: Outbox, status: str, outcome: Outcome) -> str:
         changes = {"status": status, "error": outcome.error, "next_attempt_at": self.clock()}
         if outcome.sid:
-            changes["twilio_sid"] = outcome.sid
+            newest = Inbox.select(pw.fn.MAX(Inbox.id)).scalar() or 0
+            changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest,
+                           delivery=outcome.state or "queued", delivery_at=self.clock())
         Outbox.update(changes).where(Outbox.id == row.id).execute()
         if outcome.code == UNSUBSCRIBED:
             self._mark_opted_out(row)
@@ -296,6 +309,29 @@ class Sender:
             query = query.where(User.phone == row.to_number)
         if query.execute():
             log.info("outbox %d: recipient unsubscribed at Twilio; user marked opted out", row.id)
+
+
+# A report never takes a row back to an earlier state (Twilio's callbacks can cross).
+DELIVERY_ORDER = {"accepted": 0, "scheduled": 0, "queued": 0, "sending": 1, "sent": 2,
+                  "delivered": 3, "undelivered": 3, "failed": 3, "canceled": 3, "read": 4}
+
+
+def record_delivery(sid: str, state: str, error_code: int | None,
+                    now: dt.datetime) -> Outbox | None:
+    """Keep Twilio's report that message ``sid`` is now ``state`` on its outbox row; the row
+    as it is afterwards, or None for a message that is not ours. A report older than what
+    the row already says (``sent`` after ``delivered``) is ignored."""
+    row = Outbox.get_or_none(Outbox.twilio_sid == sid)
+    if row is None:
+        return None
+    if DELIVERY_ORDER.get(state, 2) < DELIVERY_ORDER.get(row.delivery or "queued", 0):
+        log.debug("outbox %d: late %s report ignored (already %s)", row.id, state, row.delivery)
+        return row
+    Outbox.update(delivery=state, delivery_error=error_code, delivery_at=now).where(
+        Outbox.id == row.id).execute()
+    level = logging.WARNING if state in ("undelivered", "failed") else logging.DEBUG
+    log.log(level, "outbox %d %s (twilio error %s)", row.id, state, error_code)
+    return Outbox.get_by_id(row.id)
 
 
 def _describe(exc: Exception, *secrets: str) -> str:

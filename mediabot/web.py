@@ -1,22 +1,27 @@
-"""The Flask app: Twilio's /sms webhook, Sonarr/Radarr's /hooks/*, and /healthz.
+"""The Flask app: Twilio's /sms webhook and /sms/status delivery reports, Sonarr/Radarr's
+/hooks/*, and /healthz.
 
 ``/sms`` does as little as possible on Twilio's clock: check the signature, record the
 message in the inbox (a repeated MessageSid is a no-op), wake the worker and answer empty
 TwiML at once. The reply goes out later through the REST API, so a slow model never meets
-Twilio's 15 s webhook timeout.
+Twilio's 15 s webhook timeout. ``/sms/status`` takes Twilio's report on each of those
+replies (signed the same way) and records it on its outbox row; a question reported
+undelivered or failed lapses (``confirm.drop_undelivered``).
 """
 
 import logging
+import re
 
 from flask import Flask, jsonify, request
 from twilio.request_validator import RequestValidator
 
-from . import db
+from . import confirm, db
 from .config import Config
 from .health import WriteProbe, health
 from .intake import Inbound, Intake
 from .keywords import classify_keyword
 from .phones import inbound_phone
+from .sender import record_delivery
 from .sms import signature_ok
 
 log = logging.getLogger(__name__)
@@ -36,6 +41,7 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
     validator = RequestValidator(config.twilio.auth_token)
     sms_url = webhook_url(config.server.public_url)
+    signed = _signature_check(config, validator)
     if not config.twilio.validate_signature:
         log.warning("SIGNATURE CHECKING IS OFF ([twilio] validate_signature = false): anyone "
                     "who finds the URL can text as your household. Use only for local trials.")
@@ -43,15 +49,9 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
     @app.post("/sms")
     def sms():
         form = request.form
-        if config.twilio.validate_signature:
-            # latin-1 gives back the query string byte for byte and never fails (a stray
-            # non-UTF-8 byte is a bad signature, not a 500).
-            query = request.query_string.decode("latin-1")
-            url = sms_url + ("?" + query if query else "")
-            if not signature_ok(validator, url, form.to_dict(),
-                                request.headers.get("X-Twilio-Signature")):
-                log.warning("/sms: rejected a request with a missing or invalid signature")
-                return _error("invalid signature", 403)
+        if not signed(sms_url):
+            log.warning("/sms: rejected a request with a missing or invalid signature")
+            return _error("invalid signature", 403)
         problem = _malformed(form, config.sms.default_region)
         if problem:
             log.warning("/sms: malformed request (%s)", problem)
@@ -59,6 +59,20 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
         with worker.acknowledging():
             _accept(form, config, worker, intake)
         return app.response_class(EMPTY_TWIML, status=200, mimetype="text/xml")
+
+    @app.post("/sms/status")
+    def sms_status():
+        if not signed(status_url(config.server.public_url)):
+            log.warning("/sms/status: rejected a request with a missing or invalid signature")
+            return _error("invalid signature", 403)
+        report = _delivery_report(request.form)
+        if isinstance(report, str):
+            log.warning("/sms/status: malformed report (%s)", report)
+            return _error(report, 400)
+        row = record_delivery(*report, clock())
+        if row is not None and row.delivery in confirm.FAILED_DELIVERY:
+            confirm.drop_undelivered(row)
+        return "", 204
 
     probe = WriteProbe(clock)
 
@@ -79,6 +93,38 @@ def webhook_url(public_url: str) -> str:
     """
     public = public_url.rstrip("/")
     return public if public.endswith("/sms") else public + "/sms"
+
+
+def status_url(public_url: str) -> str:
+    """Where Twilio posts delivery reports (and signs them): the webhook URL + "/status"."""
+    return webhook_url(public_url) + "/status"
+
+
+def _signature_check(config: Config, validator: RequestValidator):
+    """``signed(url)``: is the request in hand signed by Twilio for ``url``? Always True
+    when ``[twilio] validate_signature`` is off."""
+    def signed(url: str) -> bool:
+        if not config.twilio.validate_signature:
+            return True
+        # latin-1 gives back the query string byte for byte and never fails (a stray
+        # non-UTF-8 byte is a bad signature, not a 500).
+        query = request.query_string.decode("latin-1")
+        return signature_ok(validator, url + ("?" + query if query else ""),
+                            request.form.to_dict(), request.headers.get("X-Twilio-Signature"))
+    return signed
+
+
+def _delivery_report(form) -> tuple[str, str, int | None] | str:
+    """(MessageSid, MessageStatus, ErrorCode or None) of a status callback, or what is wrong."""
+    sid, state = form.get("MessageSid", ""), form.get("MessageStatus", "")
+    if not sid or len(sid) > 64:
+        return "MessageSid is missing"
+    if not re.fullmatch(r"[a-z-]{1,20}", state):
+        return "MessageStatus is missing"
+    code = form.get("ErrorCode", "")
+    if code and not code.isdigit():
+        return "ErrorCode is not a number"
+    return sid, state, int(code) if code else None
 
 
 def _malformed(form, region: str) -> str | None:

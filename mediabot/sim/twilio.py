@@ -6,6 +6,13 @@ Twilio: HTTP Basic auth with the account sid and auth token (401 + error 20003 o
 make it an MMS: ``num_media``, and ``media_urls`` in ``sent``), Twilio's JSON error bodies, and
 the paged list shape for incoming phone numbers. ``sent`` records every accepted message;
 ``fail_next`` and ``set_delay`` script failures and slowness.
+
+Like Twilio, a message sent with a ``StatusCallback`` URL gets its delivery reports posted
+there, signed with the auth token (X-Twilio-Signature over that URL): "sent" then
+"delivered", or what ``report_next`` scripts ("undelivered" after "sent", or "failed",
+with an ErrorCode such as 30003 unreachable, 30005 unknown number, 30006 landline).
+Reports go only to loopback hosts, or through ``route_callbacks`` (a public URL that a
+reverse proxy would forward to a local daemon); ``callbacks`` records each post.
 """
 
 import base64
@@ -16,7 +23,10 @@ import threading
 import time
 from datetime import datetime, timezone
 from email.utils import format_datetime
+from urllib.parse import urlsplit
 
+import requests
+from twilio.request_validator import RequestValidator
 from werkzeug.wrappers import Request, Response
 
 from mediabot.sms import count_segments
@@ -54,6 +64,9 @@ class FakeTwilio:
         self.requests: list[dict] = []
         self._failures: list[tuple[int, int | None, str | None]] = []
         self._delay = 0.0
+        self.callbacks: list[dict] = []
+        self._reports: list[tuple[str, int | None]] = []
+        self._routes: dict[str, str] = {}
         self._lock = threading.Lock()
         self._epoch = 0     # bumped by reset(): a request that began before it is not recorded
 
@@ -67,12 +80,26 @@ class FakeTwilio:
             self.requests.clear()
             self._failures.clear()
             self._delay = 0.0
+            self.callbacks.clear()
+            self._reports.clear()
+            self._routes.clear()
 
     def fail_next(self, status: int, code: int | None = None, message: str | None = None,
                   times: int = 1) -> None:
         """Answer the next ``times`` message sends with HTTP ``status`` and Twilio ``code``."""
         with self._lock:
             self._failures.extend([(status, code, message)] * times)
+
+    def report_next(self, state: str, error_code: int | None = None, times: int = 1) -> None:
+        """End the next ``times`` accepted messages' reports in ``state`` ("undelivered",
+        "failed") with Twilio ``error_code``, instead of "delivered"."""
+        with self._lock:
+            self._reports.extend([(state, error_code)] * times)
+
+    def route_callbacks(self, public_url: str, local_url: str) -> None:
+        """Post reports for URLs under ``public_url`` to ``local_url`` instead (still signed
+        for the public URL, as Twilio signs what it was given)."""
+        self._routes[public_url.rstrip("/")] = local_url.rstrip("/")
 
     def set_delay(self, seconds: float) -> None:
         """Wait this long before answering any request (to exercise client timeouts)."""
@@ -128,9 +155,47 @@ class FakeTwilio:
             return _error(400, problem)
         message = self._message(form)
         with self._lock:
-            if request.environ["fake_twilio.epoch"] == self._epoch:
-                self.sent.append({**message, "media_urls": form.getlist("MediaUrl")})
+            if request.environ["fake_twilio.epoch"] != self._epoch:
+                return _json(201, message)
+            self.sent.append({**message, "media_urls": form.getlist("MediaUrl")})
+            final = self._reports.pop(0) if self._reports else ("delivered", None)
+        if form.get("StatusCallback"):
+            threading.Thread(target=self._report, args=(form["StatusCallback"], message, final),
+                             daemon=True).start()
         return _json(201, message)
+
+    def _report(self, url: str, message: dict, final: tuple[str, int | None]) -> None:
+        """Post the message's delivery reports, a moment apart, as Twilio does."""
+        state, code = final
+        for step in (["sent"] if state != "failed" else []) + [state]:
+            time.sleep(0.05)
+            form = {"MessageSid": message["sid"], "SmsSid": message["sid"],
+                    "MessageStatus": step, "SmsStatus": step, "AccountSid": self.account_sid,
+                    "From": message["from"] or "", "To": message["to"], "ApiVersion": "2010-04-01"}
+            if step == state and code is not None:
+                form["ErrorCode"] = str(code)
+            self._post_report(url, form)
+
+    def _post_report(self, url: str, form: dict) -> None:
+        target = self._target(url)
+        record = {"url": url, "form": form, "status": None}
+        if target is not None:
+            signature = RequestValidator(self.auth_token).compute_signature(url, form)
+            try:
+                record["status"] = requests.post(target, data=form, timeout=5, headers={
+                    "X-Twilio-Signature": signature}).status_code
+            except requests.RequestException as exc:
+                record["status"] = type(exc).__name__
+        with self._lock:
+            self.callbacks.append(record)
+
+    def _target(self, url: str) -> str | None:
+        """Where a report for ``url`` is posted: its route, a loopback URL itself, or None."""
+        for public, local in self._routes.items():
+            if url == public or url.startswith(public + "/"):
+                return local + url[len(public):]
+        host = urlsplit(url).hostname
+        return url if host in ("127.0.0.1", "localhost", "::1") else None
 
     def mms(self) -> list[dict]:
         """The messages sent with media."""
