@@ -24,8 +24,6 @@ import logging
 from dataclasses import dataclass
 from typing import Callable
 
-import peewee as pw
-
 from . import confirm, db
 from .config import RequestsConfig
 from .requests import used_since, week_start
