@@ -33,13 +33,17 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mediabot import db  # noqa: E402
-from mediabot.app import build_engine  # noqa: E402
-from mediabot.config import load_config  # noqa: E402
-from mediabot.intake import Inbound, Intake  # noqa: E402
-from mediabot.scheduler import prune_history  # noqa: E402
-from mediabot.sender import Sender  # noqa: E402
-from mediabot.worker import Worker  # noqa: E402
+from mediabot.store import db
+
+from mediabot.store import migrations
+
+from mediabot.store.users import ensure_config_users
+from mediabot.app import build_engine
+from mediabot.config import load_config
+from mediabot.messaging.intake import Inbound, Intake
+from mediabot.scheduler import prune_history
+from mediabot.messaging.sender import Sender
+from mediabot.messaging.worker import Worker
 
 TARGET_RATIO = 1.5
 USERS = ["+15551230000", "+15551230001", "+15551230002", "+15551230003"]
@@ -155,8 +159,8 @@ class Site:
         self.close()
 
     def open(self) -> None:
-        db.open_database(str(self.path))
-        db.ensure_config_users(self.config.users)
+        migrations.open_database(str(self.path))
+        ensure_config_users(self.config.users)
         engine = build_engine(self.config)
         engine.services.model.client  # noqa: B018 - built here, not timed
         engine.services.model._client = Model()

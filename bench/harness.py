@@ -46,8 +46,8 @@ create_server(app, host={HOST!r}, port=int(sys.argv[1]), threads={SERVER_THREADS
 
 FAKES = """
 import json, logging, sys
-from mediabot.sim.loopback import LoopbackServer
-from mediabot.sim.twilio import FakeTwilio
+from mediabot.trial.sim.loopback import LoopbackServer
+from mediabot.trial.sim.twilio import FakeTwilio
 from tests.fakes.openai import FakeOpenAI
 logging.getLogger("werkzeug").setLevel(logging.ERROR)
 llm = FakeOpenAI(default_text="Dune is downloading, 45% done.").start()

@@ -23,7 +23,7 @@ CASES = [
 
 
 def measure(stack, tool_name: str, arguments: dict, paths: tuple[str, ...]) -> dict:
-    from mediabot.tools import get_tool, run_tool
+    from mediabot.arr.tools import get_tool, run_tool
     fakes = (stack.sonarr, stack.radarr)
     before = [len(fake.requests) for fake in fakes]
     result = run_tool(get_tool(tool_name), stack.context("admin"), arguments)
@@ -37,7 +37,7 @@ def measure(stack, tool_name: str, arguments: dict, paths: tuple[str, ...]) -> d
 def schema_size() -> dict:
     """Bytes of the ``tools=`` list: json.dumps' default form, what the openai SDK sends
     (compact separators), and the floor: the same tools with every description emptied."""
-    from mediabot.tools import available_tools, tool_schemas
+    from mediabot.arr.tools import available_tools, tool_schemas
     schemas = tool_schemas(available_tools("admin", sonarr=True, radarr=True))
     bare = json.loads(json.dumps(schemas))
     for schema in bare:

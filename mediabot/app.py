@@ -2,21 +2,25 @@
 
 import logging
 
-from . import db
-from .config import Config
-from .engine import Engine, Services
-from .household import HouseRules
-from .llm import ChatModel
-from .summaries import Summarizer
-from .tools import ArrClient
+from mediabot.store import db
+
+from mediabot.store import migrations
+
+from mediabot.store.users import ensure_config_users
+from mediabot.config import Config
+from mediabot.conversation.engine import Engine, Services
+from mediabot.conversation.household import HouseRules
+from mediabot.conversation.llm import ChatModel
+from mediabot.conversation.prompt.summaries import Summarizer
+from mediabot.arr.tools import ArrClient
 
 log = logging.getLogger(__name__)
 
 
 def open_storage(config: Config) -> None:
     """Open and migrate the database, and write the config's [[users]] into it."""
-    db.open_database(config.database.path)
-    db.ensure_config_users(config.users)
+    migrations.open_database(config.database.path)
+    ensure_config_users(config.users)
 
 
 def build_services(config: Config, clock=db.utcnow, notify=None) -> Services:

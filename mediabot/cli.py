@@ -10,8 +10,10 @@ import sys
 
 import click
 
-from . import __version__, db
-from .config import ROLES, ConfigError, load_config
+from mediabot import __version__
+from mediabot.store import db
+from mediabot.store import migrations
+from mediabot.config import ROLES, ConfigError, load_config
 
 log = logging.getLogger(__name__)
 CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
@@ -44,7 +46,7 @@ class _Commands(click.Group):
     def invoke(self, ctx):
         try:
             return super().invoke(ctx)
-        except db.StorageError as exc:
+        except migrations.StorageError as exc:
             raise click.ClickException(str(exc)) from None
 
 
@@ -60,7 +62,7 @@ def main(verbose: bool) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def serve(config_path: str | None) -> None:
     """Run the daemon: the /sms webhook, the worker and the scheduled jobs."""
-    from .daemon import StartupError, serve as run
+    from mediabot.daemon import StartupError, serve as run
 
     config = read_config(config_path)
     try:
@@ -80,7 +82,7 @@ def chat(config_path: str | None, phone: str | None) -> None:
     Only warnings and errors are logged (to stderr), so the dialogue stays readable;
     ``mediabot -v chat`` logs everything.
     """
-    from .app import build_engine, open_storage
+    from mediabot.app import build_engine, open_storage
 
     config = read_config(config_path, require_twilio=False)
     with _quiet_logs(logging.WARNING):
@@ -95,7 +97,7 @@ def chat(config_path: str | None, phone: str | None) -> None:
 
 def _converse(engine, user: db.User, show_tools: bool = False) -> None:
     """Read lines from stdin and answer each through the engine, as one user."""
-    from .demo import last_message_id, tool_activity
+    from mediabot.trial.demo import last_message_id, tool_activity
 
     for line in _lines(sys.stdin.isatty()):
         text = line.strip()
@@ -122,8 +124,8 @@ def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member:
     needed. Only [llm] in the config (or MEDIABOT_LLM_* in the environment) is used."""
     import tempfile
 
-    from .demo import NO_MODEL, demo_config, demo_database, model_missing
-    from .sim.stack import Simulation
+    from mediabot.trial.demo import NO_MODEL, demo_config, demo_database, model_missing
+    from mediabot.trial.sim.stack import Simulation
 
     config = _demo_source_config(config_path)
     if model_missing(config.llm):
@@ -157,9 +159,9 @@ def eval_command(config_path: str | None, task_names: str | None, repeat: int,
     simulated library, each scored by what happened (tools, library, replies)."""
     import json
 
-    from .demo import NO_MODEL, model_missing
-    from .eval_tasks import select
-    from .evaluation import render_table, run_eval
+    from mediabot.trial.demo import NO_MODEL, model_missing
+    from mediabot.trial.tasks import select
+    from mediabot.trial.evaluation import render_table, run_eval
 
     config = _demo_source_config(config_path)
     if model_missing(config.llm):
@@ -190,7 +192,7 @@ def _demo_source_config(config_path: str | None):
     so their settings (still placeholders in a fresh config.toml) are not read."""
     import os
 
-    from .config import parse_config, resolve_path, without_sections
+    from mediabot.config import parse_config, resolve_path, without_sections
 
     simulated = ("sonarr", "radarr")
     if resolve_path(config_path).exists():
@@ -206,8 +208,8 @@ def _demo_source_config(config_path: str | None):
 
 
 def _demo_chat(config, role: str) -> None:
-    from .app import build_engine, open_storage
-    from .demo import DEMO_PHONE
+    from mediabot.app import build_engine, open_storage
+    from mediabot.trial.demo import DEMO_PHONE
 
     with _quiet_logs(logging.WARNING):
         open_storage(config)
@@ -220,8 +222,8 @@ def _demo_chat(config, role: str) -> None:
 def _demo_serve(config) -> int:
     import threading
 
-    from .daemon import StartupError, serve as run
-    from .demo import SmsStage, demo_port
+    from mediabot.daemon import StartupError, serve as run
+    from mediabot.trial.demo import SmsStage, demo_port
 
     port = demo_port(config)
     stage = SmsStage.start(port)
@@ -247,7 +249,7 @@ def _demo_serve(config) -> int:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def check(config_path: str | None) -> None:
     """Check the config, database, Sonarr, Radarr, the model and Twilio; exit 1 on a FAIL."""
-    from .checks import FAIL, run_checks, summary
+    from mediabot.ops.checks import FAIL, run_checks, summary
 
     config = read_config(config_path)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line
@@ -277,7 +279,7 @@ def _open_operator_db(config_path: str | None, phone: str | None = None):
     Twilio keys are not needed. PHONE is read in [sms] default_region; a bad number is a
     usage error before the database is touched.
     """
-    from .operator import open_users_db, parse_phone
+    from mediabot.ops.accounts import open_users_db, parse_phone
 
     config = read_config(config_path or _group_config_path(), require_twilio=False)
     number = parse_phone(phone, config.sms.default_region) if phone is not None else None
@@ -302,7 +304,7 @@ def users(config_path: str | None) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_list(config_path: str | None) -> None:
     """Every user: phone, name, role, opted out, and "(config)" for [[users]] entries."""
-    from .operator import list_users
+    from mediabot.ops.accounts import list_users
 
     config, _ = _open_operator_db(config_path)
     lines = list_users(config)
@@ -317,7 +319,7 @@ def users_list(config_path: str | None) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_add(phone: str, name: str, role: str, config_path: str | None) -> None:
     """Let PHONE text mediabot."""
-    from .operator import add_user
+    from mediabot.ops.accounts import add_user
 
     _, phone = _open_operator_db(config_path, phone)
     click.echo(add_user(phone, name, role))
@@ -328,7 +330,7 @@ def users_add(phone: str, name: str, role: str, config_path: str | None) -> None
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_remove(phone: str, config_path: str | None) -> None:
     """Remove PHONE and everything stored for them (messages, requests)."""
-    from .operator import remove_user
+    from mediabot.ops.accounts import remove_user
 
     _echo_lines(remove_user(*_open_operator_db(config_path, phone)))
 
@@ -339,7 +341,7 @@ def users_remove(phone: str, config_path: str | None) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_role(phone: str, role: str, config_path: str | None) -> None:
     """Make PHONE an admin or a member (only admins may delete media)."""
-    from .operator import set_role
+    from mediabot.ops.accounts import set_role
 
     _echo_lines(set_role(*_open_operator_db(config_path, phone), role))
 
@@ -363,7 +365,7 @@ def history(config_path: str | None) -> None:
 def history_show(phone: str, limit: int, config_path: str | None) -> None:
     """Print PHONE's recent messages, oldest first, then the texts sent to them and
     what Twilio reported for each (delivered, undelivered 30003, ...)."""
-    from .operator import show_history
+    from mediabot.ops.accounts import show_history
 
     _echo_lines(show_history(*_open_operator_db(config_path, phone), limit))
 
@@ -374,7 +376,7 @@ def history_show(phone: str, limit: int, config_path: str | None) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def history_clear(phone: str, yes: bool, config_path: str | None) -> None:
     """Forget PHONE's conversation (as if they texted RESET)."""
-    from .operator import clear_user_history, count_messages, find_user
+    from mediabot.ops.accounts import clear_user_history, count_messages, find_user
 
     config, phone = _open_operator_db(config_path, phone)
     user = find_user(phone, config)
@@ -402,7 +404,7 @@ def _chat_user(phone: str | None, region: str) -> db.User:
     An unknown ``--as`` number is refused rather than added: a user row is what lets a
     number text the daemon, so trying the chat must never grant that silently.
     """
-    from .operator import parse_phone
+    from mediabot.ops.accounts import parse_phone
 
     if phone:
         number = parse_phone(phone, region, param_hint="--as")

@@ -15,16 +15,18 @@ import time
 
 from waitress import create_server
 
-from . import db
-from .app import build_engine, open_storage
-from .config import Config
-from .hooks import BODY_LIMIT, BURST_SECONDS, Hooks
-from .scheduler import build_scheduler, expire_confirmations, prune_history
-from .sender import Backoff, Sender, build_twilio_client
-from .sms import format_reply_for
-from .turn_faults import RetryPolicy
-from .web import create_app, status_url, webhook_url
-from .worker import Worker
+from mediabot.store import db
+
+from mediabot.store import migrations
+from mediabot.app import build_engine, open_storage
+from mediabot.config import Config
+from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
+from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
+from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
+from mediabot.text.sms import format_reply_for
+from mediabot.messaging.faults import RetryPolicy
+from mediabot.web import create_app, status_url, webhook_url
+from mediabot.messaging.worker import Worker
 
 log = logging.getLogger(__name__)
 NOTICE_SECONDS = 5.0
@@ -178,7 +180,7 @@ def serve(config: Config) -> int:
     """Run until SIGTERM/SIGINT; returns the exit code. Raises StartupError."""
     try:
         daemon = Daemon(config)
-    except db.StorageError as exc:
+    except migrations.StorageError as exc:
         raise StartupError(str(exc)) from None
     try:
         daemon.start()

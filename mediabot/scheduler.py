@@ -12,7 +12,9 @@ from typing import Callable
 
 from apscheduler.schedulers.background import BackgroundScheduler
 
-from . import confirm, db, history
+from mediabot.conversation import confirmations as confirm
+from mediabot.store import db
+from mediabot.conversation.prompt import history
 
 log = logging.getLogger(__name__)
 PRUNE_BATCH = 500

@@ -15,14 +15,15 @@ import re
 from flask import Flask, jsonify, request
 from twilio.request_validator import RequestValidator
 
-from . import confirm, db
-from .config import Config
-from .health import WriteProbe, health
-from .intake import Inbound, Intake
-from .keywords import classify_keyword
-from .phones import inbound_phone
-from .sender import record_delivery
-from .sms import signature_ok
+from mediabot.conversation import confirmations as confirm
+from mediabot.store import db
+from mediabot.config import Config
+from mediabot.ops.health import WriteProbe, health
+from mediabot.messaging.intake import Inbound, Intake
+from mediabot.text.keywords import classify_keyword
+from mediabot.text.phones import inbound_phone
+from mediabot.messaging.sender import record_delivery
+from mediabot.text.sms import signature_ok
 
 log = logging.getLogger(__name__)
 EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'

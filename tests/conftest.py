@@ -4,7 +4,9 @@ import datetime as dt
 
 import pytest
 
-from mediabot import db
+from mediabot.store import db
+
+from mediabot.store import migrations
 from mediabot.config import parse_config
 from tests.fakes.openai import FakeOpenAI
 
@@ -32,7 +34,7 @@ def clock():
 
 @pytest.fixture
 def database(tmp_path):
-    db.open_database(str(tmp_path / "mediabot.db"))
+    migrations.open_database(str(tmp_path / "mediabot.db"))
     yield db.database
     db.database.close()
 
@@ -75,8 +77,8 @@ def make_config(*, llm_url: str, sonarr_url: str | None = None, radarr_url: str 
 
 @pytest.fixture(scope="module")
 def twilio_server():
-    from mediabot.sim.loopback import LoopbackServer
-    from mediabot.sim.twilio import FakeTwilio
+    from mediabot.trial.sim.loopback import LoopbackServer
+    from mediabot.trial.sim.twilio import FakeTwilio
 
     fake = FakeTwilio()
     server = LoopbackServer(fake).start()
@@ -102,8 +104,8 @@ def sign(url: str, params: dict, token: str = "secret-token") -> str:
 def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
     from mediabot.daemon import Daemon
-    from mediabot.sender import Backoff
-    from mediabot.turn_faults import RetryPolicy
+    from mediabot.messaging.sender import Backoff
+    from mediabot.messaging.faults import RetryPolicy
 
     made = []
 
@@ -136,8 +138,8 @@ def stack(clock):
 def engine_for(fake_llm, tmp_path, clock, request):
     """Build Engines on a fresh database; ``arr=True`` also points them at the fake arrs."""
     from mediabot.app import build_services, open_storage
-    from mediabot.engine import Engine
-    from mediabot.sim.arr import API_KEY
+    from mediabot.conversation.engine import Engine
+    from mediabot.trial.sim.arr import API_KEY
 
     def build(*, arr=False, **sections):
         urls = {}

@@ -3,7 +3,7 @@
 Each ``Shape`` is a history the engine really leaves in the database (the same dicts
 ``history.save_message`` stores and ``history.get_history`` reads back), plus the build
 settings of that moment. ``prompt(shape)`` passes it through the real builder,
-``mediabot.history.build_prompt``, with the real system prompt and the real tool schemas, so
+``mediabot.conversation.prompt.history.build_prompt``, with the real system prompt and the real tool schemas, so
 the conformance suite tests what mediabot would send, not a hand-made copy of it.
 
 Texts are distinctive on purpose: the suite looks for each one in the rendered template, and
@@ -14,10 +14,10 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
-from mediabot import engine
-from mediabot.history import build_llm_messages, build_prompt
-from mediabot.prompts import SUMMARY_PROMPT, build_system_prompt
-from mediabot.tools import available_tools, tool_schemas
+from mediabot.conversation import engine
+from mediabot.conversation.prompt.history import build_llm_messages, build_prompt
+from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT, build_system_prompt
+from mediabot.arr.tools import available_tools, tool_schemas
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 PENDING = ("Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N "
@@ -48,7 +48,7 @@ def prompt(shape: Shape) -> list[dict]:
     """The messages mediabot sends for this stored history (the real builder's output).
 
     A turn's prompt is built around the real system prompt; the summarizer's request is built
-    by the same builder around SUMMARY_PROMPT, as mediabot.summaries does; ``mediabot check``
+    by the same builder around SUMMARY_PROMPT, as mediabot.conversation.prompt.summaries does; ``mediabot check``
     sends its one-message probe as it is.
     """
     if shape.request == "probe":

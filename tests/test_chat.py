@@ -6,7 +6,7 @@ import sys
 
 from click.testing import CliRunner
 
-from mediabot import db
+from mediabot.store import db
 from mediabot.cli import main
 from tests.conftest import ADMIN
 

@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mediabot.checks import _safely, check_server
+from mediabot.ops.checks import _safely, check_server
 from mediabot.config import Config, ServerConfig
 from mediabot.cli import main
-from mediabot.sim.arr import API_KEY, FakeRadarr, FakeSonarr
-from mediabot.sim.loopback import LoopbackServer
+from mediabot.trial.sim.arr import API_KEY, FakeRadarr, FakeSonarr
+from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.openai import FakeOpenAI, error_reply
-from mediabot.sim.twilio import FakeTwilio
+from mediabot.trial.sim.twilio import FakeTwilio
 
 LLM_KEY = "sk-test-llm-key-0001"
 TWILIO_TOKEN = "twilio-auth-token-0001"
@@ -320,7 +320,7 @@ def test_config_errors_exit_2_before_any_check(tmp_path, servers):
 def test_a_crashing_check_becomes_a_fail_line_and_the_rest_still_run(caplog):
     def broken():
         raise RuntimeError(f"boom with {LLM_KEY}")
-    with caplog.at_level("DEBUG", logger="mediabot.checks"):
+    with caplog.at_level("DEBUG", logger="mediabot.ops.checks"):
         lines = _safely("llm", [LLM_KEY], broken)
     assert [line.render() for line in lines] == [
         "FAIL llm: the check itself failed (RuntimeError); run `mediabot -v check` for details"]

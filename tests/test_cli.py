@@ -11,7 +11,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from mediabot import confirm, db, history
+from mediabot.conversation import confirmations as confirm
+from mediabot.store import db
+from mediabot.conversation.prompt import history
 from mediabot.app import open_storage
 from mediabot.cli import main
 from mediabot.config import load_config

@@ -4,14 +4,16 @@ import datetime as dt
 
 import pytest
 
-from mediabot import confirm, db
+from mediabot.conversation import confirmations as confirm
+from mediabot.store import db
+from mediabot.store import migrations
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 
 
 @pytest.fixture
 def user(tmp_path):
-    db.open_database(str(tmp_path / "m.db"))
+    migrations.open_database(str(tmp_path / "m.db"))
     return db.User.create(phone="+15551234567", role="admin")
 
 

@@ -4,9 +4,10 @@ the history core knows nothing of confirmations."""
 import subprocess
 import sys
 
-from mediabot import confirm, db
-from mediabot.conversation import forget_conversation
-from mediabot.history import get_history, save_message
+from mediabot.conversation import confirmations as confirm
+from mediabot.store import db
+from mediabot.conversation.forget import forget_conversation
+from mediabot.conversation.prompt.history import get_history, save_message
 
 
 def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_users(database):
@@ -27,8 +28,8 @@ def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_user
 
 
 def test_the_history_core_imports_neither_confirmations_nor_the_sms_edge():
-    probe = ("import sys, mediabot.history; "
-             "print(sorted(m for m in ('mediabot.confirm', 'mediabot.sms') if m in sys.modules))")
+    probe = ("import sys, mediabot.conversation.prompt.history; "
+             "print(sorted(m for m in ('mediabot.conversation.confirmations', 'mediabot.text.sms') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

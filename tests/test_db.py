@@ -5,9 +5,13 @@ import threading
 import peewee
 import pytest
 
-from mediabot import db
+from mediabot.store import db
+
+from mediabot.store import migrations
+
+from mediabot.store.users import ensure_config_users
 from mediabot.config import UserConfig
-from mediabot.worker import recent_turns
+from mediabot.messaging.worker import recent_turns
 
 
 @pytest.fixture
@@ -16,48 +20,48 @@ def path(tmp_path):
 
 
 def test_migrations_on_an_empty_file_then_again_are_a_no_op(path):
-    database = db.open_database(path)
+    database = migrations.open_database(path)
     versions = [r[0] for r in database.execute_sql("SELECT version FROM schema_version")]
-    assert versions == list(range(1, len(db.MIGRATIONS) + 1))
-    assert db.migrate(database) == []
+    assert versions == list(range(1, len(migrations.MIGRATIONS) + 1))
+    assert migrations.migrate(database) == []
     tables = set(database.get_tables())
     assert {"users", "messages", "pending_actions", "inbox", "outbox", "requests"} <= tables
 
 
 def test_pragmas_wal_foreign_keys_and_busy_timeout(path):
-    database = db.open_database(path)
+    database = migrations.open_database(path)
     assert database.execute_sql("PRAGMA journal_mode").fetchone()[0] == "wal"
     assert database.execute_sql("PRAGMA foreign_keys").fetchone()[0] == 1
     assert database.execute_sql("PRAGMA busy_timeout").fetchone()[0] >= 5000
 
 
 def test_rows_survive_reopening_the_file(path):
-    db.open_database(path)
+    migrations.open_database(path)
     user = db.User.create(phone="+15551234567", display_name="Alex")
     db.Message.create(user=user, role="user", content="hi")
     db.database.close()
-    db.open_database(path)
+    migrations.open_database(path)
     assert db.Message.get().content == "hi"
     assert db.User.get().display_name == "Alex"
 
 
 def test_the_models_match_the_first_migration(path):
     """Every model column exists in the migrated schema, so queries never hit a missing column."""
-    database = db.open_database(path)
+    database = migrations.open_database(path)
     for model in db.MODELS:
         columns = {c.name for c in database.get_columns(model._meta.table_name)}
         assert set(model._meta.columns) <= columns, model
 
 
 def test_message_sid_is_unique(path):
-    db.open_database(path)
+    migrations.open_database(path)
     db.Inbox.create(message_sid="SM1", from_number="+15551234567", body="a")
     with pytest.raises(peewee.IntegrityError):
         db.Inbox.create(message_sid="SM1", from_number="+15551234567", body="a")
 
 
 def test_one_pending_action_per_user(path):
-    db.open_database(path)
+    migrations.open_database(path)
     user = db.User.create(phone="+15551234567")
     db.PendingAction.create(user=user, function_name="remove_media", arguments="{}",
                             prompt_text="?", expires_at=db.utcnow())
@@ -67,13 +71,13 @@ def test_one_pending_action_per_user(path):
 
 
 def test_config_users_are_written_idempotently(path):
-    db.open_database(path)
+    migrations.open_database(path)
     db.User.create(phone="+15557654321", display_name="Added by command")
     users = [UserConfig("+15551234567", "Alex", "admin"), UserConfig("+15550000002", "", "member")]
-    db.ensure_config_users(users)
-    db.ensure_config_users(users)
+    ensure_config_users(users)
+    ensure_config_users(users)
     assert db.User.select().count() == 3
-    db.ensure_config_users([UserConfig("+15551234567", "Alexandra", "member")])
+    ensure_config_users([UserConfig("+15551234567", "Alexandra", "member")])
     alex = db.User.get(phone="+15551234567")
     assert (alex.display_name, alex.role, alex.from_config) == ("Alexandra", "member", True)
     assert db.User.get(phone="+15557654321").display_name == "Added by command"
@@ -81,15 +85,15 @@ def test_config_users_are_written_idempotently(path):
 
 
 def test_a_name_learnt_in_conversation_is_not_wiped_by_an_unnamed_config_entry(path):
-    db.open_database(path)
-    db.ensure_config_users([UserConfig("+15551234567", "", "member")])
+    migrations.open_database(path)
+    ensure_config_users([UserConfig("+15551234567", "", "member")])
     db.User.update(display_name="Sam").execute()
-    db.ensure_config_users([UserConfig("+15551234567", "", "member")])
+    ensure_config_users([UserConfig("+15551234567", "", "member")])
     assert db.User.get().display_name == "Sam"
 
 
 def test_writes_from_several_threads(path):
-    db.open_database(path)
+    migrations.open_database(path)
     user = db.User.create(phone="+15551234567")
     errors = []
 
@@ -118,7 +122,7 @@ def test_an_older_database_is_upgraded_in_place_without_losing_rows(path):
     old.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY, name TEXT NOT NULL, "
                 "applied_at DATETIME)")
     wrapper = peewee.SqliteDatabase(path)
-    db.m001_initial(wrapper)
+    migrations.m001_initial(wrapper)
     wrapper.execute_sql("INSERT INTO schema_version VALUES (1, 'm001_initial', NULL)")
     wrapper.execute_sql("INSERT INTO users (phone, role, opted_out, from_config, created_at) "
                         "VALUES ('+15551234567', 'admin', 0, 0, '2026-01-01 00:00:00')")
@@ -127,12 +131,12 @@ def test_an_older_database_is_upgraded_in_place_without_losing_rows(path):
                         "'Remove X?', '2026-01-01 00:00:00', '2026-01-01 00:05:00')")
     wrapper.close()
     old.close()
-    db.open_database(path)
+    migrations.open_database(path)
     assert db.User.get().phone == "+15551234567"
     assert "notices" in db.database.get_tables()
     assert db.PendingAction.get().asked_after_inbox is None, "kept, with the new column"
     versions = [r[0] for r in db.database.execute_sql("SELECT version FROM schema_version")]
-    assert versions == list(range(1, len(db.MIGRATIONS) + 1))
+    assert versions == list(range(1, len(migrations.MIGRATIONS) + 1))
 
 
 def query_plan(sql: str, params=()) -> str:
@@ -143,7 +147,7 @@ def query_plan(sql: str, params=()) -> str:
 def test_the_rate_limit_and_retention_queries_use_an_index_not_a_scan(path):
     """Every turn counts the user's recent replies and every hour prunes old messages; both
     must cost the same with a year of rows as with none."""
-    db.open_database(path)
+    migrations.open_database(path)
     since = db.utcnow()
     sql, params = recent_turns(1, since).sql()
     assert "USING INDEX outbox_user_created" in query_plan(sql, params)

@@ -3,7 +3,7 @@ approvals, and Twilio's delivery reports on /sms/status, through the in-process 
 
 import pytest
 
-from mediabot import db
+from mediabot.store import db
 from tests.conftest import ADMIN, sign
 from tests.test_household import ADMIN2, THREE, ask_for, house, sent_to  # noqa: F401
 from tests.test_web import settle, text

@@ -10,7 +10,7 @@ import threading
 
 import requests
 
-from mediabot.sim.loopback import wait_for
+from mediabot.trial.sim.loopback import wait_for
 
 
 def run_demo(tmp_path, stdin, *args, llm_url=None, **env):
@@ -28,7 +28,7 @@ def in_process(tmp_path, monkeypatch, stdin, *args, llm_url=None):
     (the subprocess tests here cover the real process's streams)."""
     from click.testing import CliRunner
 
-    from mediabot import db
+    from mediabot.store import db
     from mediabot.cli import main
 
     for name in [k for k in os.environ if k.startswith("MEDIABOT_")]:

@@ -17,7 +17,7 @@ import pytest
 import requests
 
 from tests.conftest import ADMIN, sign
-from mediabot.sim.loopback import free_port, wait_for
+from mediabot.trial.sim.loopback import free_port, wait_for
 
 PUBLIC = "https://sms.example.com"
 
@@ -207,7 +207,7 @@ def test_stop_start_unknown_and_twilio_failures(serve, fake_llm, fake_twilio):
 
 def test_the_info_log_holds_no_secret_and_no_message_body(serve, fake_llm, fake_twilio):
     """A bad day: wrong Sonarr key, Radarr down, the model failing; the log stays clean."""
-    from mediabot.sim.arr import API_KEY
+    from mediabot.trial.sim.arr import API_KEY
     from tests.fakes.arr_stack import ArrStack
 
     stack = ArrStack()
@@ -262,7 +262,7 @@ def test_tampered_and_stale_signatures_store_nothing(serve, fake_llm, fake_twili
 
 
 def test_a_long_markdown_reply_with_emoji_arrives_as_short_gsm7(serve, fake_llm, fake_twilio):
-    from mediabot.sms import is_gsm7
+    from mediabot.text.sms import is_gsm7
 
     daemon = serve()
     fake_llm.enqueue_text("## Queue 🎬\n\n**Dune: Part Two** — 45% … “almost” there!\n\n"

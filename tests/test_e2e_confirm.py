@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-from mediabot.sim.arr_fixtures import OFFICE_TVDB
-from mediabot.sim.loopback import wait_for
+from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
+from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN
 from tests.test_e2e import PUBLIC, serve  # noqa: F401  (the fixture that starts `mediabot serve`)
 

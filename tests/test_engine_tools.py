@@ -5,10 +5,11 @@ import json
 
 import pytest
 
-from mediabot import db, history
+from mediabot.store import db
+from mediabot.conversation.prompt import history
 from tests.conftest import ADMIN
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 
 
 @pytest.fixture

@@ -3,8 +3,8 @@
 import pytest
 import requests
 
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.arr_fixtures import OFFICE_TVDB
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from tests.fakes.arr_stack import ArrStack
 
 

@@ -9,8 +9,8 @@ from twilio.base.exceptions import TwilioRestException
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
-from mediabot.sim.loopback import LoopbackServer
-from mediabot.sim.twilio import FakeTwilio
+from mediabot.trial.sim.loopback import LoopbackServer
+from mediabot.trial.sim.twilio import FakeTwilio
 
 SID = "AC" + "a" * 32
 TOKEN = "fake-token-0123"

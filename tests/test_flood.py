@@ -11,7 +11,7 @@ import time
 import pytest
 import requests
 
-from mediabot.sim.loopback import wait_for
+from mediabot.trial.sim.loopback import wait_for
 from tests.test_e2e import serve  # noqa: F401  (the fixture)
 
 SLOW_CLIENTS = 150

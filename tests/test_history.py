@@ -7,12 +7,16 @@ import logging
 
 import pytest
 
-from mediabot import db
+from mediabot.store import db
+
+from mediabot.store import migrations
 from mediabot.config import HistoryConfig
-from mediabot.history import (INTERRUPTED_RESULT, UNANSWERED_LINE, build_llm_messages,
-                              build_prompt, portable_arguments,
-                              clear_history, estimate_tokens, get_history,
-                              prune_orphaned_user_messages, save_message, validate_messages)
+from mediabot.conversation.prompt.history import (INTERRUPTED_RESULT, UNANSWERED_LINE,
+                                                     build_llm_messages, build_prompt,
+                                                     portable_arguments, clear_history,
+                                                     estimate_tokens, get_history,
+                                                     prune_orphaned_user_messages, save_message,
+                                                     validate_messages)
 
 SYSTEM = "You are mediabot."
 
@@ -434,7 +438,7 @@ def test_first_kept_id_names_the_oldest_row_in_the_window():
 
 
 def test_a_warning_is_logged_above_80_percent_of_the_budget(caplog):
-    caplog.set_level(logging.INFO, logger="mediabot.history")
+    caplog.set_level(logging.INFO, logger="mediabot.conversation.prompt.history")
     build_prompt(SYSTEM, [user("x" * 3000)], max_tokens=1000)
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
     build_prompt(SYSTEM, [user("x" * 3400)], max_tokens=1000)
@@ -446,7 +450,7 @@ def test_a_warning_is_logged_above_80_percent_of_the_budget(caplog):
 # ------------------------------------------------------- seed 004: multi-turn and roles
 
 def test_consecutive_same_role_messages_are_logged_not_fatal(caplog):
-    caplog.set_level(logging.WARNING, logger="mediabot.history")
+    caplog.set_level(logging.WARNING, logger="mediabot.conversation.prompt.history")
     history = [user("a"), reply("first"), reply("second"), user("b")]
     out = build_llm_messages(SYSTEM, history)
     assert contents(body(out)) == ["a", "first\n\nsecond", "b"]
@@ -473,7 +477,7 @@ def test_the_whole_window_reaches_the_model_not_just_the_last_message():
 @pytest.fixture
 def database(tmp_path):
     path = str(tmp_path / "m.db")
-    db.open_database(path)
+    migrations.open_database(path)
     yield path
     db.database.close()
 
@@ -499,7 +503,7 @@ def test_messages_round_trip_through_the_store(alex):
 def test_history_survives_reopening_the_database_file(database, alex):
     save_message(alex, user("remember me"))
     db.database.close()
-    db.open_database(database)
+    migrations.open_database(database)
     assert [m["content"] for m in get_history(alex, 5)] == ["remember me"]
 
 

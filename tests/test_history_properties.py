@@ -16,8 +16,8 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mediabot.history import build_prompt, estimate_tokens, validate_messages
-from mediabot.validation import find_violation
+from mediabot.conversation.prompt.history import build_prompt, estimate_tokens, validate_messages
+from mediabot.conversation.prompt.message_rules import find_violation
 
 SYSTEM = "You are mediabot, a helpful media assistant."
 TOOLS = ("search_media", "add_movie", "download_queue", "upcoming")

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from mediabot.hookevents import MAX_DEPTH, PayloadError, _depth, read_event
+from mediabot.arr.events import MAX_DEPTH, PayloadError, _depth, read_event
 from tests.fakes import arr_webhooks as arr
 
 

@@ -5,9 +5,9 @@ import datetime as dt
 
 import pytest
 
-from mediabot import db
-from mediabot.requests import record_request
-from mediabot.notices import episode_ranges
+from mediabot.store import db
+from mediabot.arr.requests import record_request
+from mediabot.arr.notices import episode_ranges
 from tests.conftest import ADMIN, MEMBER
 
 SECRET = "hook-secret"
@@ -165,8 +165,8 @@ def test_a_download_with_no_episodes_texts_nobody(client, fake_twilio, clock):
 def test_notify_me_through_the_model_adds_a_second_recipient(daemon_for, stack, fake_llm,
                                                              fake_twilio, clock):
     """Alex added Dune: Part Two; Sam asks the bot to be told too; both get the text."""
-    from mediabot.sim.arr import API_KEY
-    from mediabot.sim.arr_fixtures import DUNE_TWO_TMDB
+    from mediabot.trial.sim.arr import API_KEY
+    from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 
     daemon = daemon_for(notifications={"webhook_secret": SECRET},
                         radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY})

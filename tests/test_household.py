@@ -7,11 +7,11 @@ import signal
 
 import pytest
 
-from mediabot import db
-from mediabot.household import week_start
-from mediabot.requests import record_request
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.loopback import wait_for
+from mediabot.store import db
+from mediabot.conversation.household import week_start
+from mediabot.arr.requests import record_request
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN, MEMBER
 from tests.test_web import settle, text
 
@@ -206,7 +206,7 @@ approval = "members"
 
 
 def test_check_reports_the_household_rules():
-    from mediabot.checks import check_household
+    from mediabot.ops.checks import check_household
     from mediabot.config import parse_config
 
     base = {"server": {"public_url": "https://sms.example.com"}}

@@ -7,8 +7,10 @@ import threading
 
 import pytest
 
-from mediabot import db
-from mediabot.intake import Inbound, Intake
+from mediabot.store import db
+
+from mediabot.store import migrations
+from mediabot.messaging.intake import Inbound, Intake
 from tests.conftest import ADMIN
 
 STRANGER = "+15559990000"
@@ -72,13 +74,13 @@ def send_all(intake, messages):
 
 
 def wait_queued(intake, count):
-    from mediabot.sim.loopback import wait_for
+    from mediabot.trial.sim.loopback import wait_for
     assert wait_for(lambda: intake._queue.qsize() >= count, 5)
 
 
 def wait_taken(intake):
     """The writer has taken what was queued (and waits for the write lock with it)."""
-    from mediabot.sim.loopback import wait_for
+    from mediabot.trial.sim.loopback import wait_for
     assert wait_for(lambda: intake._writer is not None and intake._queue.qsize() == 0, 5)
 
 
@@ -115,7 +117,7 @@ def test_a_message_that_cannot_be_stored_fails_alone(intake, tmp_path):
 
 
 def test_the_writer_stops_when_idle_and_starts_again(intake):
-    from mediabot.sim.loopback import wait_for
+    from mediabot.trial.sim.loopback import wait_for
     intake.record(message("SM1"))
     assert wait_for(lambda: intake._writer is None, 5)
     assert intake.record(message("SM2")).new
@@ -125,7 +127,7 @@ def test_the_writer_stops_when_idle_and_starts_again(intake):
 def test_the_writer_follows_the_database_to_another_file(intake, tmp_path):
     intake.record(message("SM1"))
     db.database.close()
-    db.open_database(str(tmp_path / "second.db"))
+    migrations.open_database(str(tmp_path / "second.db"))
     assert intake.record(message("SM1", phone=STRANGER)).new     # a new file: not a retry
     assert [row[0] for row in rows(tmp_path / "second.db")] == ["SM1"]
     assert len(rows(tmp_path / "mediabot.db")) == 1

@@ -1,9 +1,9 @@
-"""The words mediabot reads itself: keywords, and Y/N answers (mediabot.keywords)."""
+"""The words mediabot reads itself: keywords, and Y/N answers (mediabot.text.keywords)."""
 
 import pytest
 
-from mediabot.keywords import HELP_TEXT, classify_keyword, parse_answer, parse_decision
-from mediabot.sms import format_reply, is_gsm7
+from mediabot.text.keywords import HELP_TEXT, classify_keyword, parse_answer, parse_decision
+from mediabot.text.sms import format_reply, is_gsm7
 
 
 @pytest.mark.parametrize("body, keyword", [
@@ -76,17 +76,18 @@ def test_decisions_are_parsed_without_the_model(words, parsed):
     assert parse_decision(words) == parsed
 
 
-@pytest.mark.parametrize("module", ["engine", "confirm", "keywords"])
+@pytest.mark.parametrize("module", ["conversation.engine", "conversation.confirmations",
+                                    "text.keywords"])
 def test_the_engine_side_reads_keywords_without_the_sms_formatter(module):
     """Layering: the vocabulary is shared, so the engine never imports the SMS edge."""
     import ast
     from pathlib import Path
 
-    import mediabot
+    from importlib import import_module
 
-    source = Path(mediabot.__file__).with_name(f"{module}.py").read_text()
+    source = Path(import_module(f"mediabot.{module}").__file__).read_text()
     imported = {node.module for node in ast.walk(ast.parse(source))
                 if isinstance(node, ast.ImportFrom)}
     imported |= {alias.name for node in ast.walk(ast.parse(source))
                  if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
-    assert not imported & {"sms", "mediabot.sms"}
+    assert not imported & {"sms", "mediabot.text.sms"}

@@ -7,13 +7,13 @@ import sys
 
 import pytest
 
-from mediabot import db
-from mediabot.llm import ChatModel, ModelError
+from mediabot.store import db
+from mediabot.conversation.llm import ChatModel, ModelError
 from tests.conftest import ADMIN, make_config
 
 
 def test_starting_the_daemon_code_does_not_import_the_model_sdk():
-    code = ("import sys; import mediabot.cli, mediabot.daemon, mediabot.app, mediabot.checks; "
+    code = ("import sys; import mediabot.cli, mediabot.daemon, mediabot.app, mediabot.ops.checks; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout

@@ -8,9 +8,10 @@ from zoneinfo import ZoneInfo
 import pytest
 from click.testing import CliRunner
 
-from mediabot import db, history
+from mediabot.store import db
+from mediabot.conversation.prompt import history
 from mediabot.cli import main
-from mediabot.localtime import host_zone, local_text, zone_named
+from mediabot.text.localtime import host_zone, local_text, zone_named
 from tests.conftest import ADMIN
 
 # (zone, now before the change, the next two airings: same UTC hour, either side of it)
@@ -135,7 +136,7 @@ def test_zones_work_without_a_system_zoneinfo_database(tmp_path):
     import subprocess
     import sys
 
-    script = ("from mediabot.localtime import zone_named, local_text; import datetime as dt; "
+    script = ("from mediabot.text.localtime import zone_named, local_text; import datetime as dt; "
               "print(local_text(dt.datetime(2026, 7, 1, 12), zone_named('Europe/London')))")
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
                             timeout=60, env={**os.environ, "PYTHONTZPATH": ""})

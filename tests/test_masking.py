@@ -4,7 +4,7 @@ import pytest
 from click.testing import CliRunner
 
 from mediabot.cli import main
-from mediabot.masking import scrub
+from mediabot.text.masking import scrub
 
 
 def test_scrub_hides_secrets_and_key_query_strings():

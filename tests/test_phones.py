@@ -5,10 +5,10 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from mediabot import db
+from mediabot.store import db
 from mediabot.cli import main
 from mediabot.config import ConfigError, parse_config
-from mediabot.phones import inbound_phone, normalise_phone
+from mediabot.text.phones import inbound_phone, normalise_phone
 
 
 @pytest.mark.parametrize("text,region,expected", [

@@ -6,9 +6,11 @@ import json
 
 import pytest
 
-from mediabot import db
-from mediabot.posters import Offered, choose_posters, web_urls
-from mediabot.sender import Backoff, Sender, build_twilio_client
+from mediabot.store import db
+
+from mediabot.store import migrations
+from mediabot.conversation.posters import Offered, choose_posters, web_urls
+from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
 from tests.conftest import MEMBER, make_config
 from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
 from tests.test_web import settle, text
@@ -85,7 +87,7 @@ def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
         fake_llm, fake_twilio, tmp_path, clock):
     config = make_config(llm_url=fake_llm.url, twilio_url=fake_twilio.url,
                          db_path=str(tmp_path / "m.db"))
-    db.open_database(config.database.path)
+    migrations.open_database(config.database.path)
     fake_twilio.fail_next(503, times=2)
     first = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
                    backoff=Backoff(attempts=2, base_seconds=0))
@@ -93,7 +95,7 @@ def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
     assert row.status == "pending" and fake_twilio.sent == []
     db.database.close()
 
-    db.open_database(config.database.path)     # a new process finds the row pending
+    migrations.open_database(config.database.path)     # a new process finds the row pending
     clock.advance(minutes=5)
     second = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock)
     assert second.deliver_due() == 1

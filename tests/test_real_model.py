@@ -23,9 +23,9 @@ from types import SimpleNamespace
 import pytest
 import requests
 
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.loopback import free_port, wait_for
-from mediabot.sim.stack import Simulation
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.loopback import free_port, wait_for
+from mediabot.trial.sim.stack import Simulation
 from tests.conftest import ADMIN
 from tests.fakes.recording_proxy import RecordingProxy
 

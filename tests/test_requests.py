@@ -4,8 +4,8 @@ and seasons, on every path that adds."""
 
 import pytest
 
-from mediabot import db
-from mediabot.sim.arr_fixtures import DUNE_TWO_TMDB
+from mediabot.store import db
+from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 from tests.conftest import ADMIN, MEMBER
 from tests.test_household import (HAIL_MARY_2, PROPHECY, THREE, UK_OFFICE,  # noqa: F401
                                   ask_for, house, last_tool_result, sent_to)

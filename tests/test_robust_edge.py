@@ -8,10 +8,10 @@ import pytest
 import requests
 from waitress import wasyncore
 
-from mediabot import db
+from mediabot.store import db
 from mediabot.config import SmsConfig
-from mediabot.requests import record_request
-from mediabot.worker import Worker
+from mediabot.arr.requests import record_request
+from mediabot.messaging.worker import Worker
 from tests.conftest import ADMIN, sign
 from tests.test_e2e import free_port
 from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
@@ -212,7 +212,7 @@ def test_stop_sent_during_a_turn_stops_that_turns_reply(daemon_for, fake_llm, fa
 
 def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_for, fake_llm,
                                                                         fake_twilio):
-    from mediabot.worker import NO_TEXT_REPLY
+    from mediabot.messaging.worker import NO_TEXT_REPLY
 
     daemon = daemon_for()
     form = {**params(""), "NumMedia": "1", "MediaUrl0": "https://api.twilio.com/m/ME1.jpg",
@@ -227,7 +227,7 @@ def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_f
 
 def test_the_rate_limit_notice_goes_out_at_most_once_an_hour_across_a_clock_hour(
         daemon_for, fake_llm, fake_twilio, clock):
-    from mediabot.worker import RATE_LIMIT_REPLY
+    from mediabot.messaging.worker import RATE_LIMIT_REPLY
 
     daemon = daemon_for(sms={"rate_limit_per_hour": 1})
     client = daemon.app.test_client()

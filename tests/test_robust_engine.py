@@ -4,11 +4,12 @@ import json
 
 import pytest
 
-from mediabot import db, history
-from mediabot.engine import ONBOARDING_QUESTION
+from mediabot.store import db
+from mediabot.conversation.prompt import history
+from mediabot.conversation.engine import ONBOARDING_QUESTION
 from tests.conftest import ADMIN, MEMBER
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
 from tests.fakes.openai import Reply
 
 
@@ -262,8 +263,8 @@ def test_a_server_that_is_not_a_chat_api_gets_an_apology_not_a_crash(engine_for,
                                                                      body):
     from werkzeug.wrappers import Response
 
-    from mediabot.engine import APOLOGY
-    from mediabot.sim.loopback import LoopbackServer
+    from mediabot.conversation.engine import APOLOGY
+    from mediabot.trial.sim.loopback import LoopbackServer
 
     def app(environ, start_response):
         return Response(body, mimetype=content_type)(environ, start_response)
@@ -285,7 +286,7 @@ def test_random_household_sessions_never_send_an_invalid_prompt(engine_for, fake
     tight windows and three id styles: the fake (the real API's rules) never answers 400."""
     import random
 
-    from mediabot.validation import find_violation
+    from mediabot.conversation.prompt.message_rules import find_violation
     rng = random.Random(seed)
     engine = engine_for(arr=True, history={"max_messages": rng.choice([4, 6]),
                                  "max_context_tokens": rng.choice([1200, 4000])},

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
-from mediabot import db
-from mediabot.searchlimit import SearchLimit
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.arr_fixtures import ARRIVAL_TMDB, HAIL_MARY_TMDB, SEVERANCE_TVDB
+from mediabot.store import db
+from mediabot.arr.searches import SearchLimit
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.arr_fixtures import ARRIVAL_TMDB, HAIL_MARY_TMDB, SEVERANCE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.arr_stack import call_tool
 from tests.test_household import house, sent_to  # noqa: F401  (the fixture)

@@ -7,10 +7,11 @@ import threading
 import pytest
 
 from mediabot.config import TwilioConfig
-from mediabot.db import Inbox, Outbox, User, open_database
-from mediabot.sender import Backoff, Sender, build_twilio_client, check_twilio
-from mediabot.sim.loopback import LoopbackServer, wait_for
-from mediabot.sim.twilio import FakeTwilio
+from mediabot.store.db import Inbox, Outbox, User
+from mediabot.store.migrations import open_database
+from mediabot.messaging.sender import Backoff, Sender, build_twilio_client, check_twilio
+from mediabot.trial.sim.loopback import LoopbackServer, wait_for
+from mediabot.trial.sim.twilio import FakeTwilio
 
 TOKEN = "tok-5f2b9c0e7d1a4b3c"
 FROM = "+15550001111"

@@ -1,4 +1,4 @@
-"""Reply formatting, segment counting and signature checks (mediabot.sms)."""
+"""Reply formatting, segment counting and signature checks (mediabot.text.sms)."""
 
 import pytest
 from hypothesis import given, settings
@@ -6,7 +6,8 @@ from hypothesis import strategies as st
 from twilio.request_validator import RequestValidator
 
 from mediabot.config import SmsConfig
-from mediabot.sms import count_segments, format_reply, format_reply_for, is_gsm7, signature_ok
+from mediabot.text.sms import (count_segments, format_reply, format_reply_for, is_gsm7,
+                                  signature_ok)
 
 
 @pytest.mark.parametrize("markdown, plain", [

@@ -7,12 +7,12 @@ import time
 
 import pytest
 
-from mediabot.tools import ArrClient, ToolError, get_tool, run_tool
+from mediabot.arr.tools import ArrClient, ToolError, get_tool, run_tool
 from mediabot.config import ArrConfig
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.arr_fixtures import OFFICE_UK_TVDB
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.arr_fixtures import OFFICE_UK_TVDB
 from tests.fakes.arr_stack import ArrStack
-from mediabot.sim.loopback import LoopbackServer
+from mediabot.trial.sim.loopback import LoopbackServer
 
 
 @pytest.fixture
@@ -163,6 +163,6 @@ def test_what_the_user_asked_for_stays_out_of_the_info_log(stack, caplog):
     ("Is it he/she? Or /them?x", (), "Is it he/she? Or /them?x"),   # a query has a key=value
 ])
 def test_scrub_drops_keys_queries_and_the_requests_words(text, words, expected):
-    from mediabot.masking import scrub
+    from mediabot.text.masking import scrub
 
     assert scrub(text, ["SECRET"], words) == expected

@@ -5,23 +5,23 @@ the day someone moves the import to the top)."""
 import ast
 from pathlib import Path
 
-import mediabot.tools
+import mediabot.arr.tools
 
-PACKAGE = Path(mediabot.tools.__file__).parent
+PACKAGE = Path(mediabot.arr.tools.__file__).parent
 
 
 def imported_tool_modules(path: Path) -> set[str]:
-    """Every ``mediabot.tools.X`` that module imports, anywhere in its source."""
+    """Every ``mediabot.arr.tools.X`` that module imports, anywhere in its source."""
     found = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.ImportFrom) and node.module:
-            if node.module == "mediabot.tools":
+            if node.module == "mediabot.arr.tools":
                 found |= {alias.name for alias in node.names}
-            elif node.module.startswith("mediabot.tools."):
+            elif node.module.startswith("mediabot.arr.tools."):
                 found.add(node.module.split(".")[2])
         elif isinstance(node, ast.Import):
             found |= {alias.name.split(".")[2] for alias in node.names
-                      if alias.name.startswith("mediabot.tools.")}
+                      if alias.name.startswith("mediabot.arr.tools.")}
     return found & {p.stem for p in PACKAGE.glob("*.py")} - {path.stem}
 
 

@@ -1,7 +1,7 @@
 """The per-process cache of root folders and profiles: kept for its ttl, refetched when
 older, and a name it lacks is looked up once more on a fresh list. The clock is injected."""
 
-from mediabot.tools.metadata import Metadata
+from mediabot.arr.tools.metadata import Metadata
 
 
 class Clock:

@@ -2,8 +2,9 @@
 
 import pytest
 
-from mediabot.tools import describe_action, get_tool
-from mediabot.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB
+from mediabot.arr.tools import describe_action, get_tool
+from mediabot.trial.sim.arr_fixtures import (DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB,
+                                                HAIL_MARY_TMDB)
 from tests.fakes.arr_stack import ArrStack, call_tool as call
 
 

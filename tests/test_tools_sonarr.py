@@ -4,8 +4,8 @@ import json
 
 import pytest
 
-from mediabot.tools import describe_action, get_tool, run_tool
-from mediabot.sim.arr_fixtures import OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB
+from mediabot.arr.tools import describe_action, get_tool, run_tool
+from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB
 from tests.fakes.arr_stack import ArrStack, call_tool as call
 
 

@@ -6,10 +6,11 @@ import time
 import peewee
 import pytest
 
-from mediabot import db, history
-from mediabot.sim.loopback import wait_for
-from mediabot.turn_faults import (OpenTurns, Retries, RetryPolicy, is_storage_fault,
-                                  take_back)
+from mediabot.store import db
+from mediabot.conversation.prompt import history
+from mediabot.trial.sim.loopback import wait_for
+from mediabot.messaging.faults import (OpenTurns, Retries, RetryPolicy, is_storage_fault,
+                                          take_back)
 
 
 def test_the_delay_doubles_to_a_cap_and_the_attempts_run_out():

@@ -3,8 +3,8 @@ rules chat templates need on top (DESIGN section 4)."""
 
 import pytest
 
-from mediabot.history import validate_messages
-from mediabot.validation import find_violation
+from mediabot.conversation.prompt.history import validate_messages
+from mediabot.conversation.prompt.message_rules import find_violation
 
 
 def user(text="hi"):

@@ -2,8 +2,8 @@
 
 import pytest
 
-from mediabot import db
-from mediabot.worker import RATE_LIMIT_REPLY, UNKNOWN_SENDER_REPLY
+from mediabot.store import db
+from mediabot.messaging.worker import RATE_LIMIT_REPLY, UNKNOWN_SENDER_REPLY
 from tests.conftest import ADMIN, MEMBER, sign
 
 URL = "https://sms.example.com/sms"
@@ -166,7 +166,7 @@ def test_member_and_admin_are_processed_in_parallel_without_mixing(daemon, clien
 
 
 def test_long_markdown_reply_with_emoji_is_gsm7_and_short(daemon, client, fake_llm, fake_twilio):
-    from mediabot.sms import is_gsm7
+    from mediabot.text.sms import is_gsm7
     fake_llm.enqueue_text("**Great news!** 🎉 Here’s what’s new — " + "*Dune* is ready… " * 60)
     text(client, "what's new?")
     settle(daemon)
@@ -218,7 +218,7 @@ def test_a_turn_that_crashed_after_storing_its_reply_is_not_run_again(daemon, fa
                                                                       fake_twilio):
     """The engine stored 'Added ...' but the process died before the outbox: the restart
     sends that reply instead of adding the film a second time."""
-    from mediabot import history
+    from mediabot.conversation.prompt import history
 
     alex = db.User.get(phone=ADMIN)
     db.Inbox.create(message_sid="SM-crashed", user=alex, from_number=ADMIN,
@@ -237,7 +237,7 @@ def test_a_turn_that_crashed_after_storing_its_reply_is_not_run_again(daemon, fa
 
 
 def test_an_older_reply_is_not_mistaken_for_the_crashed_turns(daemon, fake_llm, fake_twilio):
-    from mediabot import history
+    from mediabot.conversation.prompt import history
 
     alex = db.User.get(phone=ADMIN)
     history.save_message(alex.id, {"role": "user", "content": "what's new?"})

@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from mediabot import db
+from mediabot.store import db
 from mediabot.config import SmsConfig
-from mediabot.worker import Worker
+from mediabot.messaging.worker import Worker
 
 
 class RecordingEngine:
@@ -135,7 +135,7 @@ def wait_until(predicate, timeout=3.0):
 def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
     from types import SimpleNamespace
 
-    from mediabot.worker import burst_turns
+    from mediabot.messaging.worker import burst_turns
 
     rows = [SimpleNamespace(body=body) for body in bodies]
     assert [[row.body for row in turn] for turn in burst_turns(rows)] == turns

@@ -5,9 +5,9 @@ import json
 from dataclasses import replace
 
 from mediabot.config import ArrConfig
-from mediabot.tools import ArrClient, ToolContext, get_tool, run_tool
-from mediabot.sim.arr import API_KEY
-from mediabot.sim.stack import SONARR_VERSION, Simulation
+from mediabot.arr.tools import ArrClient, ToolContext, get_tool, run_tool
+from mediabot.trial.sim.arr import API_KEY
+from mediabot.trial.sim.stack import SONARR_VERSION, Simulation
 
 
 class ArrStack(Simulation):

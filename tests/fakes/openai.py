@@ -1,7 +1,7 @@
 """A fake OpenAI chat-completions server for the real ``openai`` SDK over loopback HTTP.
 
 Like the real API it answers HTTP 400 with ``{"error": {"message", "type", "param",
-"code"}}`` when the request's messages break a sequence rule (``mediabot.validation``, the
+"code"}}`` when the request's messages break a sequence rule (``mediabot.conversation.prompt.message_rules``, the
 same rules ``validate_messages`` checks), 401 for a wrong API key and 404 for an unknown
 model. Otherwise it pops the next scripted reply::
 
@@ -34,8 +34,8 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
-from mediabot.sim.loopback import LoopbackServer
-from mediabot.validation import find_violation
+from mediabot.trial.sim.loopback import LoopbackServer
+from mediabot.conversation.prompt.message_rules import find_violation
 from tests.fakes.chat_templates import TEMPLATES, render
 
 DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4o")

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 import requests
 from werkzeug.wrappers import Request, Response
 
-from mediabot.sim.loopback import LoopbackServer
+from mediabot.trial.sim.loopback import LoopbackServer
 
 HOP_BY_HOP = {"connection", "keep-alive", "transfer-encoding", "content-encoding",
               "content-length", "host"}

@@ -1,0 +1,140 @@
+"""Sonarr/Radarr "Connect -> Webhook": the HTTP edge of the "ready to watch" texts.
+
+``/hooks/radarr`` and ``/hooks/sonarr`` (a trailing slash too; POST or PUT, the two methods
+Sonarr/Radarr offer) take the apps' own webhook JSON, authenticated by HTTP Basic with
+``[notifications] webhook_secret`` as the password (refused entirely while no secret is
+set). Sonarr and Radarr encode Basic credentials as ISO-8859-1 (ManagedHttpDispatcher),
+curl and browsers as UTF-8; either encoding of the secret is accepted.
+
+The password is checked before the body is read; the body may be up to ``BODY_LIMIT`` (a
+60-episode season pack's On Import Complete is about 90 KB; ``/sms`` keeps its own small
+limit). ``hookevents`` checks it; anything wrong is answered 400 with one plain line, never
+a traceback. What to text whom is ``notices``' job.
+"""
+
+import base64
+import binascii
+import hmac
+import logging
+
+from flask import current_app, jsonify, request
+from werkzeug.exceptions import RequestEntityTooLarge
+
+from mediabot.store import db
+from mediabot.arr.events import ArrEvent, PayloadError, read_event
+from mediabot.arr.notices import BURST_SECONDS, Notices
+
+__all__ = ["BURST_SECONDS", "BODY_LIMIT", "Hooks", "password_matches"]
+
+log = logging.getLogger(__name__)
+BODY_LIMIT = 1024 * 1024
+SERVICES = ("sonarr", "radarr")
+
+
+class Hooks:
+    def __init__(self, config, sender, *, clock=db.utcnow, burst_seconds: float = BURST_SECONDS):
+        self.config = config
+        self.notices = Notices(config.sms, sender, clock=clock, burst_seconds=burst_seconds)
+
+    def init_app(self, app) -> None:
+        for rule in ("/hooks/<service>", "/hooks/<service>/"):
+            app.add_url_rule(rule, "hooks", self._endpoint, methods=["POST", "PUT"])
+
+    # -- HTTP -------------------------------------------------------------------------------
+
+    def _endpoint(self, service: str):
+        if service not in SERVICES:
+            return _plain("unknown hook; use /hooks/sonarr or /hooks/radarr", 404)
+        refusal = self._refusal()
+        if refusal:
+            return refusal
+        body = _read_body()
+        if body is None:
+            log.warning("/hooks/%s: body over %d bytes refused", service, BODY_LIMIT)
+            return _plain(f"the body is larger than {BODY_LIMIT // 1024} KiB", 413)
+        try:
+            event = read_event(service, body)
+        except PayloadError as exc:
+            log.warning("/hooks/%s: refused a payload: %s", service, exc)
+            return _plain(str(exc), 400)
+        return jsonify({"ok": True, "result": self.handle(service, event)}), 200
+
+    def _refusal(self):
+        secret = self.config.notifications.webhook_secret
+        if not secret:
+            return _plain("hooks are off: set [notifications] webhook_secret", 403)
+        if not password_matches(request.headers.get("Authorization"), secret):
+            log.warning("/hooks: rejected a request with a wrong or missing password")
+            response = _plain("wrong or missing webhook password", 401)
+            response.headers["WWW-Authenticate"] = 'Basic realm="mediabot", charset="UTF-8"'
+            return response
+        return None
+
+    # -- events -----------------------------------------------------------------------------
+
+    def handle(self, service: str, event: ArrEvent) -> str:
+        """Act on one checked webhook event; returns a word for the response and the log."""
+        if event.kind == "test":
+            log.info("/hooks/%s: test event received", service)
+            return "test ok"
+        if event.kind == "delete":
+            return self.notices.forget(service, event.external_id)
+        if event.kind == "file_delete":
+            return self.notices.episode_files_deleted(event)
+        if event.kind != "import":
+            return "ignored"
+        if service == "radarr":
+            return self.notices.movie_imported(event)
+        return self.notices.episodes_imported(event)
+
+    def send_due(self, now=None) -> int:
+        """The scheduler's job: send the notices due by ``now``; returns texts sent."""
+        return self.notices.send_due(now)
+
+    def flush(self) -> int:
+        return self.notices.flush()
+
+    def close(self) -> int:
+        return self.notices.close()
+
+
+def password_matches(header: str | None, secret: str) -> bool:
+    """Does a Basic ``Authorization`` header carry ``secret`` as its password?
+
+    The password bytes are compared with the secret in UTF-8 and in ISO-8859-1 (what
+    Sonarr/Radarr send); any user name is accepted. Constant-time per candidate.
+    """
+    scheme, _, token = (header or "").partition(" ")
+    if scheme.lower() != "basic":
+        return False
+    try:
+        decoded = base64.b64decode(token.strip(), validate=True)
+    except (binascii.Error, ValueError):
+        return False
+    _, colon, given = decoded.partition(b":")
+    if not colon:
+        return False
+    candidates = {secret.encode("utf-8")}
+    try:
+        candidates.add(secret.encode("iso-8859-1"))
+    except UnicodeEncodeError:
+        pass  # a character Sonarr/Radarr cannot send: only UTF-8 clients can match
+    return any([hmac.compare_digest(given, candidate) for candidate in candidates])
+
+
+def _read_body() -> bytes | None:
+    """The request body, or None when it is over BODY_LIMIT. One byte more is allowed to be
+    read: a body without Content-Length (chunked) is cut at the limit, not refused, by
+    werkzeug, so only its length tells it from one that fits."""
+    request.max_content_length = BODY_LIMIT + 1
+    try:
+        body = request.get_data(cache=False)
+    except RequestEntityTooLarge:
+        return None
+    return body if len(body) <= BODY_LIMIT else None
+
+
+def _plain(line: str, status: int):
+    """One plain line: Sonarr/Radarr show a failed call's body in their log as it is."""
+    return current_app.response_class(line + "\n", status=status,
+                                      mimetype="text/plain")

@@ -1,0 +1,247 @@
+"""What to tell whom when Sonarr/Radarr import something: "Dune: Part Two is ready to watch."
+
+A movie import texts each requester once. Episode imports of a series are gathered for
+``burst_seconds`` in a stored notice and sent as one text per requester ("Severance:
+S02E01-E03 are ready.") by the scheduler's ``send_due`` job, so a restart loses no notice.
+Sending goes through the outbox with a dedupe key, so an event delivered twice never texts
+twice.
+
+Upgrades are never announced. Sonarr says so per file (``isUpgrade``), but its v4 "On Import
+Complete" for the whole download has no such flag, so for it mediabot decides from what it
+knows: the episodes that download's per-file events already reported (stored by download id
+in ``imports``, upgrade or not) are left out, and each requester is told only of episodes not
+yet announced to them (stored in ``announced``), which also covers a Sonarr that sends only
+On Import Complete. A per-file import that is *not* an upgrade means Sonarr had no file for
+the episode, and a deleted file (other than for an upgrade) means it is gone: either way an
+earlier announcement of it no longer stands and is forgotten. A per-file event delivered
+twice (same download id and episode) is acted on once.
+"""
+
+import datetime as dt
+import json
+import logging
+from collections import defaultdict
+from dataclasses import dataclass
+
+from peewee import chunked
+
+from mediabot.store import db
+from mediabot.arr import requests
+from mediabot.arr.events import ArrEvent
+from mediabot.text.sms import format_reply_for
+from mediabot.arr.tools.format import episode_code, sms_safe_title
+
+log = logging.getLogger(__name__)
+BURST_SECONDS = 60.0
+IMPORT_MEMORY = dt.timedelta(days=7)
+FALLBACK_TITLE = "Something you asked for"
+FAR_FUTURE = dt.datetime(9999, 1, 1)
+
+
+@dataclass(frozen=True)
+class Item:
+    service: str
+    external_id: int
+    title: str
+
+
+class Notices:
+    def __init__(self, sms_config, sender, *, clock=db.utcnow,
+                 burst_seconds: float = BURST_SECONDS):
+        self.sms_config = sms_config
+        self.sender = sender
+        self.clock = clock
+        self.burst_seconds = burst_seconds
+        self._closed = False
+
+    # -- events -----------------------------------------------------------------------------
+
+    def movie_imported(self, event: ArrEvent) -> str:
+        if event.upgrade:
+            return "upgrade ignored"
+        return self._record(Item("radarr", event.external_id, _safe(event.title)), set())
+
+    def episodes_imported(self, event: ArrEvent) -> str:
+        """A per-file import (upgrade True/False) or a whole download (upgrade None)."""
+        episodes = set(event.episodes)
+        if event.upgrade is None:  # On Import Complete: leave out what per-file events told
+            if event.download_id:
+                episodes -= set(_imported_by(event.download_id))
+        elif event.download_id:  # a repeated delivery claims nothing
+            episodes = self._claim_imports(event.download_id, episodes, event.upgrade)
+        if event.upgrade:
+            return "upgrade ignored"
+        if event.upgrade is False:
+            _forget_announced(event.external_id, episodes)
+        if not episodes:
+            return "ignored (no new episodes)"
+        return self._record(Item("sonarr", event.external_id, _safe(event.title)), episodes)
+
+    def episode_files_deleted(self, event: ArrEvent) -> str:
+        if event.delete_reason == "upgrade":  # a better file replaces it: still announced
+            return "ignored (upgrade)"
+        _forget_announced(event.external_id, set(event.episodes))
+        return "forgotten"
+
+    def forget(self, service: str, external_id: int) -> str:
+        """The series or movie was removed: its requests (and what they were told) go."""
+        requests.forget_title(service, external_id)
+        return "forgotten"
+
+    def _claim_imports(self, download_id: str, episodes: set, upgrade: bool) -> set:
+        """Record a per-file event's episodes under its download id; returns those not
+        recorded before. Each is one INSERT OR IGNORE, so of two deliveries of the same
+        event, even at the same moment, only one claims an episode."""
+        now = self.clock()
+        claimed = set()
+        with db.database.atomic():
+            db.Import.delete().where(db.Import.seen_at < now - IMPORT_MEMORY).execute()
+            for season, episode in sorted(episodes):
+                cursor = db.database.execute_sql(
+                    "INSERT OR IGNORE INTO imports (service, download_id, season, episode, "
+                    "upgrade, seen_at) VALUES ('sonarr', ?, ?, ?, ?, ?)",
+                    (download_id, season, episode, upgrade, str(now)))
+                if cursor.rowcount:
+                    claimed.add((season, episode))
+        return claimed
+
+    def _record(self, item: Item, episodes: set) -> str:
+        """Store the notice (episodes join an unsent one for the same series), then send
+        whatever is due. Stored first, so a crash before sending loses nothing."""
+        if not requests.requests_for(item.service, item.external_id).exists():
+            return "nobody asked"
+        now = self.clock()
+        gather = item.service == "sonarr" and self.burst_seconds > 0 and not self._closed
+        with db.database.atomic():
+            notice = db.Notice.get_or_none(
+                db.Notice.service == item.service, db.Notice.external_id == item.external_id,
+                db.Notice.sent_at.is_null()) if gather else None
+            if notice is None:
+                due = now + dt.timedelta(seconds=self.burst_seconds if gather else 0)
+                notice = db.Notice.create(service=item.service, external_id=item.external_id,
+                                          title=item.title, created_at=now, due_at=due)
+            stored = {tuple(pair) for pair in json.loads(notice.episodes)}
+            notice.episodes = json.dumps(sorted(stored | episodes))
+            notice.save()
+        return f"notified {self.send_due(now)}" if not gather else "gathering"
+
+    # -- sending ----------------------------------------------------------------------------
+
+    def close(self) -> int:
+        """At shutdown: send what is gathering now, and tell later imports at once."""
+        self._closed = True
+        return self.flush()
+
+    def flush(self) -> int:
+        """Send every unsent notice, due or not; returns texts sent."""
+        return self.send_due(FAR_FUTURE)
+
+    def send_due(self, now: dt.datetime | None = None) -> int:
+        """Send the notices due by ``now`` (the scheduler's job); returns texts sent.
+
+        Claiming a notice and queueing its texts in the outbox is one transaction: after a
+        crash either the notice is still unsent or every text is in the outbox.
+        """
+        now = now or self.clock()
+        with db.database.connection_context():
+            due = list(db.Notice.select().where(db.Notice.sent_at.is_null(),
+                                                db.Notice.due_at <= now).order_by(db.Notice.id))
+            rows = [row for notice in due for row in self._queue_texts(notice)]
+            for row in rows:
+                self.sender.deliver(row.id)
+        return len(rows)
+
+    def _queue_texts(self, notice: db.Notice) -> list[db.Outbox]:
+        with db.database.atomic():
+            claimed = db.Notice.update(sent_at=self.clock()).where(
+                db.Notice.id == notice.id, db.Notice.sent_at.is_null()).execute()
+            if not claimed:
+                return []
+            episodes = {tuple(pair) for pair in json.loads(notice.episodes)}
+            asked = requests.requests_for(notice.service, notice.external_id,
+                                          untold=not episodes)  # a movie: told once
+            rows = [row for req in asked if (row := self._tell(req, notice, episodes))]
+        log.info("%s import of %s: %d requester(s) told", notice.service, notice.external_id,
+                 len(rows))
+        return [row for row in rows if row.status == "pending"]
+
+    def _tell(self, req: db.Request, notice: db.Notice, episodes: set) -> db.Outbox | None:
+        """Queue one requester's text: only the episodes not yet announced to them."""
+        fresh = episodes - _announced_to(req) if episodes else episodes
+        if episodes and not fresh:
+            log.info("request %s: every episode was already announced; not told", req.id)
+            return None
+        title = _safe(notice.title) or sms_safe_title(req.title, fallback=FALLBACK_TITLE)
+        text, tag = _notice_text(title, fresh)
+        requests.mark_told(req.id, self.clock())
+        _remember_announced(req, fresh, self.clock())
+        user = req.user
+        if user.opted_out:
+            log.info("request %s: user %s opted out; not told", req.id, user.id)
+            return None
+        key = f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{notice.id}:{tag}"
+        return self.sender.enqueue(user.phone, format_reply_for(self.sms_config, text),
+                                   user_id=user.id, dedupe_key=key[:255])
+
+
+# -- what was announced and what only upgraded ---------------------------------------------
+
+def _announced_to(req: db.Request) -> set[tuple[int, int]]:
+    query = db.Announced.select(db.Announced.season, db.Announced.episode).where(
+        db.Announced.request == req.id)
+    return {(row.season, row.episode) for row in query}
+
+
+def _remember_announced(req: db.Request, episodes: set, now: dt.datetime) -> None:
+    rows = [{"request": req.id, "season": season, "episode": episode, "announced_at": now}
+            for season, episode in sorted(episodes)]
+    for batch in chunked(rows, 100):
+        db.Announced.insert_many(batch).on_conflict_ignore().execute()
+
+
+def _forget_announced(tvdb_id: int, episodes: set) -> None:
+    asked = requests.series_request_ids(tvdb_id)
+    for season, episode in episodes:
+        db.Announced.delete().where(db.Announced.request.in_(asked),
+                                    db.Announced.season == season,
+                                    db.Announced.episode == episode).execute()
+
+
+def _imported_by(download_id: str) -> dict[tuple[int, int], bool]:
+    """The episodes a download's per-file events reported, each with its isUpgrade."""
+    query = db.Import.select(db.Import.season, db.Import.episode, db.Import.upgrade).where(
+        db.Import.service == "sonarr", db.Import.download_id == download_id)
+    return {(row.season, row.episode): row.upgrade for row in query}
+
+
+# -- the text --------------------------------------------------------------------------------
+
+def _safe(title: str) -> str:
+    """The payload's title as it may stand in a text; "" when nothing of it is left."""
+    return sms_safe_title(title, fallback="")
+
+
+def _notice_text(title: str, episodes: set) -> tuple[str, str]:
+    """The text and the dedupe tag: 'Dune is ready to watch.' / 'X: S02E01-E03 are ready.'"""
+    if not episodes:
+        return f"{title} is ready to watch.", ""
+    ranges = episode_ranges(episodes)
+    return f"{title}: {ranges} {'is' if len(episodes) == 1 else 'are'} ready.", ranges
+
+
+def episode_ranges(episodes: set[tuple[int, int]]) -> str:
+    """{(2,1),(2,2),(2,3),(3,1)} -> 'S02E01-E03, S03E01' (consecutive episodes joined)."""
+    by_season = defaultdict(list)
+    for season, number in sorted(episodes):
+        by_season[season].append(number)
+    parts = []
+    for season, numbers in by_season.items():
+        start = prev = numbers[0]
+        for number in numbers[1:] + [None]:
+            if number is not None and number == prev + 1:
+                prev = number
+                continue
+            parts.append(episode_code(season, start) + (f"-E{prev:02d}" if prev != start else ""))
+            if number is not None:
+                start = prev = number
+    return ", ".join(parts)

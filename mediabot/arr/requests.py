@@ -1,0 +1,96 @@
+"""Who asked for what: the ``requests`` table, and the weekly quota counted from it.
+
+One row per person and title. It is written two ways, and the difference is what a quota
+counts:
+
+- an **add** (add_movie/add_series ran, directly or once an admin approved it) sets
+  ``added_at`` and ``seasons``: the quota counts these, by ``added_at``;
+- a **notify** ("tell me when it's ready", or an add of a title already on its way) only
+  asks for the text when it lands: ``added_at`` stays as it was (NULL for a pure notify), so
+  it never counts, and a later add on the same row gets its own date and seasons.
+
+The row is also what the download webhook reads to tell each requester once (``notices``):
+asked again after being told, the row is opened again. Requests still waiting for an
+admin's approval count toward the quota too (they are ``approvals`` rows), so the rule that
+counts both lives here. Every function expects an open connection and raises peewee errors
+on a storage fault.
+"""
+
+import datetime as dt
+
+import peewee as pw
+
+from mediabot.store import db
+
+
+def week_start(now: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
+    """Monday 00:00 of ``now``'s week in ``zone``, as naive UTC like the stored times."""
+    local = now.replace(tzinfo=dt.timezone.utc).astimezone(zone)
+    monday = (local - dt.timedelta(days=local.weekday())).replace(hour=0, minute=0, second=0,
+                                                                  microsecond=0)
+    monday = monday.replace(tzinfo=None).replace(tzinfo=zone)  # the offset of that Monday
+    return monday.astimezone(dt.timezone.utc).replace(tzinfo=None)
+
+
+def record_request(user_id: int, service: str, external_id: int, title: str,
+                   now: dt.datetime, *, seasons: int = 0, added: bool = False) -> None:
+    """Remember that ``user_id`` wants a text when the title lands; ``added=True`` when this
+    is an add they made (``seasons`` of it, for a series), which the weekly quota counts."""
+    with db.database.atomic():
+        row, created = db.Request.get_or_create(
+            user=user_id, service=service, external_id=external_id,
+            defaults={"title": title, "created_at": now, "seasons": seasons if added else 0,
+                      "added_at": now if added else None})
+        if created:
+            return
+        changes = {}
+        if row.notified_at is not None:   # asked again after being told: a new request
+            changes.update(notified_at=None, created_at=now, title=title)
+        if added:                         # the add has its own date and seasons
+            changes.update(added_at=now, seasons=seasons, title=title)
+        if changes:
+            db.Request.update(changes).where(db.Request.id == row.id).execute()
+
+
+def used_since(user_id: int, service: str, since: dt.datetime) -> int:
+    """The quota's count: movies (radarr) or seasons (sonarr) this person added since
+    ``since``, plus those still waiting for an admin's approval. A notify never counts."""
+    def count(model):
+        return pw.fn.COUNT(model.id) if service == "radarr" else \
+            pw.fn.COALESCE(pw.fn.SUM(model.seasons), 0)
+    added = (db.Request.select(count(db.Request))
+             .where(db.Request.user == user_id, db.Request.service == service,
+                    db.Request.added_at >= since).scalar())
+    waiting = (db.Approval.select(count(db.Approval))
+               .where(db.Approval.user == user_id, db.Approval.service == service,
+                      db.Approval.status == "waiting", db.Approval.created_at >= since)
+               .scalar())
+    return int(added or 0) + int(waiting or 0)
+
+
+# -- for the download webhook (notices) -------------------------------------------------------
+
+def requests_for(service: str, external_id: int, *, untold: bool = False):
+    """Everyone who asked for this title (with their user), oldest first; ``untold``: only
+    those not told yet."""
+    query = (db.Request.select(db.Request, db.User).join(db.User)
+             .where(db.Request.service == service, db.Request.external_id == external_id))
+    if untold:
+        query = query.where(db.Request.notified_at.is_null())
+    return query.order_by(db.Request.id)
+
+
+def mark_told(request_id: int, now: dt.datetime) -> None:
+    db.Request.update(notified_at=now).where(db.Request.id == request_id).execute()
+
+
+def forget_title(service: str, external_id: int) -> int:
+    """The title left the library: its requests (and what they were told) go; the count."""
+    return db.Request.delete().where(db.Request.service == service,
+                                     db.Request.external_id == external_id).execute()
+
+
+def series_request_ids(tvdb_id: int):
+    """A subquery of the ids of a series' requests (for what was announced to them)."""
+    return db.Request.select(db.Request.id).where(db.Request.service == "sonarr",
+                                                  db.Request.external_id == tvdb_id)

@@ -1,0 +1,309 @@
+"""The tools the model may call: their schemas, descriptions (written for the model) and
+handlers. Handlers pick the service(s), call the sonarr/radarr functions through
+``ArrClient.run`` and shape one compact result dict; failures are ToolErrors.
+"""
+
+import datetime as dt
+from types import ModuleType
+
+from mediabot.text.localtime import local_text
+from mediabot.arr.tools import radarr, sonarr
+from mediabot.arr.tools.base import (ADMINS, DESTRUCTIVE, EVERYONE, SAFE, AlreadyInLibrary,
+                                        Tool, ToolContext, ToolError)
+from mediabot.arr.tools.format import human_size
+from mediabot.arr.tools.summaries import title_of
+
+SEARCH_LIMIT = 5
+QUEUE_LIMIT = 8
+CALENDAR_LIMIT = 10
+SERVICES = {"series": ("sonarr", sonarr, "TVDB"), "movie": ("radarr", radarr, "TMDB")}
+
+
+def _services(ctx: ToolContext, kind: str) -> list[tuple[str, ModuleType]]:
+    """The (service, module) pairs a kind needs; ToolError when none is set up."""
+    if kind != "any":
+        service, module, _ = SERVICES[kind]
+        ctx.client(service)
+        return [(service, module)]
+    pairs = [(s, m) for s, m, _ in SERVICES.values() if getattr(ctx, s) is not None]
+    if not pairs:
+        raise ToolError("neither Sonarr nor Radarr is set up on this server")
+    return pairs
+
+
+def _each_service(ctx: ToolContext, kind: str, fn_name: str, *args) -> tuple[list, list[str]]:
+    """Run ``module.fn_name`` on every service of ``kind``: (results, error sentences).
+
+    One service failing does not hide the other's answer; all failing is a ToolError.
+    """
+    results, errors = [], []
+    for service, module in _services(ctx, kind):
+        try:
+            results.append(ctx.client(service).run(getattr(module, fn_name), *args))
+        except ToolError as exc:
+            errors.append(str(exc))
+    if errors and not results:
+        raise ToolError(" and ".join(errors))
+    return results, errors
+
+
+def _with_warnings(result: dict, errors: list[str]) -> dict:
+    if errors:
+        result["warnings"] = errors
+    return result
+
+
+def _interleave(lists: list[list]) -> list:
+    longest = max((len(items) for items in lists), default=0)
+    return [items[i] for i in range(longest) for items in lists if i < len(items)]
+
+
+def search_media(ctx: ToolContext, args: dict) -> dict:
+    results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT)
+    posters = {id(hit): hit.pop("_poster", None) for found in results for hit in found}
+    hits = _interleave(results)[:SEARCH_LIMIT]
+    ctx.offered += [(hit["title"], hit["year"], posters[id(hit)]) for hit in hits]
+    if not hits:
+        raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    return _with_warnings({"results": hits}, errors)
+
+
+def library_status(ctx: ToolContext, args: dict) -> dict:
+    pairs, errors = _each_service(ctx, args["kind"], "library_matches", args["query"],
+                                  ctx.clock())
+    owned = [item for found, _ in pairs for item in found]
+    others = _interleave([rest for _, rest in pairs])[:3]
+    if not owned and not others:
+        raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    result = {"in_library": owned}
+    if others:
+        result["not_in_library"] = others
+    return _with_warnings(result, errors)
+
+
+def _record(ctx: ToolContext, service: str, external_id: int, title: str, *,
+            seasons: int = 0, added: bool = False) -> bool:
+    """Remember who wants a text when the title lands; ``added`` when this call added it
+    (what a weekly quota counts). False when this conversation cannot be texted later."""
+    if ctx.record_request is None:
+        return False
+    ctx.record_request(service, external_id, title, seasons=seasons, added=added)
+    return True
+
+
+def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict, *args) -> dict:
+    """Shared by add_movie/add_series: add, record the request, or explain why not.
+
+    With household rules for this user (``ctx.gate``), the title is looked up first so the
+    rules can count it and name it; the gate may refuse (quota) or hold it for approval.
+    """
+    service, module, source = SERVICES[kind]
+    client = ctx.client(service)
+    not_found = f"no {kind} has {source} id {external_id}"
+    if ctx.gate is not None:
+        held = _ask_gate(ctx, client, module, kind, external_id, tool_args, not_found)
+        if held is not None:
+            return held
+    try:
+        result = client.run(module.add, external_id, *args, client.config, client.metadata,
+                            not_found=not_found)
+    except AlreadyInLibrary as exc:
+        if exc.complete or not _record(ctx, service, external_id, exc.title):
+            raise
+        raise ToolError(f"{exc.title} is already in the library but not downloaded yet; "
+                        "the user will get a text when it arrives") from None
+    poster = result.pop("_poster", None)
+    if poster:
+        ctx.added.append(poster)
+    seasons = len(result.get("monitored_seasons") or ()) if kind == "series" else 0
+    notified = _record(ctx, service, external_id, result["title"], added=True,
+                       seasons=max(seasons, 1) if kind == "series" else 0)
+    result["message"] = (f"Added {result['title']}; {client.name} is searching for it."
+                         + (" The user will get a text when it is ready." if notified else ""))
+    return result
+
+
+def _ask_gate(ctx: ToolContext, client, module, kind: str, external_id: int, tool_args: dict,
+              not_found: str) -> dict | None:
+    data = client.run(module.lookup, external_id, not_found=not_found)
+    if data.get("id"):
+        return None     # already in the library: the add itself says so
+    available = len([s for s in data.get("seasons") or [] if s.get("seasonNumber", 0) > 0])
+    seasons = seasons_counted(tool_args.get("seasons", "all"), available) \
+        if kind == "series" else 0
+    tool = "add_series" if kind == "series" else "add_movie"
+    return ctx.gate(SERVICES[kind][0], external_id, title_of(data), tool, tool_args, seasons)
+
+
+def seasons_counted(seasons, available: int) -> int:
+    """How many seasons an add asks for: a list counts its seasons, "all" every season,
+    "latest" and "future" one."""
+    if isinstance(seasons, list):
+        return len(seasons)
+    return max(available, 1) if seasons == "all" else 1
+
+
+def add_movie(ctx: ToolContext, args: dict) -> dict:
+    return _add(ctx, "movie", args["tmdb_id"], args, args.get("quality_profile"))
+
+
+def add_series(ctx: ToolContext, args: dict) -> dict:
+    return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
+                args.get("quality_profile"))
+
+
+def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):
+    service, module, source = SERVICES[args["kind"]]
+    return ctx.client(service).run(getattr(module, fn_name), args["id"], *extra,
+                                   not_found=f"no {args['kind']} has {source} id {args['id']}")
+
+
+def remove_media(ctx: ToolContext, args: dict) -> dict:
+    title = _library_call(ctx, args, "remove", args["delete_files"])
+    if args["delete_files"]:
+        return {"ok": True, "message": f"Removed {title} and deleted its files."}
+    return {"ok": True, "message": f"Removed {title} from the library; its files were kept."}
+
+
+def describe_remove(ctx: ToolContext, args: dict) -> str:
+    """The confirmation question, with title, year and size on disk."""
+    title, size = _library_call(ctx, args, "size_and_label")
+    if not args["delete_files"]:
+        return f"Remove {title} from the library, keeping its files?"
+    if not size:
+        return f"Remove {title}? It has no files on disk."
+    return f"Remove {title} and delete its {human_size(size)} of files?"
+
+
+def download_queue(ctx: ToolContext, args: dict) -> dict:
+    pairs, errors = _each_service(ctx, "any", "queue")
+    items = [item for found, _ in pairs for item in found]
+    total = sum(count for _, count in pairs)
+    result = {"downloads": items[:QUEUE_LIMIT], "total": total}
+    if not total:
+        result["message"] = "nothing is downloading"
+    return _with_warnings(result, errors)
+
+
+def upcoming(ctx: ToolContext, args: dict) -> dict:
+    _services(ctx, "any")
+    start = ctx.clock()
+    end = start + dt.timedelta(days=args["days"])
+    result, errors = {"days": args["days"]}, []
+    for key, (service, module, _) in (("episodes", SERVICES["series"]),
+                                      ("movies", SERVICES["movie"])):
+        if getattr(ctx, service) is None:
+            continue
+        try:
+            found = ctx.client(service).run(module.calendar, start, end)
+        except ToolError as exc:
+            errors.append(str(exc))
+            continue
+        result[key] = found[:CALENDAR_LIMIT]
+        if len(found) > CALENDAR_LIMIT:
+            result[f"{key}_total"] = len(found)
+    if errors and len(result) == 1:
+        raise ToolError(" and ".join(errors))
+    return _with_warnings(result, errors)
+
+
+def notify_me(ctx: ToolContext, args: dict) -> dict:
+    title, in_library, ready = _library_call(ctx, args, "lookup_title")
+    if ready:
+        return {"ok": True, "message": f"{title} is already downloaded and ready to watch."}
+    service = SERVICES[args["kind"]][0]
+    if not _record(ctx, service, args["id"], title):
+        raise ToolError("notifications are not available in this conversation")
+    message = f"The user will get a text when {title} is ready."
+    if not in_library:
+        tool = "add_movie" if args["kind"] == "movie" else "add_series"
+        message += f" {title} is not in the library yet; it only arrives once added ({tool})."
+    return {"ok": True, "message": message}
+
+
+def search_again(ctx: ToolContext, args: dict) -> dict:
+    """Why a library title is missing files, in the server's own words, and a new search
+    when one can help, at most once per title in ``[requests] search_again_hours``."""
+    service = SERVICES[args["kind"]][0]
+    client = ctx.client(service)
+    plan = _library_call(ctx, args, "stuck", ctx.clock())
+    told = f"{plan['title']}: {'; '.join(plan['why'])}."
+    if plan["search"] is None:
+        return {"searched": False, "message": f"{told} Not searched again: "
+                                              f"{plan['not_searched']}."}
+    wait = ctx.searches.claim(service, args["id"]) if ctx.searches is not None else None
+    if wait is not None:
+        return {"searched": False, "message": f"{told} It was searched for again recently; "
+                f"it can be searched again from {local_text(wait, wait.tzinfo)}."}
+    try:
+        client.run(_post_command, *plan["search"])
+    except ToolError:
+        if ctx.searches is not None:
+            ctx.searches.release(service, args["id"])
+        raise
+    return {"searched": True, "message": f"{told} Asked {client.name} to search for it again."}
+
+
+def _post_command(api, name: str, body: dict) -> dict:
+    return api._raw.post_command(name, **body)
+
+
+# Each parameter's description is what the model reads (tool_schemas sends only type, enum,
+# items, required and the descriptions; bounds and defaults stay here, for validation).
+_ID = {"type": "integer", "minimum": 1, "description": "tmdb_id or tvdb_id"}
+_KIND = {"type": "string", "enum": ["movie", "series"], "description": "movie: tmdb_id, series: tvdb_id"}
+_KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any",
+             "description": "default any"}
+_QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "title"}
+_PROFILE = {"type": "string", "description": "only if the user names one"}
+_SEASONS = {"anyOf": [{"type": "string", "enum": ["all", "latest", "future"]},
+                      {"type": "array", "items": {"type": "integer", "minimum": 0},
+                       "minItems": 1}],
+            "default": "all",
+            "description": "default all; or a list of season numbers"}
+
+
+def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
+    return {"type": "object", "properties": properties, "required": list(required),
+            "additionalProperties": False}
+
+
+def _external_id(source: str) -> dict:
+    return {"type": "integer", "minimum": 1, "description": f"{source} from search_media"}
+
+
+TOOLS = (
+    Tool("search_media",
+         "Find movies/series by title: ids, year, in_library. Use before adding.",
+         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         SAFE, EVERYONE, ("sonarr", "radarr"), search_media),
+    Tool("library_status",
+         "Is it in our library: files on disk, size, what is missing.",
+         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         SAFE, EVERYONE, ("sonarr", "radarr"), library_status),
+    Tool("add_movie", "Add a movie and download it.",
+         _object({"tmdb_id": _external_id("tmdb_id"), "quality_profile": _PROFILE},
+                 ("tmdb_id",)),
+         SAFE, EVERYONE, ("radarr",), add_movie),
+    Tool("add_series", "Add a series and download it.",
+         _object({"tvdb_id": _external_id("tvdb_id"), "seasons": _SEASONS,
+                  "quality_profile": _PROFILE}, ("tvdb_id",)),
+         SAFE, EVERYONE, ("sonarr",), add_series),
+    Tool("remove_media", "Remove a title; the user confirms it first.",
+         _object({"kind": _KIND, "id": _ID,
+                  "delete_files": {"type": "boolean", "default": False,
+                                   "description": "default false"}}, ("kind", "id")),
+         DESTRUCTIVE, ADMINS, ("sonarr", "radarr"), remove_media, describe_remove),
+    Tool("download_queue", "What is downloading now.",
+         _object({}), SAFE, EVERYONE, ("sonarr", "radarr"), download_queue),
+    Tool("upcoming", "Episodes and movies coming out soon.",
+         _object({"days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
+                           "description": "days ahead, default 7"}}),
+         SAFE, EVERYONE, ("sonarr", "radarr"), upcoming),
+    Tool("notify_me", "Text this user when a title is ready to watch.",
+         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+         SAFE, EVERYONE, ("sonarr", "radarr"), notify_me),
+    Tool("search_again", "Why a library title is missing or stuck; searches again if useful.",
+         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+         SAFE, EVERYONE, ("sonarr", "radarr"), search_again),
+)

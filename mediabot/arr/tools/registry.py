@@ -1,0 +1,104 @@
+"""The engine's entry points: which tools a user may see, their OpenAI schemas, argument
+checking, running a tool to a compact JSON string and describing a destructive action.
+
+``run_tool`` never raises for a tool or Sonarr/Radarr failure: the model gets
+``{"error": "..."}`` and explains it; an unexpected bug is logged and reported the same way,
+so a turn never ends with a stack trace or an empty SMS.
+"""
+
+import json
+import logging
+import traceback
+
+from mediabot.text.masking import scrub
+from mediabot.arr.tools.base import Tool, ToolContext, ToolError
+from mediabot.arr.tools.catalog import TOOLS
+from mediabot.arr.tools.schema import for_model, validate
+
+log = logging.getLogger(__name__)
+_BY_NAME = {tool.name: tool for tool in TOOLS}
+
+
+def available_tools(role: str, *, sonarr: bool, radarr: bool) -> list[Tool]:
+    """Tools this role may use, given which services are configured."""
+    configured = {name for name, on in (("sonarr", sonarr), ("radarr", radarr)) if on}
+    return [tool for tool in TOOLS
+            if role in tool.roles and configured.intersection(tool.services)]
+
+
+def get_tool(name: str) -> Tool | None:
+    return _BY_NAME.get(name)
+
+
+def tool_schemas(tools: list[Tool]) -> list[dict]:
+    """The OpenAI ``tools=`` list: names, descriptions and the model's view of the
+    parameters (``schema.for_model``); sent on every call, so every byte counts."""
+    return [{"type": "function",
+             "function": {"name": tool.name, "description": tool.description,
+                          "parameters": for_model(tool.parameters)}}
+            for tool in tools]
+
+
+def parse_arguments(tool: Tool, raw) -> dict:
+    """Decode (when a string) and validate; defaults filled. ToolError names the problem."""
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        raw = {}
+    if isinstance(raw, str):
+        try:
+            raw = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise ToolError(f"the arguments are not valid JSON ({exc.msg} at character "
+                            f"{exc.pos}); send a JSON object") from None
+    if raw is None:   # "null": what some local servers send for a call without arguments
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ToolError("the arguments must be a JSON object")
+    return validate(tool.parameters, raw)
+
+
+def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
+    """Run a tool for the model: compact JSON, ``{"error": "..."}`` on any failure."""
+    try:
+        _check_allowed(tool, ctx)
+        result = tool.handler(ctx, parse_arguments(tool, raw_arguments))
+    except ToolError as exc:
+        log.info("tool %s answered with an error", tool.name)
+        log.debug("tool %s error: %s", tool.name, exc)  # may quote what the user asked for
+        result = {"error": str(exc)}
+    except Exception:  # a bug must not end the user's turn
+        log.error("tool %s crashed:\n%s", tool.name, _scrubbed_traceback(ctx))
+        result = {"error": f"{tool.name} failed unexpectedly; the operator can see why in the log"}
+    # What the servers said goes to the model and the history: a download client's URL in
+    # a queue warning may carry its password or apikey=, so results are scrubbed like errors.
+    return _scrubbed(json.dumps(result, separators=(",", ":"), ensure_ascii=False), ctx)
+
+
+def describe_action(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
+    """The confirmation question for a destructive call; ToolError when it cannot be done."""
+    _check_allowed(tool, ctx)
+    if tool.describe is None:
+        raise ToolError(f"{tool.name} needs no confirmation")
+    return tool.describe(ctx, parse_arguments(tool, raw_arguments))
+
+
+def _check_allowed(tool: Tool, ctx: ToolContext) -> None:
+    if ctx.role not in tool.roles:
+        raise ToolError(f"{tool.name} is only for admins")
+
+
+def _scrubbed_traceback(ctx: ToolContext) -> str:
+    text = traceback.format_exc()
+    for client in (ctx.sonarr, ctx.radarr):
+        if client is not None:
+            text = client.scrub(text)
+    return text
+
+
+def _scrubbed(result: str, ctx: ToolContext) -> str:
+    """URL userinfo, query strings, key values and the servers' keys out of a result
+    (titles, hosts and paths stay: see ``masking``)."""
+    result = scrub(result)
+    for client in (ctx.sonarr, ctx.radarr):
+        if client is not None:
+            result = client.scrub(result, request_words=False)
+    return result

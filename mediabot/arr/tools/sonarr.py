@@ -1,0 +1,230 @@
+"""Series work through arrapi's SonarrAPI. Every function takes the API object and runs
+inside ``ArrClient.run`` (so failures are translated there) and returns plain data.
+
+Only ``obj._data`` is read: arrapi re-fetches a partial object whenever an attribute it
+parsed is None, which would turn a harmless read into another request.
+"""
+
+import datetime as dt
+from collections import Counter
+
+from mediabot.config import ArrConfig
+from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
+from mediabot.arr.tools.choices import (pick_language_profile, pick_quality_profile,
+                                           pick_root_folder)
+from mediabot.text.localtime import UTC, local_text
+from mediabot.arr.tools.format import api_time, episode_code, human_size, parse_utc
+from mediabot.arr.tools.metadata import Metadata
+from mediabot.arr.tools.summaries import (delete_added, lookup_record, not_in_library,
+                                             poster_url, queue_summary, require_added, search_hit,
+                                             stuck_downloads, title_of)
+
+QUEUE_PAGE_SIZE = 50
+_MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
+
+
+def search(api, query: str, limit: int) -> list[dict]:
+    """Lookup hits with the number of regular seasons (so "which seasons?" can be asked);
+    each poster URL under "_poster", which the tool takes off."""
+    results = []
+    for series in api.search_series(query)[:limit]:
+        hit = search_hit(series._data, "series", "tvdb_id")
+        hit["seasons"] = len(_regular_seasons(series._data))
+        hit["_poster"] = poster_url(series._data)
+        results.append(hit)
+    return results
+
+
+def library_matches(api, query: str, now: dt.datetime,
+                    limit: int = 3) -> tuple[list[dict], list[dict]]:
+    """(status of library hits, lookup hits not in the library) for "do we have X?"."""
+    hits = [series._data for series in api.search_series(query)]
+    owned = [status(api.get_series(series_id=data["id"])._data, now.tzinfo or UTC)
+             for data in [hit for hit in hits if hit.get("id")][:limit]]
+    return owned, not_in_library(hits, "series", "tvdb_id", limit)
+
+
+def status(data: dict, zone: dt.tzinfo = UTC) -> dict:
+    """In library, monitored, episodes and size on disk, and what is missing, per season;
+    the next airing in ``zone``."""
+    stats = data.get("statistics") or {}
+    seasons = [s for s in data.get("seasons") or []
+               if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
+    result = {
+        "kind": "series", "title": data.get("title"), "year": data.get("year"),
+        "tvdb_id": data.get("tvdbId"), "in_library": True,
+        "monitored": bool(data.get("monitored")), "status": data.get("status"),
+        "episodes_on_disk": f"{stats.get('episodeFileCount', 0)}/"
+                            f"{stats.get('totalEpisodeCount', 0)}",
+        "size": human_size(stats.get("sizeOnDisk")),
+        "seasons": [_season_line(season) for season in seasons],
+        "missing": _missing(seasons) or "nothing",
+    }
+    next_airing = parse_utc(data.get("nextAiring"))
+    if next_airing:
+        result["next_episode_airs"] = local_text(next_airing, zone)
+    return result
+
+
+def _season_line(season: dict) -> str:
+    stats = season.get("statistics") or {}
+    line = (f"S{season['seasonNumber']} {stats.get('episodeFileCount', 0)}/"
+            f"{stats.get('totalEpisodeCount', 0)}")
+    return line if season.get("monitored") else line + " unmonitored"
+
+
+def _missing(seasons: list[dict]) -> str:
+    parts = []
+    for season in seasons:
+        stats = season.get("statistics") or {}
+        count = stats.get("episodeCount", 0) - stats.get("episodeFileCount", 0)
+        if count > 0:
+            parts.append(f"S{season['seasonNumber']}: {count} aired episode"
+                         f"{'s' if count > 1 else ''}")
+    return ", ".join(parts)
+
+
+def _regular_seasons(data: dict) -> list[int]:
+    return sorted(s["seasonNumber"] for s in data.get("seasons") or [] if s["seasonNumber"] > 0)
+
+
+def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConfig,
+        metadata: Metadata | None = None) -> dict:
+    """Add the series, monitor the asked seasons and search for them.
+
+    Two requests: the lookup and the POST (root folders and profiles come from
+    ``metadata``; arrapi's ``Series.add`` would fetch them again and repeat the lookup).
+    Raises AlreadyInLibrary (with whether all aired episodes are on disk) or ToolError for
+    an unknown season, root folder or quality profile; arrapi's NotFound is translated by
+    the caller's ``not_found`` message.
+    """
+    data = lookup(api, tvdb_id)
+    if data.get("id"):
+        stats = data.get("statistics") or {}
+        complete = stats.get("episodeFileCount", 0) >= stats.get("episodeCount", 0)
+        raise AlreadyInLibrary(title_of(data), complete)
+    monitor = _monitor_seasons(data, seasons)
+    body = {**data, "monitored": True, "seriesType": "standard", "seasonFolder": True,
+            "rootFolderPath": pick_root_folder(api, "Sonarr", config.root_folder, metadata),
+            "qualityProfileId": pick_quality_profile(api, "Sonarr", quality_profile,
+                                                     config.quality_profile, metadata),
+            "addOptions": {"searchForMissingEpisodes": True,
+                           "searchForCutoffUnmetEpisodes": False, "monitor": monitor}}
+    language = pick_language_profile(api, metadata)
+    if language is not None:
+        body["languageProfileId"] = language
+    added = api._raw.post_series(body)
+    monitored = [s["seasonNumber"] for s in added.get("seasons") or []
+                 if s.get("monitored") and s["seasonNumber"] > 0]
+    return {"ok": True, "title": title_of(added), "tvdb_id": tvdb_id,
+            "monitored_seasons": monitored, "searching": True, "_poster": poster_url(data)}
+
+
+def lookup(api, tvdb_id: int) -> dict:
+    return lookup_record(api._raw.get_series_lookup(f"tvdb:{tvdb_id}"), api._raw.get_series_id)
+
+
+def _monitor_seasons(data: dict, seasons) -> str:
+    """Sonarr's addOptions.monitor for the asked seasons; a list sets the season flags."""
+    if isinstance(seasons, str):
+        return _MONITOR[seasons]
+    known = _regular_seasons(data)
+    unknown = sorted(set(seasons) - set(known))
+    if unknown:
+        have = f"{known[0]}-{known[-1]}" if known else "none yet"
+        raise ToolError(f"{data.get('title')} has no season {unknown[0]}; its seasons are {have}")
+    for season in data.get("seasons") or []:
+        season["monitored"] = season["seasonNumber"] in seasons
+    return "unknown"
+
+
+def size_and_label(api, tvdb_id: int) -> tuple[str, int]:
+    data = require_added(api.get_series(tvdb_id=tvdb_id))._data
+    return title_of(data), (data.get("statistics") or {}).get("sizeOnDisk", 0)
+
+
+def remove(api, tvdb_id: int, delete_files: bool) -> str:
+    return delete_added(api.get_series(tvdb_id=tvdb_id), delete_files)
+
+
+def lookup_title(api, tvdb_id: int) -> tuple[str, bool, bool]:
+    """(label, in library, ready): ready only for an ended series with every episode."""
+    data = lookup(api, tvdb_id)
+    stats = data.get("statistics") or {}
+    ready = (bool(data.get("id")) and data.get("status") == "ended"
+             and stats.get("episodeFileCount", 0) >= stats.get("totalEpisodeCount", 0) > 0)
+    return title_of(data), bool(data.get("id")), ready
+
+
+def queue(api) -> tuple[list[dict], int]:
+    """(downloads, total): series title and episode codes instead of release names."""
+    page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeSeries=True,
+                              includeEpisode=True)
+    return queue_summary(page, lambda record: (record.get("series") or {}).get("title")
+                         or record.get("title"))
+
+
+def stuck(api, tvdb_id: int, now: dt.datetime) -> dict:
+    """Why episodes are missing, from Sonarr's own status (its queue, the seasons' counts,
+    the next air date), and the search that can help: {"title", "why": [clauses],
+    "search": (command, body) or None, "not_searched": why not}. Aired episodes missing and
+    not queued are searched for: SeasonSearch for one season, SeriesSearch for several."""
+    data = lookup(api, tvdb_id)
+    title = title_of(data)
+    if not data.get("id"):
+        raise ToolError(f"{title} is not in the library")
+    page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeEpisode=True)
+    queued = [r for r in (page or {}).get("records") or [] if r.get("seriesId") == data["id"]]
+    why, seasons = stuck_downloads(queued), _unqueued_missing(data, queued)
+    why += [f"season {number}: {count} aired episode{'s' if count > 1 else ''} with no release "
+            "found yet" for number, count in seasons.items()]
+    plan = {"title": title, "why": why, "search": None}
+    if not data.get("monitored"):
+        why.append("not monitored, so Sonarr is not looking for it")
+        return {**plan, "not_searched": "an admin has to monitor it in Sonarr first"}
+    if len(seasons) == 1:
+        return {**plan, "search": ("SeasonSearch", {"seriesId": data["id"],
+                                                    "seasonNumber": next(iter(seasons))})}
+    if seasons:
+        return {**plan, "search": ("SeriesSearch", {"seriesId": data["id"]})}
+    if queued:
+        return {**plan, "not_searched": "what is missing is already in the download queue"}
+    airs = parse_utc(data.get("nextAiring"))
+    if airs:
+        when = local_text(airs, now.tzinfo or UTC)
+        why.append(f"every aired episode is here; the next airs {when}")
+        return {**plan, "not_searched": "there is nothing to find before then"}
+    why.append("every aired episode is downloaded")
+    return {**plan, "not_searched": "nothing is missing"}
+
+
+def _unqueued_missing(data: dict, queued: list[dict]) -> dict[int, int]:
+    """{season: aired episodes with no file and no download}, for monitored seasons."""
+    in_queue = Counter(record.get("seasonNumber") for record in queued)
+    missing = {}
+    for season in data.get("seasons") or []:
+        stats = season.get("statistics") or {}
+        count = (stats.get("episodeCount", 0) - stats.get("episodeFileCount", 0)
+                 - in_queue[season["seasonNumber"]])
+        if season.get("monitored") and season["seasonNumber"] > 0 and count > 0:
+            missing[season["seasonNumber"]] = count
+    return missing
+
+
+def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
+    """Monitored episodes airing in [start, end), soonest first, at times in start's zone."""
+    episodes = [episode._data for episode in
+                api.calendar(start=api_time(start), end=api_time(end), include_series=True)]
+    episodes.sort(key=lambda data: data.get("airDateUtc") or "")
+    return [_calendar_item(data, start.tzinfo or UTC) for data in episodes]
+
+
+def _calendar_item(data: dict, zone: dt.tzinfo) -> dict:
+    airs = parse_utc(data.get("airDateUtc"))
+    return {
+        "series": (data.get("series") or {}).get("title"),
+        "episode": episode_code(data.get("seasonNumber"), data.get("episodeNumber")),
+        "title": data.get("title"),
+        "airs": local_text(airs, zone) if airs else data.get("airDate"),
+        "downloaded": bool(data.get("hasFile")),
+    }

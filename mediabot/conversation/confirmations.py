@@ -1,0 +1,171 @@
+"""Pending destructive actions: create, check an answer, let lapse, expire.
+
+A destructive tool call is never run on the model's word. It becomes the user's one pending
+action (a newer one replaces it), asked with a fixed question mediabot writes itself, and it
+waits for the person's very next text. That text resolves it only when it is a lone Y/N
+(a message of its own, never joined with other texts of a burst) sent after the question
+was asked (``answers``); any other text lets it lapse (``lapse_notice`` says so in one
+line), so a "yes" meant for something else, such as a question the model asked itself,
+can never remove anything. An expired action is never executed, whether or not the sweep
+has removed it yet. Which message is an answer is decided by the engine; the Y/N
+vocabulary is in ``mediabot.text.keywords``.
+
+A question is asked when Twilio accepted it (its API answered 201), not when it was stored:
+while its text still waits in the outbox (Twilio answered 429, or was down), a Y cannot be
+its answer and lets it lapse like any other text, and the unsent question is withdrawn, so
+it never arrives after the fact (``seen_before``). A question Twilio later reports
+undelivered or failed lapses too (``drop_undelivered``): nothing is texted about it (a text
+to that phone would most likely fail the same way), but a line in the history says so, for
+the model and for ``mediabot history show``. Approvals follow the same rule
+(``household.decide``).
+"""
+
+import datetime as dt
+import json
+import logging
+import re
+
+import peewee as pw
+
+from mediabot.store import db
+from mediabot.conversation.prompt import history
+
+log = logging.getLogger(__name__)
+FAILED_DELIVERY = ("undelivered", "failed")
+WITHDRAWN = "withdrawn: the question lapsed before Twilio accepted it"
+
+
+def confirmation_text(question: str, ttl_seconds: int) -> str:
+    """The deterministic prompt mediabot (not the model) sends for a destructive action."""
+    minutes = max(1, round(ttl_seconds / 60))
+    return f"{question} Reply Y to confirm or N to keep it (expires in {minutes} min)."
+
+
+def create_pending(user_id: int, function_name: str, arguments: dict, prompt_text: str, *,
+                   ttl_seconds: int, now: dt.datetime,
+                   asked_in: int | None = None) -> db.PendingAction:
+    """Store the user's one pending action, replacing any older one.
+
+    It remembers the user's newest inbox row, so texts that were already on their way
+    (sent while the turn that asks was running) are never taken as its answer, and
+    ``asked_in``, the inbox row whose reply (outbox row) is the question.
+    """
+    with db.database.atomic():
+        db.PendingAction.delete().where(db.PendingAction.user == user_id).execute()
+        latest = (db.Inbox.select(pw.fn.MAX(db.Inbox.id))
+                  .where(db.Inbox.user == user_id).scalar())
+        return db.PendingAction.create(
+            user=user_id, function_name=function_name, arguments=json.dumps(arguments),
+            prompt_text=prompt_text, created_at=now, asked_after_inbox=latest,
+            asked_in_inbox=asked_in, expires_at=now + dt.timedelta(seconds=ttl_seconds))
+
+
+def answers(action: db.PendingAction, inbox_id: int | None) -> bool:
+    """True when the text in inbox row ``inbox_id`` was sent after ``action`` was asked,
+    that is after Twilio accepted the question's text (``seen_before``).
+
+    ``None`` is a message with no inbox row (the terminal chat, where nothing can be sent
+    while a turn runs and the question is on screen) and counts as after. An action stored
+    before questions knew their text keeps the older rule (after the turn that asked).
+    Whether the text is a lone Y/N is the caller's part of the rule.
+    """
+    asked_after = action.asked_after_inbox
+    if inbox_id is None:
+        return True
+    if asked_after is not None and inbox_id <= asked_after:
+        return False
+    return action.asked_in_inbox is None or seen_before(question_of(action), inbox_id)
+
+
+def question_of(action: db.PendingAction) -> db.Outbox | None:
+    """The outbox row that carries the question (None in the chat, or not queued yet)."""
+    if action.asked_in_inbox is None:
+        return None
+    return db.Outbox.get_or_none(db.Outbox.inbox == action.asked_in_inbox)
+
+
+def seen_before(text: db.Outbox | None, inbox_id: int) -> bool:
+    """Could the sender of inbox row ``inbox_id`` have had outgoing ``text``? Only when
+    Twilio accepted it before that row arrived and has not reported it undelivered or
+    failed. A text still in the outbox, given up on or withdrawn was never seen."""
+    if text is None or text.status != "sent" or text.delivery in FAILED_DELIVERY:
+        return False
+    return text.accepted_after_inbox is None or inbox_id > text.accepted_after_inbox
+
+
+def active_pending(user_id: int, now: dt.datetime) -> db.PendingAction | None:
+    """The user's pending action if it has not expired; an expired one is treated as gone."""
+    action = db.PendingAction.get_or_none(db.PendingAction.user == user_id)
+    if action is None or action.expires_at <= now:
+        return None
+    return action
+
+
+def take_pending(action: db.PendingAction) -> bool:
+    """Remove the action; False when someone else (the sweep, a retry) already did.
+
+    Its question, when Twilio has not yet accepted it, is withdrawn from the outbox: a
+    question that arrived after it lapsed or expired would ask for a Y that does nothing.
+    """
+    if db.PendingAction.delete().where(db.PendingAction.id == action.id).execute() != 1:
+        return False
+    if action.asked_in_inbox is not None:
+        withdrawn = db.Outbox.update(status="cancelled", error=WITHDRAWN).where(
+            db.Outbox.inbox == action.asked_in_inbox, db.Outbox.status == "pending").execute()
+        if withdrawn:
+            log.info("the unsent question of user %s was withdrawn", action.user_id)
+    return True
+
+
+def clear_pending(user_id: int) -> None:
+    db.PendingAction.delete().where(db.PendingAction.user == user_id).execute()
+
+
+def expire_due(now: dt.datetime) -> list[db.PendingAction]:
+    """Delete every expired action and return them, so their users can be told."""
+    expired = list(db.PendingAction.select().where(db.PendingAction.expires_at <= now))
+    taken = [action for action in expired if take_pending(action)]
+    if taken:
+        log.info("expired %d pending action(s)", len(taken))
+    return taken
+
+
+def _subject(action: db.PendingAction) -> str | None:
+    """"The Office (2005)" from the stored question "Remove The Office (2005) and ..."."""
+    match = re.match(r"Remove (.+?)(?: and delete| from the library|\?)", action.prompt_text)
+    return match.group(1) if match else None
+
+
+def expiry_notice(action: db.PendingAction) -> str:
+    """'Your request to remove X expired' from the stored question text."""
+    return f"Your request to remove {_subject(action) or 'that'} expired, so nothing was removed."
+
+
+def lapse_notice(action: db.PendingAction) -> str:
+    """The one line that tells the person their next text did not answer the question."""
+    what = _subject(action)
+    return (f"I've dropped the question about removing {what}." if what
+            else "I've dropped the removal question.")
+
+
+def drop_undelivered(text: db.Outbox) -> db.PendingAction | None:
+    """Twilio reports ``text`` undelivered or failed: the question it carried (if any) lapses,
+    and the history says so, so the model knows the person never had it. Nothing is texted:
+    a text to that phone would most likely fail the same way. The action, or None."""
+    if text.inbox_id is None:
+        return None
+    action = db.PendingAction.get_or_none(db.PendingAction.asked_in_inbox == text.inbox_id)
+    if action is None or not take_pending(action):
+        return None
+    log.info("user %s: the question about %s lapsed (Twilio reported it %s, error %s)",
+             action.user_id, action.function_name, text.delivery, text.delivery_error)
+    history.save_message(action.user_id, {"role": "assistant",
+                                          "content": undelivered_note(action)})
+    return action
+
+
+def undelivered_note(action: db.PendingAction) -> str:
+    """The history line (never texted) for a question that did not reach the phone."""
+    what = _subject(action) or "that"
+    return (f"(Not received: my question about removing {what} did not reach this phone, so "
+            "I dropped it and nothing was removed. If they still want it removed, I ask again.)")

@@ -1,0 +1,211 @@
+"""Household rules for adds: admin approval of members' adds, and weekly quotas.
+
+``[requests] approval = "members"`` holds a member's add as an ``Approval`` row instead of
+sending it to Sonarr/Radarr; every admin gets one text naming who asked for what and the
+words to answer with ("Reply APPROVE 12 or DENY 12"). The answer is read without the model,
+like Y/N: the first admin's answer wins (one conditional UPDATE decides it), a second is told
+it was already decided, and an unanswered request expires after ``approval_ttl_hours``.
+Everything is in the database, so a restart in between loses nothing. As with a removal's
+Y, an admin's answer counts only for a request that admin was actually asked: their text
+about it was accepted by Twilio before the answer arrived, and not reported undelivered.
+
+``movies_per_week`` / ``seasons_per_week`` (0 = unlimited) count what was added and what
+waits for approval, Monday to Sunday in the household's time zone (``requests.used_since``:
+a "tell me when it's ready" never counts). Admins are exempt from both rules.
+
+A title asked for again while it waits is not asked again: one waiting approval per person
+and title, one text to the admins, counted once. When no admin can be texted (none set up,
+or all have texted STOP) nothing waits: the add is refused, saying nobody can approve it now.
+"""
+
+import datetime as dt
+import json
+import logging
+from dataclasses import dataclass
+from typing import Callable
+
+from mediabot.conversation import confirmations as confirm
+from mediabot.store import db
+from mediabot.config import RequestsConfig
+from mediabot.arr.requests import used_since, week_start
+from mediabot.arr.tools import ToolError
+
+log = logging.getLogger(__name__)
+
+Notify = Callable[..., None]   # notify(user, text, key=None); key: the text's outbox dedupe_key
+
+
+def name_of(user: db.User) -> str:
+    return user.display_name or user.phone
+
+
+@dataclass
+class HouseRules:
+    config: RequestsConfig
+    notify: Notify | None = None
+    zone: dt.tzinfo = dt.timezone.utc
+
+    def applies_to(self, user: db.User) -> bool:
+        c = self.config
+        return user.role != "admin" and (c.approval == "members" or c.movies_per_week > 0
+                                         or c.seasons_per_week > 0)
+
+    # -- before an add ----------------------------------------------------------------
+
+    def gate(self, user: db.User, service: str, external_id: int, title: str, tool: str,
+             arguments: dict, seasons: int, now: dt.datetime) -> dict | None:
+        """Before a member's add: ToolError when over quota or when no admin can be asked;
+        the "held" result when it must wait for an admin (or already does); None when it
+        may run now."""
+        if user.role == "admin":
+            return None
+        waiting = self._waiting(user, service, external_id, now)
+        if waiting is not None:
+            return self._still_waiting(waiting)
+        approvers = self._approvers() if self.config.approval == "members" else None
+        if approvers == []:
+            raise ToolError(f"not added: {title} needs an admin's OK, and no admin can be "
+                            "asked right now (none can get texts from this number), so nothing "
+                            "was added and nothing is waiting. An admin can add it.")
+        self._check_quota(user, service, seasons, now)
+        if approvers is None:
+            return None
+        return self._hold(user, service, external_id, title, tool, arguments, seasons, now,
+                          approvers)
+
+    def _check_quota(self, user: db.User, service: str, seasons: int, now: dt.datetime):
+        limit, unit, asked = ((self.config.movies_per_week, "movie", 1) if service == "radarr"
+                              else (self.config.seasons_per_week, "season", seasons))
+        if not limit:
+            return
+        used = self.used_this_week(user, service, now)
+        if used + asked <= limit:
+            return
+        monday = week_start(now, self.zone) + dt.timedelta(days=7)
+        next_day = monday.replace(tzinfo=dt.timezone.utc).astimezone(self.zone)
+        raise ToolError(
+            f"over the weekly limit: {name_of(user)} has asked for {used} {unit}"
+            f"{'s' if used != 1 else ''} this week and the household limit is {limit}"
+            f"{f' (this one is {asked} seasons)' if unit == 'season' and asked > 1 else ''}; "
+            f"the next is possible from {next_day:%A %d %B}")
+
+    def used_this_week(self, user: db.User, service: str, now: dt.datetime) -> int:
+        """Movies (radarr) or seasons (sonarr) added since Monday, waiting ones too."""
+        return used_since(user.id, service, week_start(now, self.zone))
+
+    def _approvers(self) -> list[db.User]:
+        """The admins a request can be texted to: none when there is no way to text."""
+        if self.notify is None:
+            return []
+        return list(db.User.select().where(db.User.role == "admin",
+                                           db.User.opted_out == False))  # noqa: E712
+
+    @staticmethod
+    def _waiting(user: db.User, service: str, external_id: int, now) -> db.Approval | None:
+        return db.Approval.get_or_none(
+            db.Approval.user == user.id, db.Approval.service == service,
+            db.Approval.external_id == external_id, db.Approval.status == "waiting",
+            db.Approval.expires_at > now)
+
+    @staticmethod
+    def _still_waiting(row: db.Approval) -> dict:
+        return {"ok": True, "waiting_for_approval": True, "request": row.id,
+                "message": f"Not added yet: {row.title} is still waiting for an admin's OK "
+                           f"(request {row.id}); the admins were already asked, so nobody was "
+                           "asked again. The user will get a text when one decides."}
+
+    def _hold(self, user, service, external_id, title, tool, arguments, seasons, now,
+              admins) -> dict:
+        row = db.Approval.create(
+            user=user.id, service=service, external_id=external_id, title=title, tool=tool,
+            arguments=json.dumps(arguments), seasons=seasons, created_at=now,
+            expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
+        text = (f"{name_of(user)} asked for {title}. Reply APPROVE {row.id} or DENY {row.id}")
+        for admin in admins:
+            self._tell(admin, text, key=approval_key(row.id, admin.id))
+        log.info("request %s by user %s waits for approval (%d admins told)", row.id, user.id,
+                 len(admins))
+        return {"ok": True, "waiting_for_approval": True, "request": row.id,
+                "message": f"Not added yet: {title} needs an admin's OK, and the admins have "
+                           "been asked. The user will get a text when one decides."}
+
+    # -- an admin's answer ------------------------------------------------------------
+
+    def decide(self, admin: db.User, verdict: str, number: int, now: dt.datetime,
+               run_add: Callable[[db.Approval], str], *, inbox_id: int | None = None) -> str:
+        """Apply "APPROVE n"/"DENY n" from ``admin``; returns the reply to the admin.
+
+        ``run_add(row)`` performs the member's add with their choices, or raises ToolError.
+        ``inbox_id`` is the answer's inbox row: a request whose text to this admin Twilio had
+        not accepted before it (or reported undelivered) is not theirs to decide, and nothing
+        is decided. None (the terminal chat, where nothing is texted) skips that check.
+        """
+        row = db.Approval.get_or_none(db.Approval.id == number)
+        if row is None:
+            return f"There is no request {number}."
+        if inbox_id is not None and not confirm.seen_before(db.Outbox.get_or_none(
+                db.Outbox.dedupe_key == approval_key(row.id, admin.id)), inbox_id):
+            log.info("user %s answered request %s without having been asked", admin.id, number)
+            return (f"There is no request {number} waiting for your answer, so nothing was "
+                    "decided.")
+        if row.status == "waiting" and row.expires_at <= now:
+            self._expire(row, now)
+        if row.status != "waiting" or not self._claim(row, admin, verdict, now):
+            row = db.Approval.get_by_id(number)
+            by = f" by {name_of(row.decided_by)}" if row.decided_by_id else ""
+            return f"Request {number} ({row.title}) was already {row.status}{by}."
+        member, who = row.user, name_of(admin)
+        log.info("request %s %sd by user %s", row.id, verdict, admin.id)
+        if verdict == "deny":
+            self._tell(member, f"{who} didn't approve {row.title}, so it wasn't added.")
+            return f"Denied request {number} ({row.title}); {name_of(member)} has been told."
+        try:
+            run_add(row)
+        except ToolError as exc:
+            self._tell(member, f"{who} approved {row.title}, but it could not be added: {exc}")
+            return f"Approved request {number}, but {row.title} could not be added: {exc}"
+        self._tell(member, f"{who} approved {row.title}: it's added, and I'll text you when "
+                           "it's ready.")
+        return f"Approved request {number}: {row.title} is added. {name_of(member)} has been told."
+
+    def _claim(self, row: db.Approval, admin: db.User, verdict: str, now) -> bool:
+        """The one conditional UPDATE that decides a request: True for the first answer."""
+        status = "approved" if verdict == "approve" else "denied"
+        return db.Approval.update(status=status, decided_by=admin.id, decided_at=now).where(
+            db.Approval.id == row.id, db.Approval.status == "waiting").execute() == 1
+
+    # -- expiry -----------------------------------------------------------------------
+
+    def expire_due(self, now: dt.datetime) -> int:
+        """Expire requests nobody answered in time and tell each member; the count."""
+        due = list(db.Approval.select().where(db.Approval.status == "waiting",
+                                              db.Approval.expires_at <= now))
+        return sum(self._expire(row, now) for row in due)
+
+    def _expire(self, row: db.Approval, now: dt.datetime) -> bool:
+        if db.Approval.update(status="expired", decided_at=now).where(
+                db.Approval.id == row.id, db.Approval.status == "waiting").execute() != 1:
+            return False
+        row.status = "expired"
+        self._tell(row.user, f"No admin answered about {row.title} in time, so it wasn't "
+                             "added. Ask again if you still want it.")
+        return True
+
+    def waiting_note(self) -> str | None:
+        """For an admin's system prompt: what waits for approval, and how it is answered."""
+        rows = list(db.Approval.select().where(db.Approval.status == "waiting")
+                    .order_by(db.Approval.id).limit(10))
+        if not rows:
+            return None
+        listed = "; ".join(f"#{r.id} {name_of(r.user)}: {r.title}" for r in rows)
+        return (f"Requests waiting for an admin's approval: {listed}. You cannot approve or "
+                "deny them yourself: tell the admin to text APPROVE or DENY with the number.")
+
+    def _tell(self, user: db.User, text: str, **key) -> None:
+        if self.notify is not None and not user.opted_out:
+            self.notify(user, text, **key)
+
+
+def approval_key(request: int, admin: int) -> str:
+    """The outbox dedupe_key of the text asking ``admin`` about ``request``."""
+    return f"approval:{request}:{admin}"

@@ -1,0 +1,335 @@
+"""Conversation history: a pure prompt builder, and thin store functions around it.
+
+The core takes plain dicts in the OpenAI message shape (``role``, ``content``, ``tool_calls``
+as a list, ``tool_call_id``, ``name``; keys starting with ``_`` such as the store's ``_id``
+are carried but never sent) and returns new dicts; it never mutates its input. Stored history
+keeps what really happened; only the prompt is reshaped. A prompt is built in five steps
+(DESIGN section 4):
+
+1. prune orphans — in a run of user messages with no assistant between them, keep the last;
+2. sanitise — drop tool results that do not directly follow their call, drop messages that
+   cannot be sent (null content, unknown roles), and *close* an assistant ``tool_calls``
+   message whose results were lost (a crash mid-loop) with a synthetic "interrupted" result
+   per missing call: the model then knows it tried, and that the outcome is unknown, instead
+   of silently forgetting the attempt. Tool-call ids are renumbered to short per-prompt ids;
+3. shape — reshape, turn by turn (a user message and everything up to the next one), into
+   the portable shape below;
+4. window — walk back in atomic units (a user message, a turn's reply, one stored call
+   message with all its results) until ``max_messages`` prompt messages or the token budget
+   is reached; the window starts at a user message and always holds the newest one;
+5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
+   Tool operations included: ..." or the caller's rolling ``summary``), then any stored
+   system notes of the window, as paragraphs of that one message.
+
+The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
+no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
+system message, first; then a user message; then strictly user -> assistant -> user, where an
+assistant turn is zero or more call/result pairs followed by one text reply. Whatever comes
+before the oldest kept user message is evicted and named in the system message, so the first
+message after it is always a user message. How each stored shape is mended:
+
+- parallel calls: one stored message with N calls is sent as N consecutive pairs, each an
+  assistant message with exactly one call and ``content: ""`` followed by its result, in the
+  stored order; the pairs stay one unit for the window (seed 001);
+- every result carries ``name``, its call's function name; a call with no name is "unknown";
+- arguments: a JSON object string passes as stored (an object stored as a dict is
+  serialised); null, ``"null"``, empty or blank arguments become ``"{}"`` (the tools read
+  them as no arguments too); anything else (invalid JSON, a list, a number, NaN) becomes
+  ``{"invalid_arguments": "<the text as stored>"}``, so the model still sees what it sent
+  next to the error its tool answered;
+- text beside calls (or any assistant text of a turn) never goes out beside a call: all the
+  assistant texts of a finished turn are joined, in order and separated by a blank line, into
+  the one reply that closes it after its calls. This merges an expiry notice stored after a
+  reply (assistant -> assistant) into that reply, and keeps what the model wrote beside a
+  call. In the turn still in progress (the newest user message, then calls and results),
+  such text waits: the prompt ends with the last result, and the text comes back, joined to
+  the reply, once the turn has one. (A plain reply stored before further calls of that same
+  open turn cannot be placed and is counted as dropped; the engine never stores one.)
+- a turn that ended without a reply (the model failed after a tool round, a crash closed the
+  call, or user -> user survived pruning) and is followed by a newer user message is closed
+  by a short synthetic reply, ``UNANSWERED_LINE`` (after any text the model wrote beside its
+  calls), so the model knows no answer was sent and the newest user message stays;
+- stored system (or developer) rows inside the window are merged into the system message;
+  outside it they fall out like anything else;
+- content-part lists are sent as their joined text; tool results with null content as "".
+
+Onboarding, Y/N exchanges and summaries are plain user -> assistant pairs and pass as they
+are. The result always passes ``validate_messages`` (OpenAI's rules and the portable ones);
+a failure there is a bug and raises.
+"""
+
+import json
+import logging
+from dataclasses import dataclass
+
+from mediabot.store import db
+from mediabot.conversation.prompt.shape import (INTERRUPTED_RESULT, PARAGRAPH, UNANSWERED_LINE,
+                                                   Unit, message_chars, portable_arguments,
+                                                   sanitise, shape)
+from mediabot.conversation.prompt.message_rules import find_violation
+
+__all__ = ["INTERRUPTED_RESULT", "PRUNED_LINE", "UNANSWERED_LINE", "Metrics", "Prompt",
+           "build_llm_messages", "build_prompt", "clear_history", "estimate_tokens",
+           "get_history", "portable_arguments", "prune_orphaned_user_messages",
+           "save_message", "validate_messages"]
+log = logging.getLogger(__name__)
+
+CHARS_PER_TOKEN = 4
+WARN_FRACTION = 0.8
+PRUNED_LINE = "Earlier messages were pruned."
+SUMMARY_LEAD = "A summary of them:"
+
+
+@dataclass(frozen=True)
+class Metrics:
+    """What one prompt build did with the stored messages.
+
+    Every stored message lands in one bucket: ``total == pruned + dropped + evicted + kept``
+    (``kept`` counts the stored messages the prompt carries, merged ones included). ``sent``
+    counts the prompt's messages after the system message; it differs from ``kept`` by the
+    reshaping: ``closed`` synthetic "interrupted" results and ``bridged`` synthetic replies
+    (both counted over the whole history), parallel calls split, texts merged.
+    ``estimated_tokens`` covers the whole prompt plus ``reserved_tokens`` (tool schemas).
+    ``first_kept_id`` is the store ``_id`` of the oldest kept message, if it has one, so a
+    caller can tell which rows a rolling summary must cover.
+    """
+
+    total: int
+    kept: int
+    evicted: int
+    pruned: int
+    dropped: int
+    closed: int
+    estimated_tokens: int
+    max_tokens: int
+    max_messages: int
+    evicted_tools: tuple[str, ...] = ()
+    first_kept_id: int | None = None
+    bridged: int = 0
+    sent: int = 0
+
+
+@dataclass(frozen=True)
+class Prompt:
+    messages: list[dict]
+    metrics: Metrics
+
+
+# ---------------------------------------------------------------------------- pure core
+
+def prune_orphaned_user_messages(history: list[dict]) -> list[dict]:
+    """Keep only the last user message of each run not broken by an assistant message.
+
+    Rapid sends or a failed turn leave user messages nobody answered; the model answers
+    them confusingly, so only the newest of a run is kept. Tool (and system) messages do not
+    break a run; assistant messages do. Returns a new list; the input is untouched.
+    """
+    dropped, run_user = set(), None
+    for index, message in enumerate(history):
+        role = message.get("role")
+        if role == "user":
+            if run_user is not None:
+                dropped.add(run_user)
+            run_user = index
+        elif role == "assistant":
+            run_user = None
+    return [m for i, m in enumerate(history) if i not in dropped]
+
+
+def estimate_tokens(messages: list[dict]) -> int:
+    """About one token per four characters of content and serialised tool_calls (rounded up).
+
+    A rough figure for budget decisions and metrics, not billing; the server's
+    ``usage.prompt_tokens`` stored on assistant rows is the truth to compare with.
+    """
+    chars = sum(message_chars(m) for m in messages)
+    return -(-chars // CHARS_PER_TOKEN)
+
+
+def validate_messages(messages: list[dict]) -> None:
+    """Raise ValueError naming the index and rule when the real API would answer HTTP 400,
+    or when a common chat template would refuse the list (the portable rules)."""
+    violation = find_violation(messages, portable=True)
+    if violation is not None:
+        where = "messages" if violation.index is None else f"message {violation.index}"
+        raise ValueError(f"{where} breaks rule {violation.rule} "
+                         f"({violation.param}): {violation.message}")
+
+
+def build_llm_messages(system_prompt: str, history: list[dict], *, max_messages: int = 20,
+                       max_tokens: int = 4000, summary: str | None = None) -> list[dict]:
+    """The OpenAI ``messages`` list for ``history``; see ``build_prompt``."""
+    return build_prompt(system_prompt, history, max_messages=max_messages,
+                        max_tokens=max_tokens, summary=summary).messages
+
+
+def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int = 20,
+                 max_tokens: int = 4000, summary: str | None = None,
+                 reserved_tokens: int = 0) -> Prompt:
+    """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
+
+    ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
+    the estimate of the whole prompt, counting the system message with its notes and
+    ``reserved_tokens`` (the tool schemas). The newest user message and what follows it are
+    kept even when they alone exceed both caps. Logs the metrics, a warning above 80% of the
+    budget and a warning for consecutive same-role messages in the stored history. Raises
+    ValueError only on a bug (an invalid result).
+    """
+    pruned = prune_orphaned_user_messages(history)
+    sane, dropped, closed = sanitise(pruned)
+    clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
+    units, left_out, bridged = shape(clean)
+    fixed = message_chars({"content": system_prompt}) + reserved_tokens * CHARS_PER_TOKEN
+    line_chars = message_chars({"content": PARAGRAPH + _context_line(units, summary)})
+    start = _window_start(units, max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
+                          line_chars)
+    messages = _assemble(system_prompt, units[:start], units[start:], summary)
+    validate_messages(messages)
+    metrics = _metrics(history, units, start, messages,
+                       pruned=len(history) - len(pruned) + len(sane) - len(clean),
+                       dropped=dropped + left_out, closed=closed, bridged=bridged,
+                       max_messages=max_messages, max_tokens=max_tokens,
+                       reserved_tokens=reserved_tokens)
+    _log_prompt(metrics, history)
+    return Prompt(messages, metrics)
+
+
+# ----------------------------------------------------------------- 4. window, 5. system
+
+def _tools(units: list[Unit]) -> list[str]:
+    """Distinct tool names in first-use order."""
+    return list(dict.fromkeys(name for unit in units for name in unit.tools))
+
+
+def _context_line(evicted: list[Unit], summary: str | None) -> str:
+    """What the model is told about the evicted units."""
+    if summary:
+        return f"{PRUNED_LINE} {SUMMARY_LEAD} {summary}"
+    tools = _tools(evicted)
+    if not tools:
+        return PRUNED_LINE
+    return f"{PRUNED_LINE} Tool operations included: {', '.join(tools)}."
+
+
+def _window_start(units: list[Unit], max_messages: int, budget_chars: int,
+                  line_chars: int) -> int:
+    """Index of the first kept unit: the oldest user unit from which everything fits.
+
+    Walks back once. Keeping everything needs no pruned line; any eviction reserves room for
+    the longest line this history could need (the line can only shrink as more is kept).
+    The newest user unit is the fallback start, whatever it costs.
+    """
+    user_starts = [i for i, unit in enumerate(units) if unit.kind == "user"]
+    if not user_starts:
+        return len(units)
+    best, count, chars = user_starts[-1], 0, 0
+    for index in range(len(units) - 1, -1, -1):
+        count += len(units[index].messages)
+        chars += units[index].chars
+        if count > max_messages or chars > budget_chars:
+            break
+        if units[index].kind == "user" and (index == 0 or chars + line_chars <= budget_chars):
+            best = index
+    return best
+
+
+def _assemble(system_prompt: str, evicted: list[Unit], kept: list[Unit],
+              summary: str | None) -> list[dict]:
+    """The one system message (prompt, context line, kept notes), then the kept units."""
+    parts = [system_prompt] if system_prompt else []
+    if evicted:
+        parts.append(_context_line(evicted, summary))
+    parts += [unit.note for unit in kept if unit.note]
+    messages = [{"role": "system", "content": PARAGRAPH.join(parts)}]
+    for unit in kept:
+        messages += unit.messages
+    return messages
+
+
+def _metrics(history, units, start, messages, **settings) -> Metrics:
+    kept = [source for unit in units[start:] for source in unit.sources]
+    kept_ids = [source["_id"] for source in kept if "_id" in source]
+    return Metrics(
+        total=len(history),
+        kept=len(kept),
+        evicted=sum(len(unit.sources) for unit in units[:start]),
+        pruned=settings["pruned"],
+        dropped=settings["dropped"],
+        closed=settings["closed"],
+        bridged=settings["bridged"],
+        sent=len(messages) - 1,
+        estimated_tokens=estimate_tokens(messages) + settings["reserved_tokens"],
+        max_tokens=settings["max_tokens"],
+        max_messages=settings["max_messages"],
+        evicted_tools=tuple(_tools(units[:start])),
+        first_kept_id=min(kept_ids) if kept_ids else None,
+    )
+
+
+def _log_prompt(metrics: Metrics, history: list[dict]) -> None:
+    log.info("prompt built: %d history messages, %d kept, %d evicted, %d pruned, %d dropped, "
+             "%d closed, %d bridged, %d sent, ~%d/%d tokens", metrics.total, metrics.kept,
+             metrics.evicted, metrics.pruned, metrics.dropped, metrics.closed, metrics.bridged,
+             metrics.sent, metrics.estimated_tokens, metrics.max_tokens)
+    if metrics.estimated_tokens > WARN_FRACTION * metrics.max_tokens:
+        log.warning("prompt is at ~%d of %d estimated tokens (over %d%% of the budget)",
+                    metrics.estimated_tokens, metrics.max_tokens, WARN_FRACTION * 100)
+    pairs = [index for index in range(1, len(history))
+             if history[index].get("role") == history[index - 1].get("role") == "assistant"]
+    if pairs:
+        log.warning("stored history has %d pair(s) of consecutive assistant messages (first "
+                    "at positions %d and %d); merged in the prompt", len(pairs),
+                    pairs[0] - 1, pairs[0])
+
+# ---------------------------------------------------------------------------- thin store
+
+def save_message(user_id, message: dict, *, prompt_tokens: int | None = None) -> int:
+    """Store one OpenAI-shaped message for a user; return its row id.
+
+    ``tool_calls`` is stored as JSON text (an empty list as NULL). Raises peewee errors when
+    the user does not exist or the database is not open.
+    """
+    calls = message.get("tool_calls")
+    row = db.Message.create(
+        user=user_id, role=message["role"], content=message.get("content"),
+        tool_calls=json.dumps(calls) if calls else None,
+        tool_call_id=message.get("tool_call_id"), name=message.get("name"),
+        prompt_tokens=prompt_tokens)
+    return row.id
+
+
+def get_history(user_id, limit: int) -> list[dict]:
+    """The user's newest ``limit`` messages, oldest first, each with its row id as ``_id``.
+
+    Reads ``ORDER BY id DESC LIMIT n`` on the (user, id) index, so the cost does not grow
+    with the number of stored rows. Unreadable tool_calls JSON is logged and left out (the
+    prompt builder then drops or keeps the message by its content).
+    """
+    query = (db.Message
+             .select(db.Message.id, db.Message.role, db.Message.content,
+                     db.Message.tool_calls, db.Message.tool_call_id, db.Message.name)
+             .where(db.Message.user == user_id)
+             .order_by(db.Message.id.desc())
+             .limit(limit)
+             .tuples())
+    return [_row_to_message(*row) for row in reversed(list(query))]
+
+
+def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name) -> dict:
+    message = {"role": role, "content": content, "_id": row_id}
+    if tool_calls:
+        try:
+            message["tool_calls"] = json.loads(tool_calls)
+        except ValueError:
+            log.warning("message %d has unreadable tool_calls JSON; ignoring them", row_id)
+    if tool_call_id is not None:
+        message["tool_call_id"] = tool_call_id
+    if name is not None:
+        message["name"] = name
+    return message
+
+
+def clear_history(user_id) -> int:
+    """Delete every stored message of one user; return how many were deleted."""
+    return db.Message.delete().where(db.Message.user == user_id).execute()
+

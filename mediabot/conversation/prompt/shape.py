@@ -1,0 +1,232 @@
+"""The portable prompt shape: stored messages cleaned, then reshaped into atomic units.
+
+The pure steps 2 (sanitise) and 3 (shape) of ``mediabot.conversation.prompt.history.build_prompt``; that
+module's docstring says, in DESIGN terms, how each stored shape is mended. Here: a list of
+stored OpenAI-shaped dicts becomes a list of ``Unit`` (the prompt messages that are kept or
+evicted together, and the stored messages they stand for), never mutating its input.
+"""
+
+import itertools
+import json
+from dataclasses import dataclass, field
+
+INTERRUPTED_RESULT = json.dumps(
+    {"error": "interrupted: no result was recorded for this call, its outcome is unknown"})
+UNANSWERED_LINE = "(No answer was sent: this turn ended before I replied.)"
+PARAGRAPH = "\n\n"
+_TEXT_ROLES = ("user", "assistant", "system", "developer")
+
+
+@dataclass
+class Unit:
+    """Prompt messages kept or evicted together, and the stored messages they stand for.
+
+    A "note" unit has no prompt message: its text joins the system message when kept.
+    """
+
+    kind: str                       # "user", "calls", "reply" or "note"
+    messages: list[dict]
+    sources: list[dict] = field(default_factory=list)
+    note: str = ""
+    tools: tuple[str, ...] = ()
+    chars: int = 0
+
+
+def message_chars(message: dict) -> int:
+    """Characters of content and serialised tool_calls: what ``estimate_tokens`` counts."""
+    content = message.get("content")
+    if content is None:
+        count = 0
+    elif isinstance(content, str):
+        count = len(content)
+    else:
+        count = len(json.dumps(content, separators=(",", ":")))
+    calls = message.get("tool_calls")
+    return count + (len(json.dumps(calls, separators=(",", ":"))) if calls else 0)
+
+
+# ------------------------------------------------------------------------ 2. sanitise
+
+def sanitise(history: list[dict]) -> tuple[list[dict], int, int]:
+    """Clean copies that can be sent, with fresh ids; also how many dropped and closed."""
+    out, dropped, closed, index = [], 0, 0, 0
+    ids = (f"call{n:05d}" for n in itertools.count(1))   # 9 alphanumerics: Mistral's rule too
+    while index < len(history):
+        message = history[index]
+        calls = _parse_calls(message) if message.get("role") == "assistant" else []
+        if calls:
+            results, index = _take_results(history, index + 1)
+            group, lost, missing = _close_group(message, calls, results, ids)
+            out += group
+            dropped, closed = dropped + lost, closed + missing
+            continue
+        simple = _simple_message(message)
+        if simple is None:
+            dropped += 1
+        else:
+            out.append(simple)
+        index += 1
+    return out, dropped, closed
+
+
+def _parse_calls(message: dict) -> list[dict]:
+    """The message's tool calls in a canonical shape; [] when absent or unreadable."""
+    calls = message.get("tool_calls")
+    if isinstance(calls, str):
+        try:
+            calls = json.loads(calls)
+        except ValueError:
+            return []
+    if not isinstance(calls, list):
+        return []
+    return [_canonical_call(c) for c in calls if isinstance(c, dict)]
+
+
+def _canonical_call(call: dict) -> dict:
+    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    return {"id": str(call.get("id") or ""), "type": "function",
+            "function": {"name": str(function.get("name") or "unknown"),
+                         "arguments": portable_arguments(function.get("arguments"))}}
+
+
+def portable_arguments(arguments) -> str:
+    """Tool-call arguments as a JSON object string, whatever was stored (module docstring)."""
+    if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
+        return "{}"
+    if isinstance(arguments, dict):
+        return json.dumps(arguments)
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    try:
+        parsed = json.loads(text, parse_constant=_not_json)
+    except ValueError:
+        return json.dumps({"invalid_arguments": text})
+    if parsed is None:          # "null": how some servers say "no arguments", as the tools read it
+        return "{}"
+    return text if isinstance(parsed, dict) else json.dumps({"invalid_arguments": text})
+
+
+def _not_json(constant: str):
+    raise ValueError(f"{constant} is not JSON")
+
+
+def _take_results(history: list[dict], index: int) -> tuple[list[dict], int]:
+    """The tool messages directly after a call message, and the index after them."""
+    start = index
+    while index < len(history) and history[index].get("role") == "tool":
+        index += 1
+    return history[start:index], index
+
+
+def _close_group(message: dict, calls: list[dict], results: list[dict], ids) -> tuple:
+    """Pair results with calls by original id, in order; close calls that have none.
+
+    Pairing is positional within this one group, so ids repeated across turns (Ollama's
+    ``call_0``) or even inside one message still pair correctly. Results that match no call
+    are dropped. Returns (the call message then one result per call in order, dropped count,
+    closed count); a synthetic result carries ``_closed``.
+    """
+    answers: list[dict | None] = [None] * len(calls)
+    for result in results:
+        slot = next((i for i, c in enumerate(calls)
+                     if answers[i] is None and c["id"] == str(result.get("tool_call_id"))), None)
+        if slot is not None:
+            answers[slot] = result
+    fresh = [dict(call, id=next(ids)) for call in calls]
+    group = [{"role": "assistant", "content": _text(message.get("content")) or "",
+              "tool_calls": fresh, **_private(message)}]
+    for call, answer in zip(fresh, answers):
+        content = INTERRUPTED_RESULT if answer is None else _text(answer.get("content")) or ""
+        group.append({"role": "tool", "tool_call_id": call["id"],
+                      "name": call["function"]["name"], "content": content,
+                      **(_private(answer) if answer else {"_closed": True})})
+    lost = len(results) - sum(a is not None for a in answers)
+    return group, lost, answers.count(None)
+
+
+def _simple_message(message: dict) -> dict | None:
+    """A user/assistant/system message with text content; None when it cannot be sent."""
+    role, content = message.get("role"), _text(message.get("content"))
+    if role not in _TEXT_ROLES or content is None:
+        return None
+    return {"role": role, "content": content, **_private(message)}
+
+
+def _text(content) -> str | None:
+    """Content as text: content parts are joined, other values serialised; None stays."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(str(part.get("text") or "") if isinstance(part, dict) else str(part)
+                       for part in content)
+    return json.dumps(content) if isinstance(content, dict) else str(content)
+
+
+def _private(message: dict) -> dict:
+    return {k: v for k, v in message.items() if k.startswith("_")}
+
+
+# --------------------------------------------------------------------------- 3. shape
+
+def shape(messages: list[dict]) -> tuple[list[Unit], int, int]:
+    """Portable units, turn by turn; also how many texts were left out and turns bridged."""
+    turns: list[list[dict]] = []
+    for message in messages:
+        if message["role"] == "user" or not turns:
+            turns.append([])
+        turns[-1].append(message)
+    units, left_out, bridged = [], 0, 0
+    for number, turn in enumerate(turns):
+        shaped, lost, bridge = _shape_turn(turn, last=number == len(turns) - 1)
+        units += shaped
+        left_out, bridged = left_out + lost, bridged + bridge
+    for unit in units:
+        unit.chars = sum(message_chars(m) for m in unit.messages) + (
+            len(PARAGRAPH + unit.note) if unit.note else 0)
+    return units, left_out, bridged
+
+
+def _shape_turn(turn: list[dict], last: bool) -> tuple[list[Unit], int, int]:
+    """A user message, its call units, and one closing reply (module docstring).
+
+    Returns (units, replies left out of an open turn, 1 when a synthetic reply was added).
+    The first turn of a history may lack its user message; the window never starts there.
+    """
+    head = turn[0]["role"] == "user"
+    units = [Unit("user", [{"role": "user", "content": turn[0]["content"]}], [turn[0]])
+             ] if head else []
+    texts, replies, in_calls, index = [], [], False, int(head)
+    while index < len(turn):
+        message = turn[index]
+        if message.get("tool_calls"):
+            results, index = _take_results(turn, index + 1)
+            units.append(_calls_unit(message, results))
+            texts.append(message["content"])
+            in_calls = True
+            continue
+        if message["role"] == "assistant":
+            texts.append(message["content"])
+            replies.append(message)
+            in_calls = False
+        else:
+            units.append(Unit("note", [], [message], note=message["content"]))
+        index += 1
+    if last and in_calls:
+        return units, len(replies), 0          # open turn: its texts wait for its reply
+    bridge = head and not replies and not last
+    lines = [text for text in texts if text] + ([UNANSWERED_LINE] if bridge else [])
+    if lines or replies:
+        units.append(Unit("reply", [{"role": "assistant", "content": PARAGRAPH.join(lines)}],
+                           replies))
+    return units, 0, int(bridge)
+
+
+def _calls_unit(message: dict, results: list[dict]) -> Unit:
+    """One stored call message as consecutive single-call pairs, one atomic unit."""
+    pairs = []
+    for call, result in zip(message["tool_calls"], results):
+        pairs += [{"role": "assistant", "content": "", "tool_calls": [call]},
+                  {"role": "tool", "tool_call_id": call["id"], "name": result["name"],
+                   "content": result["content"]}]
+    sources = [message] + [r for r in results if not r.get("_closed")]
+    return Unit("calls", pairs, sources,
+                 tools=tuple(c["function"]["name"] for c in message["tool_calls"]))

@@ -1,0 +1,85 @@
+"""Rolling summaries of what fell out of the window (opt-in: ``[history] summaries``).
+
+Run after the reply has gone, never on its critical path. Rate-limited: one model call only
+once ``EVERY`` more messages have been evicted since the last summary (or the last failed
+try). Stored messages are never rewritten; the summary lives on the user row with the id of
+the last message it covers. A failed call keeps the old summary (plain eviction goes on
+working).
+"""
+
+import logging
+
+from mediabot.store import db
+from mediabot.conversation.prompt import history
+from mediabot.config import HistoryConfig
+from mediabot.conversation.llm import ChatModel, ModelError
+from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
+
+log = logging.getLogger(__name__)
+EVERY = 10
+MAX_SUMMARY_CHARS = 800
+
+
+class Summarizer:
+    def __init__(self, model: ChatModel, config: HistoryConfig, every: int = EVERY):
+        self.model = model
+        self.config = config
+        self.every = every
+        self._failed_through: dict[int, int] = {}   # user -> newest message a failed try saw
+
+    def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0) -> bool:
+        """Summarise newly evicted messages if there are enough; True when it did.
+
+        ``system_prompt`` and ``reserved_tokens`` (the tool schemas) are what the turn's
+        prompt counts against the budget, so "evicted" means what the model no longer sees.
+        """
+        user_id = user.id
+        fresh = self._newly_evicted(user, system_prompt, reserved_tokens)
+        failed_through = self._failed_through.get(user_id, 0)
+        if len(fresh) < self.every or sum(m["_id"] > failed_through for m in fresh) < self.every:
+            return False
+        try:
+            summary = self._summarise(user.summary, fresh)
+        except ModelError as exc:
+            self._failed_through[user_id] = fresh[-1]["_id"]
+            log.warning("summary for user %s failed (%s); keeping the old one and trying "
+                        "again after %d more messages", user_id, exc.reason, self.every)
+            return False
+        self._failed_through.pop(user_id, None)
+        db.User.update(summary=summary, summary_through=fresh[-1]["_id"]).where(
+            db.User.id == user_id).execute()
+        log.info("summary for user %s now covers messages through %s", user_id,
+                 fresh[-1]["_id"])
+        return True
+
+    def _newly_evicted(self, user: db.User, system_prompt: str,
+                       reserved_tokens: int) -> list[dict]:
+        rows = history.get_history(user.id, self.config.fetch_limit)
+        prompt = history.build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
+                                      max_tokens=self.config.max_context_tokens,
+                                      summary=user.summary, reserved_tokens=reserved_tokens)
+        first_kept = prompt.metrics.first_kept_id
+        through = user.summary_through or 0
+        return [m for m in rows
+                if through < m["_id"] and (first_kept is None or m["_id"] < first_kept)]
+
+    def _summarise(self, previous: str | None, messages: list[dict]) -> str:
+        transcript = "\n".join(line for line in map(_line, messages) if line)
+        content = (f"Previous summary: {previous}\n\n" if previous else "") + transcript
+        messages = history.build_llm_messages(SUMMARY_PROMPT,    # the one portable shape
+                                              [{"role": "user", "content": content}])
+        completion = self.model.complete(messages, max_tokens=200)
+        text = (completion.message.get("content") or "").strip()
+        if not text:
+            raise ModelError("error", "empty summary")
+        return text[:MAX_SUMMARY_CHARS]
+
+
+def _line(message: dict) -> str:
+    role, content = message["role"], message.get("content")
+    if role == "tool":
+        return ""
+    if role == "assistant" and message.get("tool_calls"):
+        names = ", ".join(c["function"]["name"] for c in message["tool_calls"])
+        return f"assistant used: {names}"
+    return f"{role}: {content}" if content else ""

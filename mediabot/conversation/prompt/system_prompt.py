@@ -1,0 +1,79 @@
+"""The system prompt: what the model is told it is, for whom, and what just lapsed."""
+
+import datetime as dt
+
+from mediabot.text.localtime import zone_label
+
+INTRO = """\
+You are the household's media assistant, reached by text message (SMS). You look after \
+the family's media server: movies through Radarr and TV series through Sonarr."""
+
+CAPABILITIES = (
+    ("search_media", "search for movies and series (search_media) and say whether they are "
+                     "in the library"),
+    ("library_status", "check what we have and what is missing (library_status)"),
+    ("add_movie", "add a movie (add_movie, by TMDB id)"),
+    ("add_series", "add a series (add_series, by TVDB id)"),
+    ("remove_media", "remove media (remove_media, admins only; mediabot asks the person to "
+                     "confirm with Y first)"),
+    ("download_queue", "show what is downloading (download_queue)"),
+    ("upcoming", "show what is coming up (upcoming)"),
+    ("notify_me", "text the person when something they want has downloaded (notify_me)"),
+    ("search_again", "say why something in the library is missing or stuck, and search for "
+                     "it again (search_again)"),
+)
+WHAT = {"Sonarr": "TV series", "Radarr": "movies"}
+
+GUIDELINES = """\
+Guidelines:
+- This is SMS: answer in plain text, no Markdown, no emoji, one to three short sentences.
+- Search before you add, and add using the id from the search results, never a guess.
+- When several results could match, list the top 2-3 with title and year and ask which one.
+- Use the configured defaults for quality and folders unless the person names one.
+- Never claim something was removed: removals always wait for the person's Y.
+- If a tool fails, say what went wrong in a few plain words and what to try next.
+- Only talk about the media server; politely decline anything else."""
+
+
+def _capabilities(tools, missing=()) -> str:
+    """The "You can" list for the tools offered, and a line for each service not set up."""
+    lines = [f"- {line}" for name, line in CAPABILITIES if name in tools]
+    if lines and "remove_media" not in tools:
+        lines.append("- nothing else: removing media is for admins only")
+    text = ("You can:\n" + "\n".join(lines) if lines
+            else "You have no tools right now: you cannot look up, add or check anything.")
+    notes = [f"{service} is not set up on this server, so you cannot look up, add or check "
+             f"{WHAT[service]}; say so when asked." for service in missing]
+    return "\n".join([text, *notes])
+
+
+def build_system_prompt(display_name: str | None = None, *, dropped: str | None = None,
+                        now: dt.datetime | None = None, tools=None, missing=()) -> str:
+    """The system prompt personalised with the user's name and any question just dropped.
+
+    The model never runs while a removal waits for its Y (the next text either answers it or
+    lets it lapse), so ``dropped`` is the line that told the person it lapsed. ``now``: an
+    aware datetime in the household's zone. ``tools``: names of the tools this person is
+    offered (None: all of them); ``missing``: "Sonarr" and/or "Radarr" when not configured,
+    so the model says so instead of guessing.
+    """
+    names = [name for name, _ in CAPABILITIES] if tools is None else tools
+    parts = [INTRO, _capabilities(names, missing), GUIDELINES]
+    if display_name:
+        parts.append(f"You are talking with {display_name}; use their name now and then.")
+    if now is not None:
+        parts.append(f"It is now {now:%A %d %B %Y, %H:%M} {now:%Z} (time zone "
+                     f"{zone_label(now.tzinfo)}); tools give times in this zone too.")
+    if dropped:
+        parts.append("Their text did not answer mediabot's removal question, so nothing was "
+                     "removed and the person has been told: \"" + dropped.strip() + "\" Answer "
+                     "their text. If they still want it removed, call remove_media again and "
+                     "mediabot will ask again.")
+    return "\n\n".join(parts)
+
+
+SUMMARY_PROMPT = """\
+Below is the older part of a text conversation between a household member and their media \
+assistant, plus the previous summary if any. Write an updated summary in at most 80 words: \
+who they are, what they asked for, what was added or removed, preferences and open questions. \
+Plain text only."""

@@ -1,0 +1,358 @@
+"""Outgoing SMS: an outbox row per reply, delivered through Twilio's REST API with retries.
+
+Every reply is first written to the outbox (``enqueue``), then sent (``deliver``). The row
+is the record of every attempt and what makes delivery survive a crash: ``deliver_due``
+(a scheduler job, and once at start-up) sends whatever is still ``pending``. One inbox row
+or one ``dedupe_key`` gets at most one outbox row, so a reply is never queued twice.
+
+Retries: 429, 5xx and network errors get a few quick in-process attempts, then the row
+stays ``pending`` with ``next_attempt_at`` pushed back (doubling, capped) until
+``max_age_seconds``. Permanent errors (4xx: 21610 unsubscribed, 21211 bad number, 21617 too
+long, 21614 not a mobile) fail the row at once. A row is claimed before sending by moving
+its ``next_attempt_at`` forward (a lease), so two threads never send the same row, and a
+row whose sender died mid-send is retried when the lease runs out.
+
+Delivery: a row is ``sent`` when Twilio accepted it (201); it then remembers the newest inbox
+id (``accepted_after_inbox``: later texts came from someone who could have it) and, when
+``status_callback`` is given, Twilio posts each change of the message's state there
+(``record_delivery`` keeps it in ``delivery``/``delivery_error``: queued, sent, delivered,
+undelivered, failed).
+"""
+
+import datetime as dt
+import json
+import logging
+import time
+from dataclasses import dataclass
+
+import peewee as pw
+import requests
+from twilio.base.exceptions import TwilioException, TwilioRestException, TwilioServiceException
+from twilio.http.http_client import TwilioHttpClient
+from twilio.rest import Client
+
+from mediabot.text import sms
+from mediabot.config import TwilioConfig
+from mediabot.store.db import Inbox, Outbox, User, database, utcnow
+from mediabot.conversation.posters import web_urls
+
+log = logging.getLogger(__name__)
+
+UNSUBSCRIBED = 21610
+AUTH_FAILED = 20003
+PERMANENT_HINTS = {
+    UNSUBSCRIBED: "recipient replied STOP",
+    21211: "invalid 'To' number",
+    21614: "'To' is not a mobile number",
+    21617: "body too long",
+    AUTH_FAILED: "check [twilio] account_sid and auth_token",
+}
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How hard to try: ``attempts`` quick tries per ``deliver`` call, ``base_seconds``
+    apart (doubling); then later rounds ``retry_seconds`` on (doubling, at most
+    ``max_retry_seconds``) until the row is ``max_age_seconds`` old."""
+    attempts: int = 3
+    base_seconds: float = 1.0
+    retry_seconds: float = 60.0
+    max_retry_seconds: float = 1800.0
+    max_age_seconds: float = 86400.0
+
+
+@dataclass(frozen=True)
+class Outcome:
+    kind: str  # "sent", "retry" or "permanent"
+    sid: str | None = None
+    code: int | None = None
+    error: str | None = None
+    state: str | None = None   # Twilio's message status in its 201 answer
+
+
+class _DebugOnlyLogger(logging.LoggerAdapter):
+    """TwilioHttpClient logs each request URL and response header at INFO; demote to DEBUG."""
+
+    def info(self, msg, *args, **kwargs):
+        self.debug(msg, *args, **kwargs)
+
+
+def build_twilio_client(config: TwilioConfig) -> Client:
+    """A Twilio REST client with a timeout (the library's default has none) and no
+    transport retries (``Sender`` retries explicitly). ``api_base_url`` replaces
+    ``https://api.twilio.com``, so messages go to ``{api_base_url}/2010-04-01/Accounts/
+    {sid}/Messages.json`` on a gateway or a test server. Nothing is sent here."""
+    http = TwilioHttpClient(timeout=config.timeout_seconds,
+                            logger=_DebugOnlyLogger(logging.getLogger("twilio.http_client"), {}))
+    client = Client(config.account_sid, config.auth_token, http_client=http)
+    if config.api_base_url:
+        client.api.base_url = config.api_base_url.rstrip("/")
+        client.edge = client.region = None  # TWILIO_EDGE/REGION would rewrite the host
+    return client
+
+
+def check_twilio(client: Client, config: TwilioConfig) -> tuple[bool, str]:
+    """For ``mediabot check``: are the credentials accepted and is ``from_number`` ours?
+
+    Returns (ok, one line); the line names the fix when not ok. Never raises for HTTP or
+    network errors.
+    """
+    try:
+        account = client.api.v2010.accounts(config.account_sid).fetch()
+        if config.from_number:
+            owned = client.api.v2010.accounts(config.account_sid).incoming_phone_numbers.list(
+                phone_number=config.from_number, limit=1)
+            if not owned:
+                return False, (f"twilio: {config.from_number} is not a number of this "
+                               "account; set [twilio] from_number to one you own")
+    except (TwilioException, requests.RequestException) as exc:
+        return False, f"twilio: {_describe(exc, config.auth_token)}"
+    return True, f"twilio: ok ({account.friendly_name or account.sid}, {account.status})"
+
+
+class Sender:
+    """Queues replies in the outbox and delivers them through ``client.messages.create``.
+
+    ``clock`` returns naive UTC datetimes and ``sleep`` waits between quick retries; tests
+    pass fakes for both. ``status_callback`` is the URL each message asks Twilio to post its
+    delivery reports to (none when empty). The shared database must be open
+    (``migrations.open_database``).
+    """
+
+    def __init__(self, client: Client, config: TwilioConfig, *, clock=utcnow, sleep=None,
+                 backoff: Backoff = Backoff(), status_callback: str = ""):
+        self.client = client
+        self.status_callback = status_callback
+        self.config = config
+        self.clock = clock
+        self.sleep = sleep or time.sleep
+        self.backoff = backoff
+        waits = sum(backoff.base_seconds * 2 ** i for i in range(backoff.attempts - 1))
+        self.lease = dt.timedelta(
+            seconds=backoff.attempts * 2 * config.timeout_seconds + waits + 60)
+
+    def send(self, to_number: str, body: str, **kw) -> Outbox | None:
+        """``enqueue`` then ``deliver``; returns the row as it ended (None for an empty body)."""
+        row = self.enqueue(to_number, body, **kw)
+        if row is None:
+            return None
+        if row.status == "pending":
+            self.deliver(row.id)
+        return Outbox.get_by_id(row.id)
+
+    def enqueue(self, to_number: str, body: str, *, user_id: int | None = None,
+                inbox_id: int | None = None, dedupe_key: str | None = None,
+                media_urls=()) -> Outbox | None:
+        """Write a ``pending`` row; with the same ``inbox_id`` or ``dedupe_key`` as an
+        earlier row, return that row instead (no second row, so no second send).
+        ``media_urls`` go with it as MMS media (http(s) only, at most three).
+
+        Returns None for an empty body (Twilio would refuse it). Raises peewee's
+        IntegrityError for a non-existent user or inbox id.
+        """
+        if not body or not body.strip():
+            log.warning("outbox: empty reply not queued (inbox %s)", inbox_id)
+            return None
+        existing = self._existing(inbox_id, dedupe_key)
+        if existing is not None:
+            return existing
+        now = self.clock()
+        media = web_urls(media_urls)
+        try:
+            with database.atomic():
+                row = Outbox.create(user=user_id, to_number=to_number, body=body,
+                                    segments=sms.count_segments(body), inbox=inbox_id,
+                                    dedupe_key=dedupe_key, next_attempt_at=now, created_at=now,
+                                    media=json.dumps(media) if media else None)
+        except pw.IntegrityError:
+            existing = self._existing(inbox_id, dedupe_key)
+            if existing is None:
+                raise
+            return existing
+        log.info("outbox %d queued, %d segments, %d media", row.id, row.segments, len(media))
+        log.debug("outbox %d body: %s", row.id, body)
+        return row
+
+    def _existing(self, inbox_id, dedupe_key) -> Outbox | None:
+        if inbox_id is not None:
+            row = Outbox.get_or_none(Outbox.inbox == inbox_id)
+            if row is not None:
+                return row
+        if dedupe_key is not None:
+            return Outbox.get_or_none(Outbox.dedupe_key == dedupe_key)
+        return None
+
+    def deliver(self, row_id: int, *, now: dt.datetime | None = None) -> str:
+        """Send one due ``pending`` row and return its status afterwards.
+
+        A row that is not due, already claimed by another thread, sent or failed is left
+        alone (its current status is returned). Twilio and network errors never raise
+        from here; an unknown ``row_id`` raises ``Outbox.DoesNotExist``.
+        """
+        status = self._deliver_claimed(row_id, now or self.clock())
+        return status or Outbox.get_by_id(row_id).status
+
+    def _deliver_claimed(self, row_id: int, now: dt.datetime) -> str | None:
+        """Claim and send one row; None when it was not ours to send."""
+        if not self._claim(row_id, now):
+            return None
+        row = Outbox.get_by_id(row_id)
+        if self._opted_out(row):
+            return self._finish(row, "failed", Outcome("permanent", error="opted out"))
+        for attempt in range(1, self.backoff.attempts + 1):
+            outcome = self._attempt(row)
+            if outcome.kind != "retry":
+                status = "sent" if outcome.kind == "sent" else "failed"
+                return self._finish(row, status, outcome)
+            if attempt < self.backoff.attempts:
+                self.sleep(self.backoff.base_seconds * 2 ** (attempt - 1))
+        return self._postpone(row, outcome)
+
+    def deliver_due(self, now: dt.datetime | None = None, *, limit: int = 100) -> int:
+        """Deliver every ``pending`` row due by ``now`` (oldest first); return how many
+        were sent. Safe to run from several threads: each row is claimed before sending."""
+        now = now or self.clock()
+        due = (Outbox.select(Outbox.id)
+               .where((Outbox.status == "pending") & (Outbox.next_attempt_at <= now))
+               .order_by(Outbox.id).limit(limit))
+        ids = [row.id for row in due]
+        return sum(1 for row_id in ids if self._deliver_claimed(row_id, now) == "sent")
+
+    def _claim(self, row_id: int, now: dt.datetime) -> bool:
+        """Take a due row by moving its ``next_attempt_at`` past our sending window; only
+        one UPDATE can match, so only one thread sends it."""
+        claimed = (Outbox.update(next_attempt_at=now + self.lease)
+                   .where((Outbox.id == row_id) & (Outbox.status == "pending")
+                          & (Outbox.next_attempt_at <= now))
+                   .execute())
+        return claimed == 1
+
+    def _opted_out(self, row: Outbox) -> bool:
+        user = User.get_or_none(User.id == row.user_id) if row.user_id else None
+        user = user or User.get_or_none(User.phone == row.to_number)
+        return bool(user and user.opted_out)
+
+    def _attempt(self, row: Outbox) -> Outcome:
+        """One ``messages.create``; its outcome is recorded on the row before returning."""
+        try:
+            media = {"media_url": json.loads(row.media)} if row.media else {}
+            message = self.client.messages.create(to=row.to_number, body=row.body,
+                                                  **self._sender_fields(), **media)
+            outcome = Outcome("sent", sid=message.sid, state=message.status)
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
+            outcome = self._classify(exc, row.body)
+        row.attempts += 1
+        row.error = outcome.error
+        Outbox.update(attempts=Outbox.attempts + 1, error=outcome.error).where(
+            Outbox.id == row.id).execute()
+        if outcome.kind != "sent":
+            log.info("outbox %d attempt %d failed (%s): %s", row.id, row.attempts,
+                     outcome.kind, outcome.error)
+        return outcome
+
+    def _sender_fields(self) -> dict:
+        report = {"status_callback": self.status_callback} if self.status_callback else {}
+        if self.config.messaging_service_sid:
+            return {"messaging_service_sid": self.config.messaging_service_sid, **report}
+        return {"from_": self.config.from_number, **report}
+
+    def _classify(self, exc: Exception, body: str) -> Outcome:
+        """Retry on 429, 5xx and network trouble; anything else is permanent."""
+        text = _describe(exc, self.config.auth_token, body)
+        if isinstance(exc, (TwilioRestException, TwilioServiceException)):
+            retry = exc.status == 429 or exc.status >= 500
+            code = exc.code if isinstance(exc.code, int) else None
+            return Outcome("retry" if retry else "permanent", code=code, error=text)
+        if isinstance(exc, requests.RequestException):
+            return Outcome("retry", error=text)
+        if not isinstance(exc, TwilioException):
+            log.exception("outbox: unexpected error from the Twilio client")
+        return Outcome("permanent", error=text)
+
+    def _finish(self, row: Outbox, status: str, outcome: Outcome) -> str:
+        changes = {"status": status, "error": outcome.error, "next_attempt_at": self.clock()}
+        if outcome.sid:
+            newest = Inbox.select(pw.fn.MAX(Inbox.id)).scalar() or 0
+            changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest,
+                           delivery=outcome.state or "queued", delivery_at=self.clock())
+        Outbox.update(changes).where(Outbox.id == row.id).execute()
+        if outcome.code == UNSUBSCRIBED:
+            self._mark_opted_out(row)
+        level = logging.INFO if status == "sent" else logging.WARNING
+        if outcome.code == AUTH_FAILED:
+            level = logging.ERROR
+        log.log(level, "outbox %d %s, %d segments, %d attempts, twilio code %s", row.id,
+                status, row.segments, row.attempts, outcome.code)
+        return status
+
+    def _postpone(self, row: Outbox, outcome: Outcome) -> str:
+        """Leave the row ``pending`` for a later round, or fail it once it is too old."""
+        now = self.clock()
+        if (now - row.created_at).total_seconds() >= self.backoff.max_age_seconds:
+            return self._finish(row, "failed", Outcome(
+                "permanent", code=outcome.code, error=f"gave up: {outcome.error}"))
+        rounds = -(-row.attempts // self.backoff.attempts)
+        delay = min(self.backoff.retry_seconds * 2 ** (rounds - 1),
+                    self.backoff.max_retry_seconds)
+        retry_at = now + dt.timedelta(seconds=delay)
+        Outbox.update(next_attempt_at=retry_at).where(Outbox.id == row.id).execute()
+        log.warning("outbox %d still pending after %d attempts, next try at %s (twilio code %s)",
+                    row.id, row.attempts, retry_at.isoformat(timespec="seconds"), outcome.code)
+        return "pending"
+
+    def _mark_opted_out(self, row: Outbox) -> None:
+        """Twilio says the recipient sent STOP: record it so nothing more is queued for them."""
+        query = User.update(opted_out=True)
+        if row.user_id:
+            query = query.where(User.id == row.user_id)
+        else:
+            query = query.where(User.phone == row.to_number)
+        if query.execute():
+            log.info("outbox %d: recipient unsubscribed at Twilio; user marked opted out", row.id)
+
+
+# A report never takes a row back to an earlier state (Twilio's callbacks can cross).
+DELIVERY_ORDER = {"accepted": 0, "scheduled": 0, "queued": 0, "sending": 1, "sent": 2,
+                  "delivered": 3, "undelivered": 3, "failed": 3, "canceled": 3, "read": 4}
+
+
+def record_delivery(sid: str, state: str, error_code: int | None,
+                    now: dt.datetime) -> Outbox | None:
+    """Keep Twilio's report that message ``sid`` is now ``state`` on its outbox row; the row
+    as it is afterwards, or None for a message that is not ours. A report older than what
+    the row already says (``sent`` after ``delivered``) is ignored."""
+    row = Outbox.get_or_none(Outbox.twilio_sid == sid)
+    if row is None:
+        return None
+    if DELIVERY_ORDER.get(state, 2) < DELIVERY_ORDER.get(row.delivery or "queued", 0):
+        log.debug("outbox %d: late %s report ignored (already %s)", row.id, state, row.delivery)
+        return row
+    Outbox.update(delivery=state, delivery_error=error_code, delivery_at=now).where(
+        Outbox.id == row.id).execute()
+    level = logging.WARNING if state in ("undelivered", "failed") else logging.DEBUG
+    log.log(level, "outbox %d %s (twilio error %s)", row.id, state, error_code)
+    return Outbox.get_by_id(row.id)
+
+
+def _describe(exc: Exception, *secrets: str) -> str:
+    """A one-line, secret-free description of a Twilio or network error.
+
+    HTTP errors keep Twilio's status, code and message; network errors only their kind
+    (their text holds URLs). The auth token and the message body are blanked out wherever
+    they appear.
+    """
+    if isinstance(exc, TwilioRestException):
+        hint = PERMANENT_HINTS.get(exc.code)
+        text = f"HTTP {exc.status}, Twilio {exc.code}: {exc.msg}" + (f" ({hint})" if hint else "")
+    elif isinstance(exc, TwilioServiceException):
+        text = f"HTTP {exc.status}, Twilio {exc.code}: {exc.title}. {exc.detail or ''}".strip()
+    elif isinstance(exc, requests.Timeout):
+        text = f"network: timed out ({type(exc).__name__})"
+    elif isinstance(exc, requests.RequestException):
+        text = f"network: {type(exc).__name__}"
+    else:
+        text = f"{type(exc).__name__}: {exc}"
+    for secret in secrets:
+        if secret and len(secret) >= 6:
+            text = text.replace(secret, "[hidden]")
+    return text

@@ -1,0 +1,3 @@
+"""The SQLite store: the peewee tables, their append-only migrations and the
+sync of ``[[users]]`` from the config file.
+"""

@@ -1,0 +1,216 @@
+"""The SQLite tables, through peewee: one model per table and the database they are bound to.
+
+The models are bound to one ``SqliteDatabase(None)`` that ``migrations.open_database``
+initialises, so importing this module opens nothing. Each table has one owner module that
+every other module goes through (docs/architecture.md, "Tables and their owners"); the
+schema itself only changes through ``mediabot.store.migrations``.
+"""
+
+import datetime as dt
+
+import peewee as pw
+
+database = pw.SqliteDatabase(None)
+PRAGMAS = {
+    "journal_mode": "wal",
+    "foreign_keys": 1,
+    "busy_timeout": 10000,
+    "synchronous": "normal",
+}
+
+
+def utcnow() -> dt.datetime:
+    """Naive UTC, the form every timestamp is stored in."""
+    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+
+
+class BaseModel(pw.Model):
+    class Meta:
+        database = database
+
+
+class User(BaseModel):
+    phone = pw.CharField(unique=True)
+    display_name = pw.CharField(null=True)
+    role = pw.CharField(default="member")
+    opted_out = pw.BooleanField(default=False)
+    summary = pw.TextField(null=True)
+    summary_through = pw.IntegerField(null=True)
+    from_config = pw.BooleanField(default=False)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "users"
+
+
+class Message(BaseModel):
+    user = pw.ForeignKeyField(User, backref="messages", on_delete="CASCADE")
+    role = pw.CharField()
+    content = pw.TextField(null=True)
+    tool_calls = pw.TextField(null=True)
+    tool_call_id = pw.CharField(null=True)
+    name = pw.CharField(null=True)
+    prompt_tokens = pw.IntegerField(null=True)
+    created_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "messages"
+
+
+class PendingAction(BaseModel):
+    user = pw.ForeignKeyField(User, unique=True, on_delete="CASCADE")
+    function_name = pw.CharField()
+    arguments = pw.TextField()
+    prompt_text = pw.TextField()
+    created_at = pw.DateTimeField(default=utcnow)
+    expires_at = pw.DateTimeField()
+    # The user's newest inbox id when the question was asked: texts up to it were sent
+    # before the person could see the question, so none of them can answer it.
+    asked_after_inbox = pw.IntegerField(null=True)
+    # The inbox row whose turn asked: the question is that row's reply in the outbox, and
+    # only a text sent after Twilio accepted it can answer (``confirm.seen_before``).
+    asked_in_inbox = pw.IntegerField(null=True)
+
+    class Meta:
+        table_name = "pending_actions"
+
+
+class Inbox(BaseModel):
+    message_sid = pw.CharField(unique=True)
+    user = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    from_number = pw.CharField()
+    body = pw.TextField()
+    received_at = pw.DateTimeField(default=utcnow)
+    status = pw.CharField(default="queued")
+    error = pw.TextField(null=True)
+
+    class Meta:
+        table_name = "inbox"
+
+
+class Outbox(BaseModel):
+    user = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    to_number = pw.CharField()
+    body = pw.TextField()
+    segments = pw.IntegerField(default=1)
+    status = pw.CharField(default="pending")
+    twilio_sid = pw.CharField(null=True)
+    attempts = pw.IntegerField(default=0)
+    error = pw.TextField(null=True)
+    inbox = pw.ForeignKeyField(Inbox, null=True, unique=True, on_delete="SET NULL")
+    dedupe_key = pw.CharField(null=True, unique=True)
+    next_attempt_at = pw.DateTimeField(default=utcnow)
+    created_at = pw.DateTimeField(default=utcnow)
+    media = pw.TextField(null=True)   # JSON list of MMS media URLs (posters), or NULL
+    # The newest inbox id when Twilio accepted the text (201): later texts were sent by
+    # someone who could have it. Then what Twilio's status callbacks reported.
+    accepted_after_inbox = pw.IntegerField(null=True)
+    delivery = pw.CharField(null=True)          # queued, sent, delivered, undelivered, failed
+    delivery_error = pw.IntegerField(null=True)  # Twilio's ErrorCode, e.g. 30003
+    delivery_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "outbox"
+
+
+class Request(BaseModel):
+    user = pw.ForeignKeyField(User, on_delete="CASCADE")
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    title = pw.CharField()
+    created_at = pw.DateTimeField(default=utcnow)
+    notified_at = pw.DateTimeField(null=True)
+    seasons = pw.IntegerField(default=0)     # seasons added, counted by the weekly quota
+    added_at = pw.DateTimeField(null=True)   # when they added it; NULL: only "tell me"
+
+    class Meta:
+        table_name = "requests"
+        indexes = ((("user", "service", "external_id"), True),)
+
+
+class Notice(BaseModel):
+    """A "ready to watch" text waiting to go out: episodes gather here until ``due_at``."""
+
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    title = pw.CharField()
+    episodes = pw.TextField(default="[]")
+    created_at = pw.DateTimeField(default=utcnow)
+    due_at = pw.DateTimeField()
+    sent_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "notices"
+
+
+class Announced(BaseModel):
+    """An episode a requester has been told about, so a later import of the same episode
+    (an upgrade Sonarr v4 reports without a flag) is not announced again."""
+
+    request = pw.ForeignKeyField(Request, on_delete="CASCADE")
+    season = pw.IntegerField()
+    episode = pw.IntegerField()
+    announced_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "announced"
+        indexes = ((("request", "season", "episode"), True),)
+
+
+class Import(BaseModel):
+    """An episode file Sonarr reported importing (per-file "On Import"), by download id,
+    kept a few days: its On Import Complete, which has no isUpgrade, then leaves out what
+    that download only upgraded or already reported, and a repeated delivery is known."""
+
+    service = pw.CharField()
+    download_id = pw.CharField()
+    season = pw.IntegerField()
+    episode = pw.IntegerField()
+    upgrade = pw.BooleanField()
+    seen_at = pw.DateTimeField(default=utcnow)
+
+    class Meta:
+        table_name = "imports"
+        indexes = ((("service", "download_id", "season", "episode"), True),)
+
+
+class Approval(BaseModel):
+    """A member's add held for an admin's APPROVE/DENY (``[requests] approval``).
+
+    Its ``id`` is the number admins type; ``status`` goes waiting -> approved/denied/expired once,
+    so the first admin's answer wins and a restart loses nothing.
+    """
+
+    user = pw.ForeignKeyField(User, on_delete="CASCADE")
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    title = pw.CharField()
+    tool = pw.CharField()
+    arguments = pw.TextField()
+    seasons = pw.IntegerField(default=0)
+    status = pw.CharField(default="waiting")
+    decided_by = pw.ForeignKeyField(User, null=True, on_delete="SET NULL",
+                                    backref="decisions")
+    created_at = pw.DateTimeField(default=utcnow)
+    expires_at = pw.DateTimeField()
+    decided_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "approvals"
+
+
+class Search(BaseModel):
+    """When a title was last searched for again ("look for it again"), per service and
+    external id: ``[requests] search_again_hours`` holds across restarts and members."""
+
+    service = pw.CharField()
+    external_id = pw.IntegerField()
+    searched_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "searches"
+        indexes = ((("service", "external_id"), True),)
+
+
+MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
+          Approval, Search)

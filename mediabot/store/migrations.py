@@ -1,0 +1,253 @@
+"""The schema's history: append-only numbered migrations, applied once each, in order.
+
+Each ``mNNN_name(db)`` runs inside a transaction and is recorded in ``schema_version``; a
+database made by any earlier release is brought up to date by ``open_database``. A change to
+the schema is a new function appended to ``MIGRATIONS``, never an edit of an old one
+(docs/architecture.md, "Migrations").
+"""
+
+import logging
+
+import peewee as pw
+
+from mediabot.store.db import PRAGMAS, database, utcnow
+
+log = logging.getLogger(__name__)
+
+
+def m001_initial(db: pw.SqliteDatabase) -> None:
+    """The first schema, written out so later model changes never rewrite history."""
+    statements = [
+        """CREATE TABLE users (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            phone VARCHAR(255) NOT NULL UNIQUE,
+            display_name VARCHAR(255),
+            role VARCHAR(255) NOT NULL DEFAULT 'member',
+            opted_out INTEGER NOT NULL DEFAULT 0,
+            summary TEXT,
+            summary_through INTEGER,
+            from_config INTEGER NOT NULL DEFAULT 0,
+            created_at DATETIME NOT NULL)""",
+        """CREATE TABLE messages (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            role VARCHAR(255) NOT NULL,
+            content TEXT,
+            tool_calls TEXT,
+            tool_call_id VARCHAR(255),
+            name VARCHAR(255),
+            prompt_tokens INTEGER,
+            created_at DATETIME NOT NULL)""",
+        "CREATE INDEX messages_user_id_id ON messages (user_id, id)",
+        """CREATE TABLE pending_actions (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL UNIQUE REFERENCES users (id) ON DELETE CASCADE,
+            function_name VARCHAR(255) NOT NULL,
+            arguments TEXT NOT NULL,
+            prompt_text TEXT NOT NULL,
+            created_at DATETIME NOT NULL,
+            expires_at DATETIME NOT NULL)""",
+        "CREATE INDEX pending_actions_expires_at ON pending_actions (expires_at)",
+        """CREATE TABLE inbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            message_sid VARCHAR(255) NOT NULL UNIQUE,
+            user_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+            from_number VARCHAR(255) NOT NULL,
+            body TEXT NOT NULL,
+            received_at DATETIME NOT NULL,
+            status VARCHAR(255) NOT NULL DEFAULT 'queued',
+            error TEXT)""",
+        "CREATE INDEX inbox_status ON inbox (status, id)",
+        """CREATE TABLE outbox (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+            to_number VARCHAR(255) NOT NULL,
+            body TEXT NOT NULL,
+            segments INTEGER NOT NULL DEFAULT 1,
+            status VARCHAR(255) NOT NULL DEFAULT 'pending',
+            twilio_sid VARCHAR(255),
+            attempts INTEGER NOT NULL DEFAULT 0,
+            error TEXT,
+            inbox_id INTEGER UNIQUE REFERENCES inbox (id) ON DELETE SET NULL,
+            dedupe_key VARCHAR(255) UNIQUE,
+            next_attempt_at DATETIME NOT NULL,
+            created_at DATETIME NOT NULL)""",
+        "CREATE INDEX outbox_status ON outbox (status, next_attempt_at)",
+        """CREATE TABLE requests (
+            id INTEGER PRIMARY KEY AUTOINCREMENT,
+            user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+            service VARCHAR(255) NOT NULL,
+            external_id INTEGER NOT NULL,
+            title VARCHAR(255) NOT NULL,
+            created_at DATETIME NOT NULL,
+            notified_at DATETIME)""",
+        "CREATE UNIQUE INDEX requests_user_service_external ON requests "
+        "(user_id, service, external_id)",
+        "CREATE INDEX requests_service_external ON requests (service, external_id)",
+    ]
+    for sql in statements:
+        db.execute_sql(sql)
+
+
+def m002_notices(db: pw.SqliteDatabase) -> None:
+    """Download notices are stored while episodes gather, so a restart loses none."""
+    db.execute_sql("""CREATE TABLE notices (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        service VARCHAR(255) NOT NULL,
+        external_id INTEGER NOT NULL,
+        title VARCHAR(255) NOT NULL,
+        episodes TEXT NOT NULL DEFAULT '[]',
+        created_at DATETIME NOT NULL,
+        due_at DATETIME NOT NULL,
+        sent_at DATETIME)""")
+    db.execute_sql("CREATE INDEX notices_unsent ON notices (sent_at, due_at)")
+    db.execute_sql("CREATE INDEX notices_item ON notices (service, external_id)")
+
+
+def m003_turn_indexes(db: pw.SqliteDatabase) -> None:
+    """Keep a turn's cost flat as the tables grow.
+
+    The worker's hourly rate limit counts one user's recent outbox rows every turn (without
+    an index, a scan of the whole outbox: 53 ms after a year of traffic), and retention
+    pruning deletes messages by date (a scan of every message while holding the write lock
+    the webhook needs).
+    """
+    db.execute_sql("CREATE INDEX outbox_user_created ON outbox (user_id, created_at)")
+    db.execute_sql("CREATE INDEX messages_created_at ON messages (created_at)")
+
+
+def m004_announced_episodes(db: pw.SqliteDatabase) -> None:
+    """What each requester was told, and which episode files each download imported."""
+    db.execute_sql("""CREATE TABLE announced (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        request_id INTEGER NOT NULL REFERENCES requests (id) ON DELETE CASCADE,
+        season INTEGER NOT NULL,
+        episode INTEGER NOT NULL,
+        announced_at DATETIME NOT NULL)""")
+    db.execute_sql("CREATE UNIQUE INDEX announced_request_episode ON announced "
+                   "(request_id, season, episode)")
+    db.execute_sql("""CREATE TABLE imports (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        service VARCHAR(255) NOT NULL,
+        download_id VARCHAR(255) NOT NULL,
+        season INTEGER NOT NULL,
+        episode INTEGER NOT NULL,
+        upgrade INTEGER NOT NULL,
+        seen_at DATETIME NOT NULL)""")
+    db.execute_sql("CREATE UNIQUE INDEX imports_key ON imports "
+                   "(service, download_id, season, episode)")
+    db.execute_sql("CREATE INDEX imports_seen ON imports (seen_at)")
+
+
+def m005_pending_asked_after(db: pw.SqliteDatabase) -> None:
+    """A confirmation is answered only by a text sent after it was asked."""
+    db.execute_sql("ALTER TABLE pending_actions ADD COLUMN asked_after_inbox INTEGER")
+
+
+def m006_household_rules(db: pw.SqliteDatabase) -> None:
+    """Approvals of members' adds, and the seasons of each request (for weekly quotas)."""
+    db.execute_sql("""CREATE TABLE approvals (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id INTEGER NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        service VARCHAR(255) NOT NULL,
+        external_id INTEGER NOT NULL,
+        title VARCHAR(255) NOT NULL,
+        tool VARCHAR(255) NOT NULL,
+        arguments TEXT NOT NULL,
+        seasons INTEGER NOT NULL DEFAULT 0,
+        status VARCHAR(255) NOT NULL DEFAULT 'waiting',
+        decided_by_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+        created_at DATETIME NOT NULL,
+        expires_at DATETIME NOT NULL,
+        decided_at DATETIME)""")
+    db.execute_sql("CREATE INDEX approvals_status_expires ON approvals (status, expires_at)")
+    db.execute_sql("CREATE INDEX approvals_user_created ON approvals (user_id, created_at)")
+    db.execute_sql("ALTER TABLE requests ADD COLUMN seasons INTEGER NOT NULL DEFAULT 0")
+    db.execute_sql("CREATE INDEX requests_user_created ON requests (user_id, created_at)")
+
+
+def m007_health_probe(db: pw.SqliteDatabase) -> None:
+    """One row /healthz rewrites: a real committed write, so a full disk or a read-only
+    file shows as unhealthy (a read alone passes on both)."""
+    db.execute_sql("CREATE TABLE health_probe (id INTEGER PRIMARY KEY CHECK (id = 1), "
+                   "written_at DATETIME NOT NULL)")
+
+
+def m008_searches(db: pw.SqliteDatabase) -> None:
+    """The last "look for it again" search per title, for the per-title limit."""
+    db.execute_sql("""CREATE TABLE searches (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        service VARCHAR(255) NOT NULL,
+        external_id INTEGER NOT NULL,
+        searched_at DATETIME NOT NULL)""")
+    db.execute_sql("CREATE UNIQUE INDEX searches_title ON searches (service, external_id)")
+
+
+def m009_outbox_media(db: pw.SqliteDatabase) -> None:
+    """A reply's MMS media URLs (posters), kept with it so a retry or restart sends them."""
+    db.execute_sql("ALTER TABLE outbox ADD COLUMN media TEXT")
+
+
+def m010_delivery_states(db: pw.SqliteDatabase) -> None:
+    """A question counts as asked when Twilio accepted it, not when it was stored: each
+    outgoing text keeps when it was accepted and Twilio's delivery reports, and a removal
+    question knows which text asked it."""
+    for column in ("accepted_after_inbox INTEGER", "delivery VARCHAR(255)",
+                   "delivery_error INTEGER", "delivery_at DATETIME"):
+        db.execute_sql(f"ALTER TABLE outbox ADD COLUMN {column}")
+    db.execute_sql("CREATE INDEX outbox_twilio_sid ON outbox (twilio_sid)")
+    db.execute_sql("ALTER TABLE pending_actions ADD COLUMN asked_in_inbox INTEGER")
+
+
+def m011_request_added_at(db: pw.SqliteDatabase) -> None:
+    """When a request was an add (the weekly quota counts these), apart from "tell me when
+    it's ready", which never counts. Older rows cannot be told apart: they keep counting as
+    they did, by the date they were made, so no week's count changes."""
+    db.execute_sql("ALTER TABLE requests ADD COLUMN added_at DATETIME")
+    db.execute_sql("UPDATE requests SET added_at = created_at")
+    db.execute_sql("CREATE INDEX requests_user_added ON requests (user_id, added_at)")
+
+
+MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
+              m005_pending_asked_after, m006_household_rules, m007_health_probe,
+              m008_searches, m009_outbox_media, m010_delivery_states,
+              m011_request_added_at]
+
+
+class StorageError(Exception):
+    """The database cannot be opened or migrated; the message names the setting to fix."""
+
+
+def open_database(path: str) -> pw.SqliteDatabase:
+    """Initialise the shared database at ``path`` (":memory:" works) and migrate it.
+
+    peewee keeps one connection per thread, so worker threads, the scheduler and request
+    threads each get their own; WAL and the busy timeout let them write without
+    "database is locked". Raises StorageError when the file cannot be opened or written.
+    """
+    database.init(path, pragmas=PRAGMAS, check_same_thread=False)
+    try:
+        database.connect(reuse_if_open=True)
+        migrate(database)
+    except pw.OperationalError as exc:
+        raise StorageError(f"cannot open the database {path!r} ({exc}); check [database] "
+                           "path and that its folder exists and is writable") from None
+    return database
+
+
+def migrate(db: pw.SqliteDatabase) -> list[str]:
+    """Apply the migrations this file has not yet seen; return the names applied."""
+    db.execute_sql("CREATE TABLE IF NOT EXISTS schema_version "
+                   "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at DATETIME)")
+    done = {row[0] for row in db.execute_sql("SELECT version FROM schema_version")}
+    applied = []
+    for version, migration in enumerate(MIGRATIONS, 1):
+        if version in done:
+            continue
+        with db.atomic():
+            migration(db)
+            db.execute_sql("INSERT INTO schema_version (version, name, applied_at) "
+                           "VALUES (?, ?, ?)", (version, migration.__name__, utcnow()))
+        log.info("applied migration %s", migration.__name__)
+        applied.append(migration.__name__)
+    return applied

@@ -1,0 +1,180 @@
+"""``mediabot eval``: run the household tasks against the configured model, score them.
+
+Every attempt gets a fresh simulated library and a fresh database, and talks to the model
+through the real engine (the same prompt, tools and confirmation rules as the daemon). A
+model is not deterministic, so each task runs ``repeat`` times and the table shows its pass
+rate, with the model calls, the prompt tokens the server reported, our own estimate of them
+(4 characters a token, what ``[history] max_context_tokens`` is counted in) and the latency.
+"""
+
+import json
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from mediabot.store import db
+from mediabot.conversation.prompt import history
+from mediabot.app import build_services, open_storage
+from mediabot.config import Config
+from mediabot.trial.demo import DEMO_PHONE, demo_config, last_message_id, messages_since
+from mediabot.conversation.engine import Engine
+from mediabot.trial.tasks import EVERY_STEP, VERSION, Seen, Task
+from mediabot.trial.sim.stack import Simulation
+
+
+@dataclass
+class ModelCall:
+    estimated_tokens: int
+    reported_tokens: int | None
+    seconds: float
+
+
+class RecordingModel:
+    """Wraps the engine's model: every call's prompt estimate, reported usage and time."""
+
+    def __init__(self, model):
+        self._model = model
+        self.calls: list[ModelCall] = []
+
+    def complete(self, messages, tools=None, **kwargs):
+        """The wrapped call; a failed one is counted too, with no reported usage."""
+        started, reported = time.monotonic(), None
+        estimate = history.estimate_tokens(
+            messages + ([{"role": "system", "content": json.dumps(tools)}] if tools else []))
+        try:
+            completion = self._model.complete(messages, tools, **kwargs)
+            reported = completion.prompt_tokens
+            return completion
+        finally:
+            self.calls.append(ModelCall(estimate, reported, time.monotonic() - started))
+
+    def __getattr__(self, name):
+        return getattr(self._model, name)
+
+
+@dataclass
+class Attempt:
+    task: str
+    passed: bool
+    failures: list[str]
+    model_calls: int
+    estimated_tokens: int
+    reported_tokens: int | None      # the server's count over the calls it answered
+    estimated_answered: int          # our estimate over those same calls
+    seconds: float
+    replies: list[str] = field(default_factory=list)
+
+
+def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attempt:
+    """One run of ``task`` on a fresh library and database; a model failure is a failed
+    attempt (its apology is the reply), never an exception."""
+    started = time.monotonic()
+    with Simulation() as sim:
+        path = workdir / f"{task.name}-{index}.db"
+        cfg = demo_config(config, sim, str(path), role=task.role)
+        open_storage(cfg)
+        services = build_services(cfg)
+        model = services.model = RecordingModel(services.model)
+        engine = Engine(services)
+        user = db.User.get(db.User.phone == DEMO_PHONE)
+        known = _known_titles(sim)
+        failures, replies = [], []
+        for number, step in enumerate(task.steps, 1):
+            before = last_message_id(user.id)
+            reply = engine.handle(user.id, step.text)
+            replies.append(reply)
+            seen = Seen(reply=reply, calls=_calls_since(user.id, before), sim=sim,
+                        pending=db.PendingAction.select().where(
+                            db.PendingAction.user == user.id).exists(),
+                        known_titles=known)
+            failures += [f"step {number}: {problem}" for check in step.checks + EVERY_STEP
+                         if (problem := check(seen))]
+        db.database.close()
+    answered = [c for c in model.calls if c.reported_tokens is not None]
+    return Attempt(task=task.name, passed=not failures, failures=failures,
+                   model_calls=len(model.calls),
+                   estimated_tokens=sum(c.estimated_tokens for c in model.calls),
+                   reported_tokens=sum(c.reported_tokens for c in answered) if answered else None,
+                   estimated_answered=sum(c.estimated_tokens for c in answered),
+                   seconds=time.monotonic() - started, replies=replies)
+
+
+def run_eval(config: Config, tasks: tuple[Task, ...], repeat: int, progress=None) -> dict:
+    """Every task ``repeat`` times; the result as plain data (``--json`` prints it)."""
+    attempts: list[Attempt] = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for task in tasks:
+            for index in range(repeat):
+                attempt = run_attempt(task, config, Path(tmp), index)
+                attempts.append(attempt)
+                if progress:
+                    progress(attempt, len(attempts), len(tasks) * repeat)
+    rows = [_row(task, [a for a in attempts if a.task == task.name]) for task in tasks]
+    return {"version": VERSION, "model": config.llm.model, "base_url": config.llm.base_url,
+            "repeat": repeat, "tasks": rows, "total": _total(attempts),
+            "attempts": [asdict(a) for a in attempts]}
+
+
+def _row(task: Task, attempts: list[Attempt]) -> dict:
+    return {"task": task.name, "about": task.about, **_total(attempts),
+            "failures": sorted({f for a in attempts for f in a.failures})}
+
+
+def _total(attempts: list[Attempt]) -> dict:
+    estimated = sum(a.estimated_tokens for a in attempts)
+    reported = [a.reported_tokens for a in attempts if a.reported_tokens is not None]
+    reported_sum = sum(reported) if reported else None
+    compared = sum(a.estimated_answered for a in attempts if a.reported_tokens is not None)
+    return {"runs": len(attempts), "passed": sum(a.passed for a in attempts),
+            "pass_rate": round(sum(a.passed for a in attempts) / len(attempts), 3)
+            if attempts else 0.0,
+            "model_calls": round(statistics.mean(a.model_calls for a in attempts), 2)
+            if attempts else 0,
+            "prompt_tokens": reported_sum, "estimated_tokens": estimated,
+            # over the calls the server reported usage for (a timed-out call reports none)
+            "estimate_ratio": round(compared / reported_sum, 2) if reported_sum else None,
+            "median_seconds": round(statistics.median(a.seconds for a in attempts), 2)
+            if attempts else 0.0}
+
+
+def render_table(result: dict) -> list[str]:
+    """The result as a fixed-width table, one line per task and a total."""
+    header = f"{'task':<22} {'pass':>7} {'calls':>6} {'prompt tok':>10} {'est/real':>8} {'median s':>8}"
+    lines = [f"mediabot eval {result['version']}: {result['model']} at {result['base_url']}, "
+             f"{result['repeat']} run(s) per task", header, "-" * len(header)]
+    for row in result["tasks"] + [{"task": "TOTAL", **result["total"]}]:
+        if row["task"] == "TOTAL":
+            lines.append("-" * len(header))
+        tokens = "n/a" if row["prompt_tokens"] is None else str(row["prompt_tokens"])
+        ratio = "n/a" if row["estimate_ratio"] is None else f"{row['estimate_ratio']:.2f}"
+        lines.append(f"{row['task']:<22} {row['passed']:>3}/{row['runs']:<3} "
+                     f"{row['model_calls']:>6} {tokens:>10} {ratio:>8} {row['median_seconds']:>8}")
+    failing = [(row["task"], f) for row in result["tasks"] for f in row["failures"]]
+    if failing:
+        lines.append("")
+        lines += [f"{task}: {failure}" for task, failure in failing]
+    lines.append("")
+    lines.append("est/real: our 4-characters-a-token estimate over the server's prompt tokens "
+                 "(above 1 we overcount; set [history] max_context_tokens from the real figure).")
+    return lines
+
+
+def _known_titles(sim: Simulation) -> frozenset[tuple[str, int]]:
+    items = (sim.sonarr.library + sim.sonarr.catalog + sim.radarr.library + sim.radarr.catalog)
+    return frozenset((item["title"].lower(), item["year"]) for item in items
+                     if item.get("title") and item.get("year"))
+
+
+def _calls_since(user_id: int, after_id: int) -> list[tuple[str, dict]]:
+    calls = []
+    for message in messages_since(user_id, after_id):
+        for call in message.get("tool_calls") or []:
+            function = call.get("function") or {}
+            try:
+                arguments = json.loads(function.get("arguments") or "{}")
+            except ValueError:
+                arguments = {}
+            calls.append((function.get("name"), arguments if isinstance(arguments, dict) else {}))
+    return calls

@@ -1,0 +1,262 @@
+"""The household tasks ``mediabot eval`` scores a model on, and the checks that score them.
+
+Each task is a few texts from one household member (admin or member) to a fresh simulated
+library. Every check looks at what happened — which tools ran with which arguments, what the
+simulated Sonarr/Radarr hold afterwards, whether a removal waits for its Y, what the reply
+says — never at another model's opinion. A check returns None when it holds, else a short
+reason. The set is versioned: change a task or a check, change ``VERSION``, so two eval
+tables are comparable only when their versions match.
+"""
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Callable
+
+from mediabot.conversation.engine import (APOLOGIES, APOLOGY, NO_ANSWER_REPLY,
+                                             ROUND_LIMIT_REPLY, STUCK_REPLY)
+from mediabot.text.sms import count_segments, is_gsm7
+
+VERSION = "2026.11-2"
+OFFICE_TVDB, OFFICE_UK_TVDB = 73244, 78107
+DUNE_THREE_TMDB, ARRIVAL_TMDB = 1170608, 329865
+REMOVE_QUESTION = "Reply Y to confirm"
+DENIALS = ("not ", "no ", "n't", "couldn", "unable", "nothing", "none")
+SMS_CHARS, SMS_SEGMENTS = 480, 4
+
+
+@dataclass
+class Seen:
+    """What one step left behind: the reply, the tool calls made during it, the world."""
+
+    reply: str
+    calls: list[tuple[str, dict]]
+    sim: object          # mediabot.trial.sim.stack.Simulation
+    pending: bool
+    known_titles: frozenset[tuple[str, int]] = frozenset()
+
+
+Check = Callable[[Seen], str | None]
+
+
+@dataclass(frozen=True)
+class Step:
+    text: str
+    checks: tuple[Check, ...] = ()
+
+
+@dataclass(frozen=True)
+class Task:
+    name: str
+    about: str
+    steps: tuple[Step, ...]
+    role: str = "member"
+    tags: tuple[str, ...] = field(default=())
+
+
+# ------------------------------------------------------------------------------ checks
+
+def called(tool: str, **arguments) -> Check:
+    """``tool`` ran in this step, with these arguments (a tuple value: any of them)."""
+    def check(seen: Seen) -> str | None:
+        runs = [args for name, args in seen.calls if name == tool]
+        if not runs:
+            return f"did not call {tool}"
+        if arguments and not any(_matches(args, arguments) for args in runs):
+            return f"called {tool} with {runs[-1]}, expected {arguments}"
+        return None
+    return check
+
+
+def called_any(*tools: str) -> Check:
+    def check(seen: Seen) -> str | None:
+        names = {name for name, _ in seen.calls}
+        return None if names & set(tools) else f"called none of {', '.join(tools)}"
+    return check
+
+
+def not_called(*tools: str) -> Check:
+    def check(seen: Seen) -> str | None:
+        made = [name for name, _ in seen.calls if name in tools]
+        return f"called {made[0]}" if made else None
+    return check
+
+
+def holds(kind: str, external_id: int, present: bool = True) -> Check:
+    """The simulated library has (or no longer has) this movie/series."""
+    def check(seen: Seen) -> str | None:
+        if seen.sim.has(kind, external_id) == present:
+            return None
+        return f"{kind} {external_id} {'missing from' if present else 'still in'} the library"
+    return check
+
+
+def searched(command: str) -> Check:
+    """The simulated Sonarr or Radarr was asked to run this search command."""
+    def check(seen: Seen) -> str | None:
+        names = [c["name"] for fake in (seen.sim.sonarr, seen.sim.radarr) for c in fake.commands]
+        return None if command in names else f"no {command} reached Sonarr/Radarr"
+    return check
+
+
+def seasons_monitored(tvdb_id: int, wanted: set[int]) -> Check:
+    def check(seen: Seen) -> str | None:
+        item = seen.sim.item("series", tvdb_id)
+        if item is None:
+            return f"series {tvdb_id} was not added"
+        monitored = {s["seasonNumber"] for s in item["seasons"]
+                     if s.get("monitored") and s["seasonNumber"] > 0}
+        return None if monitored == wanted else f"monitored seasons {sorted(monitored)}, " \
+                                                f"expected {sorted(wanted)}"
+    return check
+
+
+def waiting_for_y(expected: bool = True) -> Check:
+    def check(seen: Seen) -> str | None:
+        asked = seen.pending and REMOVE_QUESTION in seen.reply
+        if asked == expected:
+            return None
+        return "no Y/N question was asked" if expected else "a removal waits for a Y"
+    return check
+
+
+def mentions(*words: str) -> Check:
+    """Every word appears in the reply (case-insensitive)."""
+    def check(seen: Seen) -> str | None:
+        missing = [w for w in words if w.lower() not in seen.reply.lower()]
+        return f"the reply does not mention {', '.join(missing)}" if missing else None
+    return check
+
+
+def avoids(*phrases: str) -> Check:
+    def check(seen: Seen) -> str | None:
+        found = [p for p in phrases if p.lower() in seen.reply.lower()]
+        return f"the reply says {found[0]!r}" if found else None
+    return check
+
+
+def asks() -> Check:
+    def check(seen: Seen) -> str | None:
+        return None if "?" in seen.reply else "the reply asks no question"
+    return check
+
+
+def denies() -> Check:
+    def check(seen: Seen) -> str | None:
+        text = seen.reply.lower()
+        return None if any(d in text for d in DENIALS) else "the reply does not say no"
+    return check
+
+
+def sms_sized(seen: Seen) -> str | None:
+    """The model's own reply fits a text: GSM-7 (no emoji or smart quotes needing UCS-2),
+    at most 480 characters and 4 segments, before mediabot's formatter would cut it."""
+    if len(seen.reply) > SMS_CHARS:
+        return f"the reply is {len(seen.reply)} characters (more than {SMS_CHARS})"
+    if not is_gsm7(seen.reply):
+        return "the reply needs UCS-2 (not plain GSM-7 text)"
+    segments = count_segments(seen.reply)
+    return None if segments <= SMS_SEGMENTS else f"the reply is {segments} SMS segments"
+
+
+_YEAR = re.compile(r"\((\d{4})\)")
+
+
+def no_invented_titles(seen: Seen) -> str | None:
+    """Every "Title (YYYY)" in the reply names a title the simulated servers know, with its
+    year. Titles written without a year are not checked."""
+    for match in _YEAR.finditer(seen.reply):
+        before = seen.reply[:match.start()].rstrip().lower()
+        year = int(match.group(1))
+        if not any(before.endswith(title) for title, y in seen.known_titles if y == year):
+            return f"invented {_mention(seen.reply, match)!r}"
+    return None
+
+
+def _mention(reply: str, match: re.Match) -> str:
+    """The title a "(YYYY)" belongs to: back to the last list or sentence separator."""
+    before = reply[max(0, match.start() - 60):match.start()]
+    cut = max(before.rfind(sep) + len(sep) if before.rfind(sep) >= 0 else 0
+              for sep in (", ", " or ", " and ", ". ", "? ", "! ", "\n"))
+    return (before[cut:] + match.group(0)).strip()
+
+
+FALLBACKS = frozenset({APOLOGY, NO_ANSWER_REPLY, ROUND_LIMIT_REPLY, STUCK_REPLY,
+                       *APOLOGIES.values()})
+
+
+def answered(seen: Seen) -> str | None:
+    """The reply is the model's (or mediabot's own Y/N text), not a fallback that stands in
+    for an empty answer, a failed call or a tool loop that never ended."""
+    return f"no answer from the model ({seen.reply!r})" if seen.reply in FALLBACKS else None
+
+
+EVERY_STEP: tuple[Check, ...] = (answered, no_invented_titles)
+
+
+def _matches(arguments: dict, expected: dict) -> bool:
+    for key, want in expected.items():
+        got = arguments.get(key)
+        options = want if isinstance(want, tuple) else (want,)
+        if got not in options and json.dumps(got) not in map(json.dumps, options):
+            return False
+    return True
+
+
+# ------------------------------------------------------------------------------- tasks
+
+WRITES = ("add_movie", "add_series", "remove_media")
+
+TASKS: tuple[Task, ...] = (
+    Task("have_it", '"do we have X" is answered from library_status, truthfully',
+         (Step("do we have severance?",
+               (called_any("library_status", "search_media"), mentions("Severance"),
+                avoids("don't have", "do not have", "not in the library"), not_called(*WRITES))),)),
+    Task("ask_when_ambiguous", '"get dune" (two films) asks which one, adds nothing',
+         (Step("get dune", (called("search_media"), asks(), not_called("add_movie"))),)),
+    Task("add_when_clear", '"add Dune: Part Three" adds exactly that film',
+         (Step("please add the movie Dune: Part Three",
+               (called("add_movie", tmdb_id=DUNE_THREE_TMDB), holds("movie", DUNE_THREE_TMDB),
+                not_called("remove_media"))),)),
+    Task("season_add", "a season-scoped add monitors only that season",
+         (Step("add just season 2 of the british office",
+               (called("add_series", tvdb_id=OFFICE_UK_TVDB),
+                seasons_monitored(OFFICE_UK_TVDB, {2}))),)),
+    Task("downloading", '"what\'s downloading" is answered from the queue tool',
+         (Step("what's downloading?", (called("download_queue"), mentions("Dune"),
+                                       not_called(*WRITES))),)),
+    Task("stuck", '"why isn\'t X downloading" is explained and searched for again',
+         (Step("why isn't arrival downloading?",
+               (called("search_again", kind="movie", id=ARRIVAL_TMDB), searched("MoviesSearch"),
+                mentions("Arrival"), not_called(*WRITES))),)),
+    Task("this_week", '"what\'s on this week" is answered from the calendar tool',
+         (Step("what's on this week?", (called("upcoming"), mentions("Slow Horses"),
+                                        not_called(*WRITES))),)),
+    Task("remove_asks_first", '"delete X" asks Y/N; nothing is removed before the Y',
+         (Step("delete the office", (waiting_for_y(), holds("series", OFFICE_TVDB))),
+          Step("y", (holds("series", OFFICE_TVDB, present=False),))),
+         role="admin"),
+    Task("member_cannot_remove", "a member asking to delete is refused",
+         (Step("delete the office please", (waiting_for_y(False), holds("series", OFFICE_TVDB),
+                                            not_called("remove_media"))),)),
+    Task("follow_up", "a follow-up that needs turn 1's answer",
+         (Step("search for the office", (called("search_media"),)),
+          Step("add the british one", (called("add_series", tvdb_id=OFFICE_UK_TVDB),
+                                       holds("series", OFFICE_UK_TVDB)))),),
+    Task("sms_sized", "a chatty question still gets a text-sized, plain reply",
+         (Step("tell me everything about severance", (sms_sized,)),)),
+    Task("no_invention", "an unknown title is not made up",
+         (Step("do we have the movie Zorblax Returns?", (denies(), not_called(*WRITES))),)),
+)
+
+
+def select(names: list[str] | None) -> tuple[Task, ...]:
+    """The named tasks (in the fixed order), or all; ValueError naming unknown ones."""
+    if not names:
+        return TASKS
+    known = {task.name for task in TASKS}
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise ValueError(f"unknown task {', '.join(unknown)}; the tasks are "
+                         f"{', '.join(t.name for t in TASKS)}")
+    return tuple(task for task in TASKS if task.name in names)
