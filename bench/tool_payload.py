@@ -26,7 +26,7 @@ def measure(stack, tool_name: str, arguments: dict, paths: tuple[str, ...]) -> d
     from mediabot.arr.tools import get_tool, run_tool
     fakes = (stack.sonarr, stack.radarr)
     before = [len(fake.requests) for fake in fakes]
-    result = run_tool(get_tool(tool_name), stack.context("admin"), arguments)
+    result = run_tool(get_tool(tool_name), stack.context("admin"), arguments).for_model()
     raw = sum(record.response_bytes
               for fake, start in zip(fakes, before) for record in fake.requests[start:]
               if record.path.removeprefix("/api/v3/") in paths)

@@ -59,14 +59,14 @@ def test_slow_server_in_a_tool_result(stack):
     client.api()
     stack.radarr.delay = 1.5
     ctx = stack.context(sonarr=False, radarr=client)
-    result = json.loads(run_tool(get_tool("download_queue"), ctx, "{}"))
+    result = json.loads(run_tool(get_tool("download_queue"), ctx, "{}").for_model())
     assert result["error"].startswith("Radarr did not answer in time")
 
 
 def test_wrong_key_is_named_without_showing_it(stack, caplog):
     caplog.set_level(logging.DEBUG)
     ctx = stack.context(api_key="wrong-key-123")
-    result = json.loads(run_tool(get_tool("search_media"), ctx, '{"query": "dune"}'))
+    result = json.loads(run_tool(get_tool("search_media"), ctx, '{"query": "dune"}').for_model())
     assert result["error"] == ("Sonarr rejected the API key — check [sonarr] api_key and "
                                "Radarr rejected the API key — check [radarr] api_key")
     assert stack.sonarr.requests[-1].status == 401

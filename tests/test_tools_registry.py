@@ -115,7 +115,7 @@ def test_runaway_arguments_are_refused_without_being_echoed():
 
 def test_run_tool_turns_bad_json_into_an_error_result():
     ctx = ToolContext(sonarr=None, radarr=None)
-    result = run_tool(get_tool("search_media"), ctx, "{not json")
+    result = run_tool(get_tool("search_media"), ctx, "{not json").for_model()
     assert json.loads(result)["error"].startswith("the arguments are not valid JSON")
 
 
@@ -123,14 +123,14 @@ def test_run_tool_without_any_service():
     ctx = ToolContext(sonarr=None, radarr=None)
     for name in ("download_queue", "upcoming", "search_media"):
         assert json.loads(run_tool(get_tool(name), ctx, '{"query": "x"}' if name[0] == "s"
-                                   else "{}")) == {
+                                   else "{}").for_model()) == {
             "error": "neither Sonarr nor Radarr is set up on this server"}
 
 
 def test_a_member_cannot_run_or_describe_remove():
     ctx = ToolContext(sonarr=None, radarr=None, role="member")
     tool = get_tool("remove_media")
-    assert json.loads(run_tool(tool, ctx, '{"kind": "movie", "id": 1}')) == {
+    assert json.loads(run_tool(tool, ctx, '{"kind": "movie", "id": 1}').for_model()) == {
         "error": "remove_media is only for admins"}
     with pytest.raises(ToolError, match="only for admins"):
         describe_action(tool, ctx, '{"kind": "movie", "id": 1}')
@@ -141,7 +141,7 @@ def test_a_crashing_handler_becomes_an_error_result(caplog):
         raise KeyError("boom")
     tool = Tool("broken", "d", {"type": "object", "properties": {}}, "safe",
                 frozenset({"member"}), ("sonarr",), broken)
-    result = json.loads(run_tool(tool, ToolContext(sonarr=None, radarr=None), "{}"))
+    result = json.loads(run_tool(tool, ToolContext(sonarr=None, radarr=None), "{}").for_model())
     assert result == {"error": "broken failed unexpectedly; the operator can see why in the log"}
     assert "KeyError" in caplog.text
 
@@ -150,4 +150,22 @@ def test_results_are_compact_json():
     def handler(ctx, args):
         return {"a": [1, 2], "b": "é"}
     tool = Tool("t", "d", {"type": "object"}, "safe", frozenset({"member"}), ("radarr",), handler)
-    assert run_tool(tool, ToolContext(sonarr=None, radarr=None), {}) == '{"a":[1,2],"b":"é"}'
+    assert run_tool(tool, ToolContext(sonarr=None, radarr=None),
+                    {}).for_model() == '{"a":[1,2],"b":"é"}'
+
+
+def test_a_failed_call_is_read_off_its_result_without_parsing_text():
+    result = run_tool(get_tool("download_queue"), ToolContext(sonarr=None, radarr=None), "{}")
+    assert result.error == "neither Sonarr nor Radarr is set up on this server"
+    assert result.message is None and result.offered == () and result.added == ()
+
+
+def test_what_a_result_says_is_scrubbed_when_it_becomes_text():
+    leak = "qBittorrent at http://admin:hunter2@qbit.lan:8080/api?apikey=abc123xyz is down"
+    def handler(ctx, args):
+        return {"ok": True, "message": leak}
+    tool = Tool("t", "d", {"type": "object"}, "safe", frozenset({"member"}), ("radarr",), handler)
+    result = run_tool(tool, ToolContext(sonarr=None, radarr=None), {})
+    assert result.message == "qBittorrent at http://qbit.lan:8080/api is down"
+    assert result.for_model() == '{"ok":true,"message":"qBittorrent at http://qbit.lan:8080/api is down"}'
+    assert result.data["message"] == leak   # the data stays as the tool made it

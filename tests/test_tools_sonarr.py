@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from mediabot.arr.tools import describe_action, get_tool, run_tool
+from mediabot.arr.tools import AddRequest, describe_action, get_tool, run_tool
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB
 from tests.fakes.arr_stack import ArrStack, call_tool as call
 
@@ -26,7 +26,8 @@ def test_search_lists_few_compact_hits_with_library_flag(stack):
 
 
 def test_search_result_is_under_a_tenth_of_the_lookup(stack):
-    text = run_tool(get_tool("search_media"), stack.context(radarr=False), '{"query": "office"}')
+    text = run_tool(get_tool("search_media"), stack.context(radarr=False),
+                    '{"query": "office"}').for_model()
     raw = stack.sonarr.requests_to("series/lookup")[-1].response_bytes
     assert len(text.encode()) < raw / 10
 
@@ -194,3 +195,35 @@ def test_sonarr_v3_search_and_add_is_three_requests_once_settings_are_cached():
         assert stack.sonarr.requests[-1].body["languageProfileId"] == 1
     finally:
         stack.close()
+
+
+def test_search_hands_its_posters_beside_the_result_never_in_it(stack):
+    result = run_tool(get_tool("search_media"), stack.context(radarr=False),
+                      {"query": "the office", "kind": "series"})
+    assert [title for title, _, _ in result.offered] == \
+        [hit["title"] for hit in result.data["results"]]
+    title, year, poster = result.offered[0]
+    assert (title, year) == ("The Office", 2005) and poster.startswith("https://")
+    assert "https://" not in result.for_model() and result.error is None
+
+
+def test_an_add_hands_its_poster_beside_the_result(stack):
+    result = run_tool(get_tool("add_series"), stack.context(radarr=False),
+                      {"tvdb_id": OFFICE_UK_TVDB, "seasons": [2]})
+    assert result.message.startswith("Added The Office (UK, 2001);")
+    assert len(result.added) == 1 and result.added[0].startswith("https://")
+    assert "https://" not in result.for_model()
+
+
+def test_the_gate_is_asked_with_one_add_request_naming_what_the_rules_count(stack):
+    asked = []
+    def gate(request):
+        asked.append(request)
+        return {"ok": True, "waiting_for_approval": True, "request": 1}
+    ctx = stack.context(radarr=False)
+    ctx.gate = gate
+    result = run_tool(get_tool("add_series"), ctx, {"tvdb_id": OFFICE_UK_TVDB})
+    assert asked == [AddRequest("sonarr", OFFICE_UK_TVDB, "The Office (UK, 2001)",
+                                "add_series", {"tvdb_id": OFFICE_UK_TVDB, "seasons": "all"}, 2)]
+    assert result.data == {"ok": True, "waiting_for_approval": True, "request": 1}
+    assert not stack.sonarr.requests_to("series", method="POST")

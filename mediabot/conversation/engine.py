@@ -133,9 +133,9 @@ class Engine:
         """An approved request's add, run as the member who asked (no rules this time)."""
         member = row.user
         context = self._context(member, rules=False)
-        result = json.loads(run_tool(get_tool(row.tool), context, row.arguments))
-        if "error" in result:
-            raise ToolError(result["error"])
+        result = run_tool(get_tool(row.tool), context, row.arguments)
+        if result.error is not None:
+            raise ToolError(result.error)
 
     def _reset(self, user: db.User) -> str:
         removed = forget_conversation(user.id)
@@ -188,10 +188,10 @@ class Engine:
         allowed = {t.name for t in self._tools(user)}
         if tool is None or tool.name not in allowed:
             return "Sorry, you're not allowed to do that, so nothing was removed."
-        result = json.loads(run_tool(tool, self._context(user), json.loads(pending.arguments)))
-        if "error" in result:
-            return f"Sorry, that didn't work: {result['error']}"
-        return result.get("message") or "Done."
+        result = run_tool(tool, self._context(user), json.loads(pending.arguments))
+        if result.error is not None:
+            return f"Sorry, that didn't work: {result.error}"
+        return result.message or "Done."
 
     def _onboard(self, user: db.User, text: str) -> str | None:
         """Ask a nameless user for a name once; take their answer as the name if it fits.
@@ -222,9 +222,8 @@ class Engine:
         clock, house = self.services.clock, self.services.rules
         gate = None
         if rules and house is not None and house.applies_to(user):
-            def gate(service, external_id, title, tool, arguments, seasons):
-                return house.gate(user, service, external_id, title, tool, arguments,
-                                  seasons, clock())
+            def gate(request):
+                return house.gate(user, request, clock())
         return ToolContext(sonarr=self.services.sonarr, radarr=self.services.radarr,
                            user_id=user.id, role=user.role,
                            record_request=lambda service, ext_id, title, **how:
@@ -272,8 +271,7 @@ class Engine:
         """The posters to send with the reply by MMS ([sms] posters), else none."""
         if not self.config.sms.posters or turn.confirmation or gave_up:
             return []
-        context = turn.context
-        return choose_posters([Offered(*hit) for hit in context.offered], context.added, reply)
+        return choose_posters([Offered(*hit) for hit in turn.offered], turn.added, reply)
 
     def _loop(self, turn: "_Turn", text: str):
         """The tool loop; when the server refuses the prompt (a chat template that raises, a
@@ -334,6 +332,7 @@ class _Turn:
         self.tools, self.schemas, self.reserved, self.system = engine._frame(user, dropped)
         self.history = history.get_history(user.id, self.config.history.fetch_limit)
         self.context = engine._context(user)
+        self.offered, self.added = [], []   # what the turn's tools showed, for posters
         self.confirmation: str | None = None
         self.declined = 0   # further destructive calls in the turn that asked one
         self.minimal = False
@@ -364,7 +363,10 @@ class _Turn:
         if tool is None:
             return ToolOutcome(json.dumps({"error": self._unavailable(name)}))
         if tool.tier != "destructive":
-            return ToolOutcome(run_tool(tool, self.context, raw))
+            result = run_tool(tool, self.context, raw)
+            self.offered += result.offered
+            self.added += result.added
+            return ToolOutcome(result.for_model())
         if self.confirmation is not None:
             self.declined += 1
             return ToolOutcome(json.dumps({"error": ONE_AT_A_TIME}))

@@ -28,7 +28,7 @@ from mediabot.conversation import confirmations as confirm
 from mediabot.store import db
 from mediabot.config import RequestsConfig
 from mediabot.arr.requests import used_since, week_start
-from mediabot.arr.tools import ToolError
+from mediabot.arr.tools import AddRequest, ToolError
 
 log = logging.getLogger(__name__)
 
@@ -52,33 +52,32 @@ class HouseRules:
 
     # -- before an add ----------------------------------------------------------------
 
-    def gate(self, user: db.User, service: str, external_id: int, title: str, tool: str,
-             arguments: dict, seasons: int, now: dt.datetime) -> dict | None:
+    def gate(self, user: db.User, request: AddRequest, now: dt.datetime) -> dict | None:
         """Before a member's add: ToolError when over quota or when no admin can be asked;
         the "held" result when it must wait for an admin (or already does); None when it
         may run now."""
         if user.role == "admin":
             return None
-        waiting = self._waiting(user, service, external_id, now)
+        waiting = self._waiting(user, request, now)
         if waiting is not None:
             return self._still_waiting(waiting)
         approvers = self._approvers() if self.config.approval == "members" else None
         if approvers == []:
-            raise ToolError(f"not added: {title} needs an admin's OK, and no admin can be "
-                            "asked right now (none can get texts from this number), so nothing "
-                            "was added and nothing is waiting. An admin can add it.")
-        self._check_quota(user, service, seasons, now)
+            raise ToolError(f"not added: {request.title} needs an admin's OK, and no admin can "
+                            "be asked right now (none can get texts from this number), so "
+                            "nothing was added and nothing is waiting. An admin can add it.")
+        self._check_quota(user, request, now)
         if approvers is None:
             return None
-        return self._hold(user, service, external_id, title, tool, arguments, seasons, now,
-                          approvers)
+        return self._hold(user, request, now, approvers)
 
-    def _check_quota(self, user: db.User, service: str, seasons: int, now: dt.datetime):
-        limit, unit, asked = ((self.config.movies_per_week, "movie", 1) if service == "radarr"
-                              else (self.config.seasons_per_week, "season", seasons))
+    def _check_quota(self, user: db.User, request: AddRequest, now: dt.datetime):
+        limit, unit, asked = ((self.config.movies_per_week, "movie", 1)
+                              if request.service == "radarr"
+                              else (self.config.seasons_per_week, "season", request.seasons))
         if not limit:
             return
-        used = self.used_this_week(user, service, now)
+        used = self.used_this_week(user, request.service, now)
         if used + asked <= limit:
             return
         monday = week_start(now, self.zone) + dt.timedelta(days=7)
@@ -101,10 +100,10 @@ class HouseRules:
                                            db.User.opted_out == False))  # noqa: E712
 
     @staticmethod
-    def _waiting(user: db.User, service: str, external_id: int, now) -> db.Approval | None:
+    def _waiting(user: db.User, request: AddRequest, now) -> db.Approval | None:
         return db.Approval.get_or_none(
-            db.Approval.user == user.id, db.Approval.service == service,
-            db.Approval.external_id == external_id, db.Approval.status == "waiting",
+            db.Approval.user == user.id, db.Approval.service == request.service,
+            db.Approval.external_id == request.external_id, db.Approval.status == "waiting",
             db.Approval.expires_at > now)
 
     @staticmethod
@@ -114,12 +113,14 @@ class HouseRules:
                            f"(request {row.id}); the admins were already asked, so nobody was "
                            "asked again. The user will get a text when one decides."}
 
-    def _hold(self, user, service, external_id, title, tool, arguments, seasons, now,
-              admins) -> dict:
+    def _hold(self, user: db.User, request: AddRequest, now: dt.datetime,
+              admins: list[db.User]) -> dict:
         row = db.Approval.create(
-            user=user.id, service=service, external_id=external_id, title=title, tool=tool,
-            arguments=json.dumps(arguments), seasons=seasons, created_at=now,
+            user=user.id, service=request.service, external_id=request.external_id,
+            title=request.title, tool=request.tool, arguments=json.dumps(request.arguments),
+            seasons=request.seasons, created_at=now,
             expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
+        title = request.title
         text = (f"{name_of(user)} asked for {title}. Reply APPROVE {row.id} or DENY {row.id}")
         for admin in admins:
             self._tell(admin, text, key=approval_key(row.id, admin.id))

@@ -54,4 +54,4 @@ class ArrStack(Simulation):
 
 def call_tool(ctx: ToolContext, name: str, **arguments) -> dict:
     """Run a tool the way the engine does (JSON string in, JSON string out), decoded."""
-    return json.loads(run_tool(get_tool(name), ctx, json.dumps(arguments)))
+    return json.loads(run_tool(get_tool(name), ctx, json.dumps(arguments)).for_model())

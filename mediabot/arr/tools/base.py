@@ -9,6 +9,7 @@ base, choices and arr import in one direction only.
 from __future__ import annotations
 
 import datetime as dt
+import json
 from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
@@ -62,6 +63,60 @@ class AlreadyInLibrary(ToolError):
         self.complete = complete
 
 
+def _unchanged(text: str) -> str:
+    return text
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    """What one tool call gave: ``data`` for the model, and beside it, never in it (the
+    model needs no URLs), the search hits it was ``offered`` (title, year, poster URL or
+    None) and the posters of the titles ``added``, for posters by MMS.
+
+    ``for_model`` is the one place it becomes the model's text: compact JSON, passed
+    through ``scrub``, because what the servers said may quote a download client's URL
+    with its password. ``error`` and ``message`` go into texts, so they pass it too.
+    A handler returns a plain dict or, to hand posters beside it, a ToolResult.
+    """
+
+    data: dict
+    offered: tuple[tuple[str, int | None, str | None], ...] = ()
+    added: tuple[str, ...] = ()
+    scrub: Callable[[str], str] = field(default=_unchanged, repr=False, compare=False)
+
+    @property
+    def error(self) -> str | None:
+        """Why the call failed (one sentence for the model or a text), None when it ran."""
+        return self._sentence("error")
+
+    @property
+    def message(self) -> str | None:
+        """The tool's own sentence about what it did, when it wrote one."""
+        return self._sentence("message")
+
+    def for_model(self) -> str:
+        return self.scrub(json.dumps(self.data, separators=(",", ":"), ensure_ascii=False))
+
+    def _sentence(self, key: str) -> str | None:
+        value = self.data.get(key)
+        return None if value is None else self.scrub(str(value))
+
+
+@dataclass(frozen=True)
+class AddRequest:
+    """An add the household rules are asked about before it runs (``ToolContext.gate``):
+    the title as Sonarr/Radarr names it, the tool and its checked ``arguments`` (what an
+    approved request runs again, as the member asked it) and the ``seasons`` a weekly
+    quota counts (0 for a movie)."""
+
+    service: str
+    external_id: int
+    title: str
+    tool: str
+    arguments: dict
+    seasons: int = 0
+
+
 @dataclass(frozen=True)
 class Tool:
     name: str
@@ -70,7 +125,7 @@ class Tool:
     tier: str
     roles: frozenset[str]
     services: tuple[str, ...]
-    handler: Callable[["ToolContext", dict], dict]
+    handler: Callable[["ToolContext", dict], "dict | ToolResult"]
     describe: Callable[["ToolContext", dict], str] | None = None
 
 
@@ -86,12 +141,10 @@ class ToolContext:
     this user wants a text when the title arrives; ``added=True`` (with the seasons added)
     when the call added it, which weekly quotas count (a "tell me" alone never does);
     ``clock`` returns an aware datetime in the household's zone, in which the tools show
-    times (tests pin it). ``gate(service, external_id, title, tool, arguments, seasons)``,
-    when set, is asked before an add runs: it raises ToolError (over quota), returns the
-    result to give instead (held for an admin's approval), or returns None to add now.
-    ``searches`` limits how often one title may be searched again (None: no limit).
-    ``offered`` (title, year, poster URL of each search hit) and ``added`` (poster URLs of
-    the titles added) collect what the turn showed, for posters by MMS, off the results.
+    times (tests pin it). ``gate(AddRequest)``, when set, is asked before an add runs: it
+    raises ToolError (over quota), returns the result to give instead (held for an admin's
+    approval), or returns None to add now. ``searches`` limits how often one title may be
+    searched again (None: no limit).
     """
 
     sonarr: "ServiceClient | None"
@@ -100,10 +153,8 @@ class ToolContext:
     role: str = "member"
     record_request: Callable[..., None] | None = None
     clock: Callable[[], dt.datetime] = utc_now
-    gate: Callable[[str, int, str, str, dict, int], dict | None] | None = None
+    gate: Callable[[AddRequest], dict | None] | None = None
     searches: SearchGate | None = None
-    offered: list[tuple[str, int | None, str | None]] = field(default_factory=list)
-    added: list[str] = field(default_factory=list)
 
     def client(self, service: str) -> ServiceClient:
         """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""

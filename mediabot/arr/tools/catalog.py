@@ -8,8 +8,8 @@ from types import ModuleType
 
 from mediabot.text.localtime import local_text
 from mediabot.arr.tools import radarr, sonarr
-from mediabot.arr.tools.base import (ADMINS, DESTRUCTIVE, EVERYONE, SAFE, AlreadyInLibrary,
-                                        Tool, ToolContext, ToolError)
+from mediabot.arr.tools.base import (ADMINS, DESTRUCTIVE, EVERYONE, SAFE, AddRequest,
+                                     AlreadyInLibrary, Tool, ToolContext, ToolError, ToolResult)
 from mediabot.arr.tools.format import human_size
 from mediabot.arr.tools.summaries import title_of
 
@@ -58,14 +58,14 @@ def _interleave(lists: list[list]) -> list:
     return [items[i] for i in range(longest) for items in lists if i < len(items)]
 
 
-def search_media(ctx: ToolContext, args: dict) -> dict:
+def search_media(ctx: ToolContext, args: dict) -> ToolResult:
     results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT)
     posters = {id(hit): hit.pop("_poster", None) for found in results for hit in found}
     hits = _interleave(results)[:SEARCH_LIMIT]
-    ctx.offered += [(hit["title"], hit["year"], posters[id(hit)]) for hit in hits]
     if not hits:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
-    return _with_warnings({"results": hits}, errors)
+    offered = tuple((hit["title"], hit["year"], posters[id(hit)]) for hit in hits)
+    return ToolResult(_with_warnings({"results": hits}, errors), offered=offered)
 
 
 def library_status(ctx: ToolContext, args: dict) -> dict:
@@ -91,7 +91,8 @@ def _record(ctx: ToolContext, service: str, external_id: int, title: str, *,
     return True
 
 
-def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict, *args) -> dict:
+def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
+         *args) -> dict | ToolResult:
     """Shared by add_movie/add_series: add, record the request, or explain why not.
 
     With household rules for this user (``ctx.gate``), the title is looked up first so the
@@ -113,14 +114,12 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict, *args) 
         raise ToolError(f"{exc.title} is already in the library but not downloaded yet; "
                         "the user will get a text when it arrives") from None
     poster = result.pop("_poster", None)
-    if poster:
-        ctx.added.append(poster)
     seasons = len(result.get("monitored_seasons") or ()) if kind == "series" else 0
     notified = _record(ctx, service, external_id, result["title"], added=True,
                        seasons=max(seasons, 1) if kind == "series" else 0)
     result["message"] = (f"Added {result['title']}; {client.name} is searching for it."
                          + (" The user will get a text when it is ready." if notified else ""))
-    return result
+    return ToolResult(result, added=(poster,) if poster else ())
 
 
 def _ask_gate(ctx: ToolContext, client, module, kind: str, external_id: int, tool_args: dict,
@@ -132,7 +131,8 @@ def _ask_gate(ctx: ToolContext, client, module, kind: str, external_id: int, too
     seasons = seasons_counted(tool_args.get("seasons", "all"), available) \
         if kind == "series" else 0
     tool = "add_series" if kind == "series" else "add_movie"
-    return ctx.gate(SERVICES[kind][0], external_id, title_of(data), tool, tool_args, seasons)
+    return ctx.gate(AddRequest(SERVICES[kind][0], external_id, title_of(data), tool, tool_args,
+                               seasons))
 
 
 def seasons_counted(seasons, available: int) -> int:
@@ -143,11 +143,11 @@ def seasons_counted(seasons, available: int) -> int:
     return max(available, 1) if seasons == "all" else 1
 
 
-def add_movie(ctx: ToolContext, args: dict) -> dict:
+def add_movie(ctx: ToolContext, args: dict) -> dict | ToolResult:
     return _add(ctx, "movie", args["tmdb_id"], args, args.get("quality_profile"))
 
 
-def add_series(ctx: ToolContext, args: dict) -> dict:
+def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
     return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
                 args.get("quality_profile"))
 

@@ -1,17 +1,19 @@
 """The engine's entry points: which tools a user may see, their OpenAI schemas, argument
-checking, running a tool to a compact JSON string and describing a destructive action.
+checking, running a tool to a ``ToolResult`` and describing a destructive action.
 
-``run_tool`` never raises for a tool or Sonarr/Radarr failure: the model gets
-``{"error": "..."}`` and explains it; an unexpected bug is logged and reported the same way,
-so a turn never ends with a stack trace or an empty SMS.
+``run_tool`` never raises for a tool or Sonarr/Radarr failure: the result's data is
+``{"error": "..."}``, which the model explains; an unexpected bug is logged and reported
+the same way, so a turn never ends with a stack trace or an empty SMS.
 """
 
 import json
 import logging
 import traceback
+from dataclasses import replace
+from functools import partial
 
 from mediabot.text.masking import scrub
-from mediabot.arr.tools.base import Tool, ToolContext, ToolError
+from mediabot.arr.tools.base import Tool, ToolContext, ToolError, ToolResult
 from mediabot.arr.tools.catalog import TOOLS
 from mediabot.arr.tools.schema import for_model, validate
 
@@ -56,8 +58,13 @@ def parse_arguments(tool: Tool, raw) -> dict:
     return validate(tool.parameters, raw)
 
 
-def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
-    """Run a tool for the model: compact JSON, ``{"error": "..."}`` on any failure."""
+def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> ToolResult:
+    """Run a tool: its result, with ``{"error": "..."}`` as the data on any failure.
+
+    What the servers said goes to the model, the history and texts: a download client's
+    URL in a queue warning may carry its password or apikey=, so the result is given the
+    scrubber for these servers, which it applies when it becomes text.
+    """
     try:
         _check_allowed(tool, ctx)
         result = tool.handler(ctx, parse_arguments(tool, raw_arguments))
@@ -68,9 +75,9 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
     except Exception:  # a bug must not end the user's turn
         log.error("tool %s crashed:\n%s", tool.name, _scrubbed_traceback(ctx))
         result = {"error": f"{tool.name} failed unexpectedly; the operator can see why in the log"}
-    # What the servers said goes to the model and the history: a download client's URL in
-    # a queue warning may carry its password or apikey=, so results are scrubbed like errors.
-    return _scrubbed(json.dumps(result, separators=(",", ":"), ensure_ascii=False), ctx)
+    if not isinstance(result, ToolResult):
+        result = ToolResult(result)
+    return replace(result, scrub=partial(_scrubbed, ctx=ctx))
 
 
 def describe_action(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
