@@ -131,7 +131,7 @@ def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member:
     if model_missing(config.llm):
         click.echo(NO_MODEL, err=True)
         sys.exit(2)
-    role = "member" if member else "admin"
+    role = db.Role.MEMBER if member else db.Role.ADMIN
     with tempfile.TemporaryDirectory() as tmp, Simulation() as sim:
         config = demo_config(config, sim, demo_database(db_path, tmp), role)
         click.echo(f"mediabot demo: simulated Sonarr {sim.servers['sonarr'].url} and Radarr "
@@ -315,7 +315,7 @@ def users_list(config_path: str | None) -> None:
 @users.command("add")
 @click.argument("phone")
 @click.option("--name", required=True, help="What mediabot calls them.")
-@click.option("--role", type=click.Choice(ROLES), default="member", show_default=True)
+@click.option("--role", type=click.Choice(ROLES), default=db.Role.MEMBER.value, show_default=True)
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_add(phone: str, name: str, role: str, config_path: str | None) -> None:
     """Let PHONE text mediabot."""
@@ -415,9 +415,10 @@ def _chat_user(phone: str | None, region: str) -> db.User:
                 f"`mediabot users add {number} --name NAME`, or leave out --as to chat as "
                 "the first admin")
         return user
-    return (db.User.select().order_by((db.User.role != "admin"), db.User.id).first()
+    return (db.User.select().order_by((db.User.role != db.Role.ADMIN), db.User.id).first()
             or db.User.get_or_create(phone="+10000000000",
-                                     defaults={"display_name": "Operator", "role": "admin"})[0])
+                                     defaults={"display_name": "Operator",
+                                               "role": db.Role.ADMIN})[0])
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -17,11 +17,12 @@ from urllib.parse import urlparse
 from mediabot.text.localtime import zone_named
 from mediabot.text.masking import mask_url_secrets
 from mediabot.text.phones import DEFAULT_REGION, E164, is_region, normalise_phone
+from mediabot.store.db import Role
 
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
-ROLES = ("admin", "member")
+ROLES = tuple(role.value for role in Role)   # plain strings, for click.Choice
 SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
 
 
@@ -136,7 +137,7 @@ class NotificationsConfig:
 class UserConfig:
     phone: str
     name: str = ""
-    role: str = "member"
+    role: str = Role.MEMBER
 
 
 @dataclass(frozen=True)
@@ -396,7 +397,7 @@ def _build_users(entries, source: str, problems: list[str],
             problems.append(f"{where}: phone {phone} is listed twice; keep one entry")
             continue
         seen.add(phone)
-        role = entry.get("role", "member")
+        role = entry.get("role", Role.MEMBER)
         if role not in ROLES:
             problems.append(f"{where}: role = {role!r} is not a role; use \"admin\" or \"member\"")
             continue

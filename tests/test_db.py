@@ -155,3 +155,24 @@ def test_the_rate_limit_and_retention_queries_use_an_index_not_a_scan(path):
     sql, params = db.Message.delete().where(db.Message.id.in_(old)).sql()
     assert "INDEX messages_created_at" in query_plan(sql, params)   # COVERING on 3.40
     db.database.close()
+
+
+def test_statuses_and_roles_are_stored_as_the_words_they_always_were(path):
+    """The enums are StrEnums: written rows hold the same words an older release wrote,
+    and a row read back compares equal to both the member and the bare word."""
+    database = migrations.open_database(path)
+    admin = db.User.create(phone="+15551234567", role=db.Role.ADMIN)
+    member = db.User.create(phone="+15557654321")
+    db.Approval.create(user=member, service="radarr", external_id=1, title="Dune", tool="add_movie",
+                       arguments="{}", expires_at=db.utcnow())
+    db.Outbox.create(user=admin, to_number=admin.phone, body="hi",
+                     status=db.OutboxStatus.CANCELLED)
+    raw = database.execute_sql(
+        "SELECT (SELECT group_concat(role, ',') FROM (SELECT role FROM users ORDER BY id)), "
+        "(SELECT status FROM approvals), (SELECT status FROM outbox)").fetchone()
+    assert raw == ("admin,member", "waiting", "cancelled")
+    again = db.User.get_by_id(member.id)
+    assert again.role == db.Role.MEMBER == "member" and db.Role.MEMBER != db.Role.ADMIN
+    assert db.Approval.get().status == db.ApprovalStatus.WAITING
+    assert [s.value for s in db.InboxStatus] == ["queued", "processing", "done", "failed",
+                                                  "ignored"]

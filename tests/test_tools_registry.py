@@ -167,5 +167,6 @@ def test_what_a_result_says_is_scrubbed_when_it_becomes_text():
     tool = Tool("t", "d", {"type": "object"}, "safe", frozenset({"member"}), ("radarr",), handler)
     result = run_tool(tool, ToolContext(sonarr=None, radarr=None), {})
     assert result.message == "qBittorrent at http://qbit.lan:8080/api is down"
-    assert result.for_model() == '{"ok":true,"message":"qBittorrent at http://qbit.lan:8080/api is down"}'
+    assert result.for_model() == ('{"ok":true,"message":"qBittorrent at '
+                                  'http://qbit.lan:8080/api is down"}')
     assert result.data["message"] == leak   # the data stays as the tool made it

@@ -163,7 +163,7 @@ class Notices:
             rows = [row for req in asked if (row := self._tell(req, notice, episodes))]
         log.info("%s import of %s: %d requester(s) told", notice.service, notice.external_id,
                  len(rows))
-        return [row for row in rows if row.status == "pending"]
+        return [row for row in rows if row.status == db.OutboxStatus.PENDING]
 
     def _tell(self, req: db.Request, notice: db.Notice, episodes: set) -> db.Outbox | None:
         """Queue one requester's text: only the episodes not yet announced to them."""

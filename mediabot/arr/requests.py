@@ -63,7 +63,8 @@ def used_since(user_id: int, service: str, since: dt.datetime) -> int:
                     db.Request.added_at >= since).scalar())
     waiting = (db.Approval.select(count(db.Approval))
                .where(db.Approval.user == user_id, db.Approval.service == service,
-                      db.Approval.status == "waiting", db.Approval.created_at >= since)
+                      db.Approval.status == db.ApprovalStatus.WAITING,
+                      db.Approval.created_at >= since)
                .scalar())
     return int(added or 0) + int(waiting or 0)
 

@@ -88,7 +88,7 @@ def seen_before(text: db.Outbox | None, inbox_id: int) -> bool:
     """Could the sender of inbox row ``inbox_id`` have had outgoing ``text``? Only when
     Twilio accepted it before that row arrived and has not reported it undelivered or
     failed. A text still in the outbox, given up on or withdrawn was never seen."""
-    if text is None or text.status != "sent" or text.delivery in FAILED_DELIVERY:
+    if text is None or text.status != db.OutboxStatus.SENT or text.delivery in FAILED_DELIVERY:
         return False
     return text.accepted_after_inbox is None or inbox_id > text.accepted_after_inbox
 
@@ -110,8 +110,9 @@ def take_pending(action: db.PendingAction) -> bool:
     if db.PendingAction.delete().where(db.PendingAction.id == action.id).execute() != 1:
         return False
     if action.asked_in_inbox is not None:
-        withdrawn = db.Outbox.update(status="cancelled", error=WITHDRAWN).where(
-            db.Outbox.inbox == action.asked_in_inbox, db.Outbox.status == "pending").execute()
+        withdrawn = db.Outbox.update(status=db.OutboxStatus.CANCELLED, error=WITHDRAWN).where(
+            db.Outbox.inbox == action.asked_in_inbox,
+            db.Outbox.status == db.OutboxStatus.PENDING).execute()
         if withdrawn:
             log.info("the unsent question of user %s was withdrawn", action.user_id)
     return True

@@ -26,6 +26,7 @@ from typing import Callable
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.store import db
+from mediabot.store.db import ApprovalStatus, Role
 from mediabot.config import RequestsConfig
 from mediabot.arr.requests import used_since, week_start
 from mediabot.arr.tools import AddRequest, ToolError
@@ -47,7 +48,7 @@ class HouseRules:
 
     def applies_to(self, user: db.User) -> bool:
         c = self.config
-        return user.role != "admin" and (c.approval == "members" or c.movies_per_week > 0
+        return user.role != Role.ADMIN and (c.approval == "members" or c.movies_per_week > 0
                                          or c.seasons_per_week > 0)
 
     # -- before an add ----------------------------------------------------------------
@@ -56,7 +57,7 @@ class HouseRules:
         """Before a member's add: ToolError when over quota or when no admin can be asked;
         the "held" result when it must wait for an admin (or already does); None when it
         may run now."""
-        if user.role == "admin":
+        if user.role == Role.ADMIN:
             return None
         waiting = self._waiting(user, request, now)
         if waiting is not None:
@@ -96,14 +97,15 @@ class HouseRules:
         """The admins a request can be texted to: none when there is no way to text."""
         if self.notify is None:
             return []
-        return list(db.User.select().where(db.User.role == "admin",
+        return list(db.User.select().where(db.User.role == Role.ADMIN,
                                            db.User.opted_out == False))  # noqa: E712
 
     @staticmethod
     def _waiting(user: db.User, request: AddRequest, now) -> db.Approval | None:
         return db.Approval.get_or_none(
             db.Approval.user == user.id, db.Approval.service == request.service,
-            db.Approval.external_id == request.external_id, db.Approval.status == "waiting",
+            db.Approval.external_id == request.external_id,
+            db.Approval.status == ApprovalStatus.WAITING,
             db.Approval.expires_at > now)
 
     @staticmethod
@@ -149,9 +151,9 @@ class HouseRules:
             log.info("user %s answered request %s without having been asked", admin.id, number)
             return (f"There is no request {number} waiting for your answer, so nothing was "
                     "decided.")
-        if row.status == "waiting" and row.expires_at <= now:
+        if row.status == ApprovalStatus.WAITING and row.expires_at <= now:
             self._expire(row, now)
-        if row.status != "waiting" or not self._claim(row, admin, verdict, now):
+        if row.status != ApprovalStatus.WAITING or not self._claim(row, admin, verdict, now):
             row = db.Approval.get_by_id(number)
             by = f" by {name_of(row.decided_by)}" if row.decided_by_id else ""
             return f"Request {number} ({row.title}) was already {row.status}{by}."
@@ -171,30 +173,31 @@ class HouseRules:
 
     def _claim(self, row: db.Approval, admin: db.User, verdict: str, now) -> bool:
         """The one conditional UPDATE that decides a request: True for the first answer."""
-        status = "approved" if verdict == "approve" else "denied"
+        status = ApprovalStatus.APPROVED if verdict == "approve" else ApprovalStatus.DENIED
         return db.Approval.update(status=status, decided_by=admin.id, decided_at=now).where(
-            db.Approval.id == row.id, db.Approval.status == "waiting").execute() == 1
+            db.Approval.id == row.id, db.Approval.status == ApprovalStatus.WAITING).execute() == 1
 
     # -- expiry -----------------------------------------------------------------------
 
     def expire_due(self, now: dt.datetime) -> int:
         """Expire requests nobody answered in time and tell each member; the count."""
-        due = list(db.Approval.select().where(db.Approval.status == "waiting",
+        due = list(db.Approval.select().where(db.Approval.status == ApprovalStatus.WAITING,
                                               db.Approval.expires_at <= now))
         return sum(self._expire(row, now) for row in due)
 
     def _expire(self, row: db.Approval, now: dt.datetime) -> bool:
-        if db.Approval.update(status="expired", decided_at=now).where(
-                db.Approval.id == row.id, db.Approval.status == "waiting").execute() != 1:
+        if db.Approval.update(status=ApprovalStatus.EXPIRED, decided_at=now).where(
+                db.Approval.id == row.id,
+                db.Approval.status == ApprovalStatus.WAITING).execute() != 1:
             return False
-        row.status = "expired"
+        row.status = ApprovalStatus.EXPIRED
         self._tell(row.user, f"No admin answered about {row.title} in time, so it wasn't "
                              "added. Ask again if you still want it.")
         return True
 
     def waiting_note(self) -> str | None:
         """For an admin's system prompt: what waits for approval, and how it is answered."""
-        rows = list(db.Approval.select().where(db.Approval.status == "waiting")
+        rows = list(db.Approval.select().where(db.Approval.status == ApprovalStatus.WAITING)
                     .order_by(db.Approval.id).limit(10))
         if not rows:
             return None

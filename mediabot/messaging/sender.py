@@ -33,7 +33,7 @@ from twilio.rest import Client
 
 from mediabot.text import sms
 from mediabot.config import TwilioConfig
-from mediabot.store.db import Inbox, Outbox, User, database, utcnow
+from mediabot.store.db import Inbox, Outbox, OutboxStatus, User, database, utcnow
 from mediabot.conversation.posters import web_urls
 
 log = logging.getLogger(__name__)
@@ -136,7 +136,7 @@ class Sender:
         row = self.enqueue(to_number, body, **kw)
         if row is None:
             return None
-        if row.status == "pending":
+        if row.status == OutboxStatus.PENDING:
             self.deliver(row.id)
         return Outbox.get_by_id(row.id)
 
@@ -198,11 +198,11 @@ class Sender:
             return None
         row = Outbox.get_by_id(row_id)
         if self._opted_out(row):
-            return self._finish(row, "failed", Outcome("permanent", error="opted out"))
+            return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error="opted out"))
         for attempt in range(1, self.backoff.attempts + 1):
             outcome = self._attempt(row)
             if outcome.kind != "retry":
-                status = "sent" if outcome.kind == "sent" else "failed"
+                status = OutboxStatus.SENT if outcome.kind == "sent" else OutboxStatus.FAILED
                 return self._finish(row, status, outcome)
             if attempt < self.backoff.attempts:
                 self.sleep(self.backoff.base_seconds * 2 ** (attempt - 1))
@@ -213,16 +213,16 @@ class Sender:
         were sent. Safe to run from several threads: each row is claimed before sending."""
         now = now or self.clock()
         due = (Outbox.select(Outbox.id)
-               .where((Outbox.status == "pending") & (Outbox.next_attempt_at <= now))
+               .where((Outbox.status == OutboxStatus.PENDING) & (Outbox.next_attempt_at <= now))
                .order_by(Outbox.id).limit(limit))
         ids = [row.id for row in due]
-        return sum(1 for row_id in ids if self._deliver_claimed(row_id, now) == "sent")
+        return sum(1 for row_id in ids if self._deliver_claimed(row_id, now) == OutboxStatus.SENT)
 
     def _claim(self, row_id: int, now: dt.datetime) -> bool:
         """Take a due row by moving its ``next_attempt_at`` past our sending window; only
         one UPDATE can match, so only one thread sends it."""
         claimed = (Outbox.update(next_attempt_at=now + self.lease)
-                   .where((Outbox.id == row_id) & (Outbox.status == "pending")
+                   .where((Outbox.id == row_id) & (Outbox.status == OutboxStatus.PENDING)
                           & (Outbox.next_attempt_at <= now))
                    .execute())
         return claimed == 1
@@ -278,7 +278,7 @@ class Sender:
         Outbox.update(changes).where(Outbox.id == row.id).execute()
         if outcome.code == UNSUBSCRIBED:
             self._mark_opted_out(row)
-        level = logging.INFO if status == "sent" else logging.WARNING
+        level = logging.INFO if status == OutboxStatus.SENT else logging.WARNING
         if outcome.code == AUTH_FAILED:
             level = logging.ERROR
         log.log(level, "outbox %d %s, %d segments, %d attempts, twilio code %s", row.id,
@@ -289,7 +289,7 @@ class Sender:
         """Leave the row ``pending`` for a later round, or fail it once it is too old."""
         now = self.clock()
         if (now - row.created_at).total_seconds() >= self.backoff.max_age_seconds:
-            return self._finish(row, "failed", Outcome(
+            return self._finish(row, OutboxStatus.FAILED, Outcome(
                 "permanent", code=outcome.code, error=f"gave up: {outcome.error}"))
         rounds = -(-row.attempts // self.backoff.attempts)
         delay = min(self.backoff.retry_seconds * 2 ** (rounds - 1),
@@ -298,7 +298,7 @@ class Sender:
         Outbox.update(next_attempt_at=retry_at).where(Outbox.id == row.id).execute()
         log.warning("outbox %d still pending after %d attempts, next try at %s (twilio code %s)",
                     row.id, row.attempts, retry_at.isoformat(timespec="seconds"), outcome.code)
-        return "pending"
+        return OutboxStatus.PENDING
 
     def _mark_opted_out(self, row: Outbox) -> None:
         """Twilio says the recipient sent STOP: record it so nothing more is queued for them."""

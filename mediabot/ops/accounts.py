@@ -163,10 +163,10 @@ def _text_line(text: db.Outbox, zone: dt.tzinfo) -> str:
 def _text_state(text: db.Outbox) -> str:
     """Twilio's last report (delivered, undelivered 30003, ...) once it accepted the text;
     before that, where it is in the outbox."""
-    if text.status == "pending":
+    if text.status == db.OutboxStatus.PENDING:
         return f"outbox, {text.attempts} tries"
-    if text.status != "sent":
-        return {"cancelled": "withdrawn"}.get(text.status, "not sent")
+    if text.status != db.OutboxStatus.SENT:
+        return {db.OutboxStatus.CANCELLED: "withdrawn"}.get(text.status, "not sent")
     code = f" {text.delivery_error}" if text.delivery_error else ""
     return (text.delivery or "sent") + code
 

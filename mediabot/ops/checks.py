@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from mediabot.config import Config, LLMConfig
+from mediabot.store.db import Role
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
 from mediabot.text.phones import home_regions
@@ -75,7 +76,7 @@ def check_household(config: Config) -> Line:
                  else "no weekly quotas")
     parts.append(f"search again at most every {rules.search_again_hours} h per title")
     parts.append("posters sent by MMS" if sms.posters else "no posters")
-    if rules.approval == "members" and not any(u.role == "admin" for u in config.users):
+    if rules.approval == "members" and not any(u.role == Role.ADMIN for u in config.users):
         return Line(WARN, "requests", "; ".join(parts) + ". No admin in [[users]] to approve: "
                     "fix: add one with role = \"admin\" (or `mediabot users add`)")
     return Line(OK, "requests", "; ".join(parts))

@@ -7,6 +7,7 @@ schema itself only changes through ``mediabot.store.migrations``.
 """
 
 import datetime as dt
+from enum import StrEnum
 
 import peewee as pw
 
@@ -24,6 +25,43 @@ def utcnow() -> dt.datetime:
     return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
 
 
+class Role(StrEnum):
+    """``users.role``: admins may remove titles and answer approvals; members may not."""
+
+    ADMIN = "admin"
+    MEMBER = "member"
+
+
+class InboxStatus(StrEnum):
+    """``inbox.status``: queued -> processing -> done, or failed (the turn raised) or
+    ignored (opted out, rate limited); processing goes back to queued after a crash."""
+
+    QUEUED = "queued"
+    PROCESSING = "processing"
+    DONE = "done"
+    FAILED = "failed"
+    IGNORED = "ignored"
+
+
+class OutboxStatus(StrEnum):
+    """``outbox.status``: pending until Twilio accepts (sent) or refuses for good (failed);
+    cancelled when a question it asked was withdrawn before it went."""
+
+    PENDING = "pending"
+    SENT = "sent"
+    FAILED = "failed"
+    CANCELLED = "cancelled"
+
+
+class ApprovalStatus(StrEnum):
+    """``approvals.status``: waiting, then once approved, denied or expired."""
+
+    WAITING = "waiting"
+    APPROVED = "approved"
+    DENIED = "denied"
+    EXPIRED = "expired"
+
+
 class BaseModel(pw.Model):
     class Meta:
         database = database
@@ -32,7 +70,7 @@ class BaseModel(pw.Model):
 class User(BaseModel):
     phone = pw.CharField(unique=True)
     display_name = pw.CharField(null=True)
-    role = pw.CharField(default="member")
+    role = pw.CharField(default=Role.MEMBER)
     opted_out = pw.BooleanField(default=False)
     summary = pw.TextField(null=True)
     summary_through = pw.IntegerField(null=True)
@@ -81,7 +119,7 @@ class Inbox(BaseModel):
     from_number = pw.CharField()
     body = pw.TextField()
     received_at = pw.DateTimeField(default=utcnow)
-    status = pw.CharField(default="queued")
+    status = pw.CharField(default=InboxStatus.QUEUED)
     error = pw.TextField(null=True)
 
     class Meta:
@@ -93,7 +131,7 @@ class Outbox(BaseModel):
     to_number = pw.CharField()
     body = pw.TextField()
     segments = pw.IntegerField(default=1)
-    status = pw.CharField(default="pending")
+    status = pw.CharField(default=OutboxStatus.PENDING)
     twilio_sid = pw.CharField(null=True)
     attempts = pw.IntegerField(default=0)
     error = pw.TextField(null=True)
@@ -188,7 +226,7 @@ class Approval(BaseModel):
     tool = pw.CharField()
     arguments = pw.TextField()
     seasons = pw.IntegerField(default=0)
-    status = pw.CharField(default="waiting")
+    status = pw.CharField(default=ApprovalStatus.WAITING)
     decided_by = pw.ForeignKeyField(User, null=True, on_delete="SET NULL",
                                     backref="decisions")
     created_at = pw.DateTimeField(default=utcnow)

@@ -49,7 +49,8 @@ def model_missing(llm: LLMConfig) -> bool:
     return "api.openai.com" in llm.base_url and not llm.api_key
 
 
-def demo_config(config: Config, sim: Simulation, db_path: str, role: str = "admin") -> Config:
+def demo_config(config: Config, sim: Simulation, db_path: str,
+                role: str = db.Role.ADMIN) -> Config:
     """The operator's model and settings, pointed at the simulation and a demo database,
     with one household member (``DEMO_PHONE``, called Sam) in ``role``."""
     return dataclasses.replace(config, sonarr=sim.arr_config("sonarr"),

@@ -16,6 +16,7 @@ from typing import Callable
 from mediabot.conversation.engine import (APOLOGIES, APOLOGY, NO_ANSWER_REPLY,
                                              ROUND_LIMIT_REPLY, STUCK_REPLY)
 from mediabot.text.sms import count_segments, is_gsm7
+from mediabot.store.db import Role
 
 VERSION = "2026.11-2"
 OFFICE_TVDB, OFFICE_UK_TVDB = 73244, 78107
@@ -50,7 +51,7 @@ class Task:
     name: str
     about: str
     steps: tuple[Step, ...]
-    role: str = "member"
+    role: str = Role.MEMBER
     tags: tuple[str, ...] = field(default=())
 
 
@@ -235,7 +236,7 @@ TASKS: tuple[Task, ...] = (
     Task("remove_asks_first", '"delete X" asks Y/N; nothing is removed before the Y',
          (Step("delete the office", (waiting_for_y(), holds("series", OFFICE_TVDB))),
           Step("y", (holds("series", OFFICE_TVDB, present=False),))),
-         role="admin"),
+         role=Role.ADMIN),
     Task("member_cannot_remove", "a member asking to delete is refused",
          (Step("delete the office please", (waiting_for_y(False), holds("series", OFFICE_TVDB),
                                             not_called("remove_media"))),)),

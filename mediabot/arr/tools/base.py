@@ -14,12 +14,13 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Protocol
 
 from mediabot.config import ArrConfig
+from mediabot.store.db import Role
 from mediabot.arr.tools.metadata import Metadata
 
 SAFE = "safe"
 DESTRUCTIVE = "destructive"
-EVERYONE = frozenset({"admin", "member"})
-ADMINS = frozenset({"admin"})
+EVERYONE = frozenset(Role)
+ADMINS = frozenset({Role.ADMIN})
 
 
 class ToolError(Exception):
@@ -150,7 +151,7 @@ class ToolContext:
     sonarr: "ServiceClient | None"
     radarr: "ServiceClient | None"
     user_id: int | None = None
-    role: str = "member"
+    role: str = Role.MEMBER
     record_request: Callable[..., None] | None = None
     clock: Callable[[], dt.datetime] = utc_now
     gate: Callable[[AddRequest], dict | None] | None = None
