@@ -232,7 +232,8 @@ class LoopResult:
 
 @dataclass
 class ToolOutcome:
-    """A tool's result text, and whether the turn must end after it (a confirmation asked)."""
+    """What the model is told a tool call gave (``ToolResult.for_model``, or the engine's
+    own sentence), and whether the turn must end after it (a confirmation asked)."""
 
     content: str
     end_turn: bool = False
