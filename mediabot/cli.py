@@ -97,7 +97,8 @@ def chat(config_path: str | None, phone: str | None) -> None:
 
 def _converse(engine, user: db.User, show_tools: bool = False) -> None:
     """Read lines from stdin and answer each through the engine, as one user."""
-    from mediabot.trial.demo import last_message_id, tool_activity
+    from mediabot.conversation.prompt.history import last_message_id
+    from mediabot.trial.demo import tool_activity
 
     for line in _lines(sys.stdin.isatty()):
         text = line.strip()
@@ -209,11 +210,12 @@ def _demo_source_config(config_path: str | None):
 
 def _demo_chat(config, role: str) -> None:
     from mediabot.app import build_engine, open_storage
+    from mediabot.store.users import find_by_phone
     from mediabot.trial.demo import DEMO_PHONE
 
     with _quiet_logs(logging.WARNING):
         open_storage(config)
-        user = db.User.get(db.User.phone == DEMO_PHONE)
+        user = find_by_phone(DEMO_PHONE)
         click.echo(f"You are Sam ({role}). Try: \"what's downloading?\", \"get the new dune\", "
                    "\"delete the office\". Tool calls show as [tool] lines. Ctrl-D to quit.")
         _converse(build_engine(config), user, show_tools=True)
@@ -405,20 +407,18 @@ def _chat_user(phone: str | None, region: str) -> db.User:
     number text the daemon, so trying the chat must never grant that silently.
     """
     from mediabot.ops.accounts import parse_phone
+    from mediabot.store.users import find_by_phone, first_admin_or_operator
 
     if phone:
         number = parse_phone(phone, region, param_hint="--as")
-        user = db.User.get_or_none(db.User.phone == number)
+        user = find_by_phone(number)
         if user is None:
             raise click.ClickException(
                 f"{number} is not a user, so there is nobody to chat as; add them first with "
                 f"`mediabot users add {number} --name NAME`, or leave out --as to chat as "
                 "the first admin")
         return user
-    return (db.User.select().order_by((db.User.role != db.Role.ADMIN), db.User.id).first()
-            or db.User.get_or_create(phone="+10000000000",
-                                     defaults={"display_name": "Operator",
-                                               "role": db.Role.ADMIN})[0])
+    return first_admin_or_operator()
 
 
 if __name__ == "__main__":  # pragma: no cover

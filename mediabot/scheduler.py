@@ -13,7 +13,7 @@ from typing import Callable
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
+from mediabot.store import db, users
 from mediabot.conversation.prompt import history
 
 log = logging.getLogger(__name__)
@@ -25,7 +25,7 @@ def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None
     """Delete lapsed pending actions and tell each user theirs expired (also kept in history)."""
     expired = confirm.expire_due(now)
     for action in expired:
-        user = db.User.get_or_none(db.User.id == action.user_id)
+        user = users.find_user(action.user_id)
         if user is None:
             continue
         notice = confirm.expiry_notice(action)
@@ -45,8 +45,7 @@ def prune_history(now: dt.datetime, retention_days: int, *, batch: int = PRUNE_B
     cutoff = now - dt.timedelta(days=retention_days)
     removed = 0
     while True:
-        old = db.Message.select(db.Message.id).where(db.Message.created_at < cutoff).limit(batch)
-        count = db.Message.delete().where(db.Message.id.in_(old)).execute()
+        count = history.prune_before(cutoff, batch)
         removed += count
         if count < batch:
             break

@@ -6,7 +6,7 @@ neither of those imports the other.
 """
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
+from mediabot.store import db, users
 from mediabot.conversation.prompt import history
 
 
@@ -16,5 +16,5 @@ def forget_conversation(user_id) -> int:
     with db.database.atomic():
         removed = history.clear_history(user_id)
         confirm.clear_pending(user_id)
-        db.User.update(summary=None, summary_through=None).where(db.User.id == user_id).execute()
+        users.set_summary(user_id, None, None)
     return removed

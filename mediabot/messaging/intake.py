@@ -35,6 +35,10 @@ import queue
 import threading
 from dataclasses import dataclass
 
+import peewee as pw
+
+from mediabot.store import db
+
 log = logging.getLogger(__name__)
 
 MAX_BATCH = 64
@@ -223,3 +227,9 @@ class Intake:
             connection.execute("ROLLBACK")
             raise
         return results
+
+
+def newest_inbox_id() -> int:
+    """The id of the newest inbox row of anyone, 0 when there is none: a text recorded later
+    has a larger id, so it marks "everything received so far"."""
+    return db.Inbox.select(pw.fn.MAX(db.Inbox.id)).scalar() or 0

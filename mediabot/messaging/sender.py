@@ -33,8 +33,10 @@ from twilio.rest import Client
 
 from mediabot.text import sms
 from mediabot.config import TwilioConfig
-from mediabot.store.db import Inbox, Outbox, OutboxStatus, User, database, utcnow
+from mediabot.store import users
+from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
 from mediabot.conversation.posters import web_urls
+from mediabot.messaging.intake import newest_inbox_id
 
 log = logging.getLogger(__name__)
 
@@ -228,8 +230,7 @@ class Sender:
         return claimed == 1
 
     def _opted_out(self, row: Outbox) -> bool:
-        user = User.get_or_none(User.id == row.user_id) if row.user_id else None
-        user = user or User.get_or_none(User.phone == row.to_number)
+        user = _recipient(row)
         return bool(user and user.opted_out)
 
     def _attempt(self, row: Outbox) -> Outcome:
@@ -272,8 +273,7 @@ class Sender:
     def _finish(self, row: Outbox, status: str, outcome: Outcome) -> str:
         changes = {"status": status, "error": outcome.error, "next_attempt_at": self.clock()}
         if outcome.sid:
-            newest = Inbox.select(pw.fn.MAX(Inbox.id)).scalar() or 0
-            changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest,
+            changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest_inbox_id(),
                            delivery=outcome.state or "queued", delivery_at=self.clock())
         Outbox.update(changes).where(Outbox.id == row.id).execute()
         if outcome.code == UNSUBSCRIBED:
@@ -302,13 +302,21 @@ class Sender:
 
     def _mark_opted_out(self, row: Outbox) -> None:
         """Twilio says the recipient sent STOP: record it so nothing more is queued for them."""
-        query = User.update(opted_out=True)
-        if row.user_id:
-            query = query.where(User.id == row.user_id)
-        else:
-            query = query.where(User.phone == row.to_number)
-        if query.execute():
+        user = _recipient(row)
+        if user and users.set_opted_out(user.id, True):
             log.info("outbox %d: recipient unsubscribed at Twilio; user marked opted out", row.id)
+
+
+def _recipient(row: Outbox) -> User | None:
+    """The user a text is for: its user row, else whoever has its number now."""
+    user = users.find_user(row.user_id) if row.user_id else None
+    return user or users.find_by_phone(row.to_number)
+
+
+def newest_texts(user_id: int, limit: int) -> list[Outbox]:
+    """The newest ``limit`` texts queued for the user, newest first, whatever became of them."""
+    return list(Outbox.select().where(Outbox.user == user_id)
+                .order_by(Outbox.id.desc()).limit(limit))
 
 
 # A report never takes a row back to an earlier state (Twilio's callbacks can cross).

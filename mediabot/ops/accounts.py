@@ -13,9 +13,9 @@ import logging
 
 import click
 
-from mediabot.store import db
-
-from mediabot.store import migrations
+from mediabot.store import db, migrations, users
+from mediabot.conversation.prompt import history
+from mediabot.messaging import sender
 from mediabot.config import Config, UserConfig
 from mediabot.conversation.forget import forget_conversation
 from mediabot.text.localtime import as_local
@@ -42,7 +42,7 @@ def parse_phone(text: str, region: str, param_hint: str = "PHONE") -> str:
 
 def find_user(phone: str, config: Config | None = None) -> db.User:
     """The stored user, or a ClickException that says why there is none."""
-    user = db.User.get_or_none(db.User.phone == phone)
+    user = users.find_by_phone(phone)
     if user is not None:
         return user
     if config is not None and _config_user(config, phone) is not None:
@@ -68,7 +68,7 @@ def list_users(config: Config) -> list[str]:
     Config users the daemon has not written yet are listed too, as "(config; added on next
     start)", so the list says what the daemon will see.
     """
-    rows = list(db.User.select().order_by(db.User.role, db.User.phone))
+    rows = users.list_users()
     known = {user.phone for user in rows}
     lines = [_user_line(user.phone, user.display_name, user.role, _status(user.opted_out),
                         _origin(config, user)) for user in rows]
@@ -98,10 +98,10 @@ USERS_HEADER = _user_line("PHONE", "NAME", "ROLE", "OPT-OUT", "SOURCE")
 
 
 def add_user(phone: str, name: str, role: str) -> str:
-    if db.User.get_or_none(db.User.phone == phone) is not None:
+    if users.find_by_phone(phone) is not None:
         raise click.ClickException(f"{phone} is already a user; use `mediabot users role` "
                                    "to change the role")
-    db.User.create(phone=phone, display_name=name.strip() or None, role=role)
+    users.add_user(phone, name.strip() or None, role)
     log.debug("user %s added as %s", phone, role)
     return f"added {phone} ({name}) as {role}"
 
@@ -110,7 +110,7 @@ def remove_user(config: Config, phone: str) -> list[str]:
     """Delete the user and (by cascade) their messages, pending action and requests."""
     user = find_user(phone, config)
     messages = count_messages(user)
-    user.delete_instance()
+    users.remove_user(user)
     log.debug("user %s removed (%d messages)", phone, messages)
     lines = [f"removed {_label(user)} and {messages} stored messages"]
     entry = _config_user(config, phone)
@@ -121,7 +121,7 @@ def remove_user(config: Config, phone: str) -> list[str]:
 
 def set_role(config: Config, phone: str, role: str) -> list[str]:
     user = find_user(phone, config)
-    db.User.update(role=role).where(db.User.id == user.id).execute()
+    users.set_role(user.id, role)
     log.debug("user %s role %s -> %s", phone, user.role, role)
     lines = [f"{_label(user)} is now {role} (was {user.role})"]
     entry = _config_user(config, phone)
@@ -141,13 +141,11 @@ def show_history(config: Config, phone: str, limit: int) -> list[str]:
     """The user's newest ``limit`` messages, oldest first: time, role, content; then the
     newest ``limit`` texts sent to them, with what became of each (``_text_state``)."""
     user = find_user(phone, config)
-    rows = list(db.Message.select().where(db.Message.user == user.id)
-                .order_by(db.Message.id.desc()).limit(limit))
+    rows = history.newest_rows(user.id, limit)
     zone = config.server.zone
     lines = ([_message_line(row, zone) for row in reversed(rows)] if rows
              else [f"no messages stored for {_label(user)}"])
-    texts = list(db.Outbox.select().where(db.Outbox.user == user.id)
-                 .order_by(db.Outbox.id.desc()).limit(limit))
+    texts = sender.newest_texts(user.id, limit)
     if texts:
         lines += ["", f"texts to {_label(user)}:"]
         lines += [_text_line(text, zone) for text in reversed(texts)]
@@ -221,7 +219,7 @@ def _call_text(call: dict) -> str:
 
 
 def count_messages(user: db.User) -> int:
-    return db.Message.select().where(db.Message.user == user.id).count()
+    return history.count_messages(user.id)
 
 
 def clear_user_history(user: db.User) -> int:

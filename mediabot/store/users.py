@@ -1,7 +1,7 @@
 """The users table's owner: the household's members, as the config file and the commands
 keep them."""
 
-from mediabot.store.db import User, database
+from mediabot.store.db import Role, User, database
 
 
 def ensure_config_users(users) -> None:
@@ -27,3 +27,65 @@ def ensure_config_users(users) -> None:
         if phones:
             stale = stale.where(User.phone.not_in(list(phones)))
         stale.execute()
+
+
+def get_user(user_id: int) -> User:
+    """The user with this id; raises ``User.DoesNotExist`` when there is none (a caller
+    holding an id it was given expects the row)."""
+    return User.get_by_id(user_id)
+
+
+def find_user(user_id: int) -> User | None:
+    return User.get_or_none(User.id == user_id)
+
+
+def find_by_phone(phone: str) -> User | None:
+    """The user with this E.164 number, or None: a number without a row may not text us."""
+    return User.get_or_none(User.phone == phone)
+
+
+def list_users() -> list[User]:
+    """Everyone, admins first, then by phone."""
+    return list(User.select().order_by(User.role, User.phone))
+
+
+def active_admins() -> list[User]:
+    """The admins who can be texted (not opted out)."""
+    return list(User.select().where(User.role == Role.ADMIN,
+                                    User.opted_out == False))  # noqa: E712
+
+
+def first_admin_or_operator() -> User:
+    """The first admin, else the first user, else a stand-in admin "Operator" created on
+    +10000000000, so the terminal chat always has someone to chat as."""
+    return (User.select().order_by((User.role != Role.ADMIN), User.id).first()
+            or User.get_or_create(phone="+10000000000",
+                                  defaults={"display_name": "Operator", "role": Role.ADMIN})[0])
+
+
+def add_user(phone: str, name: str | None, role: str) -> User:
+    """A new user; raises ``peewee.IntegrityError`` when the phone already has one."""
+    return User.create(phone=phone, display_name=name, role=role)
+
+
+def remove_user(user: User) -> None:
+    """Delete the user; their messages, pending action and requests go by cascade."""
+    user.delete_instance()
+
+
+def set_role(user_id: int, role: str) -> None:
+    User.update(role=role).where(User.id == user_id).execute()
+
+
+def set_display_name(user_id: int, name: str) -> None:
+    User.update(display_name=name).where(User.id == user_id).execute()
+
+
+def set_opted_out(user_id: int, opted_out: bool) -> bool:
+    """Record STOP (True) or START (False); False when there is no such user."""
+    return User.update(opted_out=opted_out).where(User.id == user_id).execute() == 1
+
+
+def set_summary(user_id: int, summary: str | None, through: int | None) -> None:
+    """The rolling summary and the last message id it covers (None, None forgets it)."""
+    User.update(summary=summary, summary_through=through).where(User.id == user_id).execute()

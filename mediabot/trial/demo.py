@@ -24,7 +24,6 @@ from pathlib import Path
 
 from twilio.request_validator import RequestValidator
 
-from mediabot.store import db
 from mediabot.conversation.prompt import history
 from mediabot.config import (Config, DatabaseConfig, LLMConfig, ServerConfig, TwilioConfig,
                                 UserConfig)
@@ -57,12 +56,6 @@ def demo_config(config: Config, sim: Simulation, db_path: str,
                                radarr=sim.arr_config("radarr"),
                                database=DatabaseConfig(path=db_path),
                                users=(UserConfig(phone=DEMO_PHONE, name="Sam", role=role),))
-
-
-def last_message_id(user_id: int) -> int:
-    newest = (db.Message.select(db.Message.id).where(db.Message.user == user_id)
-              .order_by(db.Message.id.desc()).first())
-    return newest.id if newest else 0
 
 
 def messages_since(user_id: int, after_id: int) -> list[dict]:

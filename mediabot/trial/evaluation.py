@@ -14,11 +14,12 @@ import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from mediabot.store import db
+from mediabot.store import db, users
+from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.prompt import history
 from mediabot.app import build_services, open_storage
 from mediabot.config import Config
-from mediabot.trial.demo import DEMO_PHONE, demo_config, last_message_id, messages_since
+from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
 from mediabot.conversation.engine import Engine
 from mediabot.trial.tasks import EVERY_STEP, VERSION, Seen, Task
 from mediabot.trial.sim.stack import Simulation
@@ -78,16 +79,15 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
         services = build_services(cfg)
         model = services.model = RecordingModel(services.model)
         engine = Engine(services)
-        user = db.User.get(db.User.phone == DEMO_PHONE)
+        user = users.find_by_phone(DEMO_PHONE)
         known = _known_titles(sim)
         failures, replies = [], []
         for number, step in enumerate(task.steps, 1):
-            before = last_message_id(user.id)
+            before = history.last_message_id(user.id)
             reply = engine.handle(user.id, step.text)
             replies.append(reply)
             seen = Seen(reply=reply, calls=_calls_since(user.id, before), sim=sim,
-                        pending=db.PendingAction.select().where(
-                            db.PendingAction.user == user.id).exists(),
+                        pending=confirm.find_pending(user.id) is not None,
                         known_titles=known)
             failures += [f"step {number}: {problem}" for check in step.checks + EVERY_STEP
                          if (problem := check(seen))]

@@ -62,6 +62,8 @@ import json
 import logging
 from dataclasses import dataclass
 
+import peewee as pw
+
 from mediabot.store import db
 from mediabot.conversation.prompt.shape import (INTERRUPTED_RESULT, PARAGRAPH, UNANSWERED_LINE,
                                                    Unit, message_chars, portable_arguments,
@@ -69,8 +71,9 @@ from mediabot.conversation.prompt.shape import (INTERRUPTED_RESULT, PARAGRAPH, U
 from mediabot.conversation.prompt.message_rules import find_violation
 
 __all__ = ["INTERRUPTED_RESULT", "PRUNED_LINE", "UNANSWERED_LINE", "Metrics", "Prompt",
-           "build_llm_messages", "build_prompt", "clear_history", "estimate_tokens",
-           "get_history", "portable_arguments", "prune_orphaned_user_messages",
+           "build_llm_messages", "build_prompt", "clear_history", "count_messages",
+           "delete_messages_after", "estimate_tokens", "get_history", "last_message_id",
+           "newest_rows", "portable_arguments", "prune_before", "prune_orphaned_user_messages",
            "save_message", "validate_messages"]
 log = logging.getLogger(__name__)
 
@@ -333,3 +336,34 @@ def clear_history(user_id) -> int:
     """Delete every stored message of one user; return how many were deleted."""
     return db.Message.delete().where(db.Message.user == user_id).execute()
 
+
+
+def count_messages(user_id) -> int:
+    return db.Message.select().where(db.Message.user == user_id).count()
+
+
+def last_message_id(user_id) -> int:
+    """The id of the user's newest stored message, 0 when there is none: messages stored
+    later have larger ids, so it marks where a turn starts."""
+    return (db.Message.select(pw.fn.MAX(db.Message.id))
+            .where(db.Message.user == user_id).scalar() or 0)
+
+
+def newest_rows(user_id, limit: int) -> list[db.Message]:
+    """The user's newest ``limit`` stored rows as they are, newest first (for the operator's
+    view and crash recovery, which read timestamps and raw fields the prompt never sees)."""
+    return list(db.Message.select().where(db.Message.user == user_id)
+                .order_by(db.Message.id.desc()).limit(limit))
+
+
+def delete_messages_after(user_id, message_id: int) -> int:
+    """Delete the user's messages newer than ``message_id`` (a failed turn's partial work)."""
+    return (db.Message.delete().where(db.Message.user == user_id, db.Message.id > message_id)
+            .execute())
+
+
+def prune_before(cutoff, limit: int) -> int:
+    """Delete at most ``limit`` messages (of anyone) stored before ``cutoff``, found through
+    the ``created_at`` index in one short statement; returns how many went."""
+    old = db.Message.select(db.Message.id).where(db.Message.created_at < cutoff).limit(limit)
+    return db.Message.delete().where(db.Message.id.in_(old)).execute()

@@ -9,7 +9,7 @@ working).
 
 import logging
 
-from mediabot.store import db
+from mediabot.store import db, users
 from mediabot.conversation.prompt import history
 from mediabot.config import HistoryConfig
 from mediabot.conversation.llm import ChatModel, ModelError
@@ -46,8 +46,7 @@ class Summarizer:
                         "again after %d more messages", user_id, exc.reason, self.every)
             return False
         self._failed_through.pop(user_id, None)
-        db.User.update(summary=summary, summary_through=fresh[-1]["_id"]).where(
-            db.User.id == user_id).execute()
+        users.set_summary(user_id, summary, fresh[-1]["_id"])
         log.info("summary for user %s now covers messages through %s", user_id,
                  fresh[-1]["_id"])
         return True

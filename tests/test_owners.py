@@ -1,0 +1,144 @@
+"""Each table has one owner module, and only the owner queries it.
+
+Every other module calls a function of the owner, so a table's rules (what a row means, which
+rows count, how it is cleaned up) live in one place. "Querying" is any attribute of the table
+class: ``db.User.select``, ``db.Message.created_at``, ``Outbox.update``. Naming the row type on
+its own (``db.User`` in an annotation) is fine. The storage layer itself (``store/db.py``,
+``store/migrations.py``) is exempt: it defines the tables and changes their shape.
+"""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+import mediabot
+
+PACKAGE = Path(mediabot.__file__).parent
+DB_MODULE = "mediabot.store.db"
+EXEMPT = {"mediabot.store.db", "mediabot.store.migrations"}
+OWNERS = {
+    "User": "mediabot.store.users",
+    "Message": "mediabot.conversation.prompt.history",
+    "PendingAction": "mediabot.conversation.confirmations",
+    "Inbox": "mediabot.messaging.intake",
+    "Outbox": "mediabot.messaging.sender",
+    "Request": "mediabot.arr.requests",
+    "Notice": "mediabot.arr.notices",
+    "Announced": "mediabot.arr.notices",
+    "Import": "mediabot.arr.notices",
+    "Approval": "mediabot.conversation.household",
+    "Search": "mediabot.arr.searches",
+    "HealthProbe": "mediabot.ops.health",  # health_probe: raw SQL today, no model yet
+}
+
+
+def module_name(path: Path, root: Path = PACKAGE) -> str:
+    parts = path.relative_to(root.parent).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _absolute(node: ast.ImportFrom, module: str, is_package: bool) -> str:
+    """The absolute module an ``import from`` names, resolving ``from . import x``."""
+    if not node.level:
+        return node.module or ""
+    base = module.split(".")
+    base = base[:len(base) - node.level + (1 if is_package else 0)]
+    return ".".join(base + ([node.module] if node.module else []))
+
+
+def _bindings(tree: ast.AST, module: str, is_package: bool) -> tuple[set[str], dict[str, str]]:
+    """Names bound to the db module, and names bound to a table class (local -> table)."""
+    db_names, table_names = set(), {}
+    parent, _, leaf = DB_MODULE.rpartition(".")
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            db_names |= {a.asname for a in node.names if a.name == DB_MODULE and a.asname}
+        elif isinstance(node, ast.ImportFrom):
+            source = _absolute(node, module, is_package)
+            for alias in node.names:
+                local = alias.asname or alias.name
+                if source == parent and alias.name == leaf:
+                    db_names.add(local)
+                elif source == DB_MODULE and alias.name in OWNERS:
+                    table_names[local] = alias.name
+    return db_names, table_names
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return inner and f"{inner}.{node.attr}"
+    return None
+
+
+def table_queries(source: str, module: str, is_package: bool = False) -> list[tuple[int, str]]:
+    """(line, table) for every ``<table>.<attr>`` expression in a module's source."""
+    tree = ast.parse(source)
+    db_names, table_names = _bindings(tree, module, is_package)
+    prefixes = {f"{name}." for name in db_names} | {f"{DB_MODULE}."}
+    found = []
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.Attribute):
+            continue
+        base = _dotted(node.value)
+        if base in table_names:
+            found.append((node.lineno, table_names[base]))
+        elif base:
+            for prefix in prefixes:
+                table = base[len(prefix):] if base.startswith(prefix) else None
+                if table in OWNERS:
+                    found.append((node.lineno, table))
+    return sorted(set(found))
+
+
+def queries_of(table: str) -> list[str]:
+    """'module:line' for each query of ``table`` outside its owner and the storage layer."""
+    found = []
+    for path in sorted(PACKAGE.rglob("*.py")):
+        module = module_name(path)
+        if module in EXEMPT or module == OWNERS[table]:
+            continue
+        found += [f"{module}:{line}" for line, name in
+                  table_queries(path.read_text(), module, path.stem == "__init__") if name == table]
+    return found
+
+
+@pytest.mark.parametrize("table", sorted(OWNERS))
+def test_only_the_owner_queries_the_table(table):
+    found = queries_of(table)
+    assert not found, (
+        f"{table} is owned by {OWNERS[table]}; call a function of the owner instead of "
+        f"querying it at " + ", ".join(found))
+
+
+def test_every_table_has_an_owner():
+    tables = {node.name for node in ast.parse((PACKAGE / "store" / "db.py").read_text()).body
+              if isinstance(node, ast.ClassDef) and node.name != "BaseModel"}
+    assert tables - set(OWNERS) == set()
+
+
+@pytest.mark.parametrize("source", [
+    "from mediabot.store import db\ndb.User.select()",
+    "from mediabot.store import db as store\nstore.User.phone",
+    "import mediabot.store.db as tables\ntables.User.get_or_none()",
+    "import mediabot.store.db\nmediabot.store.db.User.update()",
+    "from mediabot.store.db import User\nUser.delete()",
+    "from mediabot.store.db import User as Member\nMember.get(1)",
+    "from . import db\ndb.User.id",
+    "from .db import User\nUser.select()",
+])
+def test_the_finder_sees_every_way_to_reach_a_table(source):
+    assert table_queries(source, "mediabot.store.other") == [(2, "User")]
+
+
+@pytest.mark.parametrize("source", [
+    "from mediabot.store import db\ndef f(user: db.User): return user.phone",
+    "from mediabot.store import db\nrows = [db.User]",
+    "from mediabot.store.db import database\ndatabase.atomic()",
+    "import db\ndb.User.select()",
+])
+def test_the_finder_lets_naming_a_row_type_pass(source):
+    assert table_queries(source, "mediabot.ops.accounts") == []
