@@ -43,7 +43,7 @@ def record_request(user_id: int, service: str, external_id: int, title: str,
                       "added_at": now if added else None})
         if created:
             return
-        changes = {}
+        changes: dict = {}
         if row.notified_at is not None:   # asked again after being told: a new request
             changes.update(notified_at=None, created_at=now, title=title)
         if added:                         # the add has its own date and seasons

@@ -132,7 +132,7 @@ class HouseRules:
     # -- an admin's answer ------------------------------------------------------------
 
     def decide(self, admin: db.User, verdict: str, number: int, now: dt.datetime,
-               run_add: Callable[[db.Approval], str], *, inbox_id: int | None = None) -> str:
+               run_add: Callable[[db.Approval], None], *, inbox_id: int | None = None) -> str:
         """Apply "APPROVE n"/"DENY n" from ``admin``; returns the reply to the admin.
 
         ``run_add(row)`` performs the member's add with their choices, or raises ToolError.
@@ -152,7 +152,7 @@ class HouseRules:
             self._expire(row, now)
         if row.status != "waiting" or not self._claim(row, admin, verdict, now):
             row = db.Approval.get_by_id(number)
-            by = f" by {name_of(row.decided_by)}" if row.decided_by_id else ""
+            by = f" by {name_of(row.decided_by)}" if row.decided_by is not None else ""
             return f"Request {number} ({row.title}) was already {row.status}{by}."
         member, who = row.user, name_of(admin)
         log.info("request %s %sd by user %s", row.id, verdict, admin.id)

@@ -182,7 +182,7 @@ def _completion(response) -> Completion:
     raw = getattr(choices[0], "message", None)
     if raw is None:
         raise ModelError("error", "the answer had no message")
-    message = {"role": "assistant", "content": _text(getattr(raw, "content", None))}
+    message: dict = {"role": "assistant", "content": _text(getattr(raw, "content", None))}
     calls = getattr(raw, "tool_calls", None)
     if calls and isinstance(calls, list):
         message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]

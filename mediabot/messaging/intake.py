@@ -34,6 +34,7 @@ import logging
 import queue
 import threading
 from dataclasses import dataclass
+from typing import cast
 
 log = logging.getLogger(__name__)
 
@@ -124,7 +125,7 @@ class Intake:
         waiting.done.acquire()
         if waiting.error is not None:
             raise waiting.error
-        return waiting.result
+        return cast(Recorded, waiting.result)   # the writer gives each a result or an error
 
     def _ensure_writer(self) -> None:
         with self._lock:

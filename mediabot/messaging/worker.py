@@ -127,7 +127,7 @@ class Worker:
     def recover(self) -> int:
         """At start: process rows a crash left ``queued`` or ``processing``."""
         users = {row.user_id for row in db.Inbox.select(db.Inbox.user).where(
-            db.Inbox.status.in_(ACTIVE), db.Inbox.user.is_null(False))}
+            db.Inbox.status.in_(ACTIVE), db.Inbox.user.is_null(False)) if row.user_id is not None}
         for user_id in users:
             self.notify(user_id)
         if users:
@@ -257,7 +257,9 @@ class Worker:
         burst, so with one in it they are taken as subscribed before the burst.
         """
         stops = any(classify_keyword(row.body) == "opt_out" for row in rows)
-        opted_out, kept, ignored = user.opted_out and not stops, [], []
+        opted_out = user.opted_out and not stops
+        kept: list[db.Inbox] = []
+        ignored: list[db.Inbox] = []
         for row in rows:
             if classify_keyword(row.body) in OPT_WORDS:
                 taken = self._opt_keyword(user, row)

@@ -58,11 +58,12 @@ class _ArrAdapter(HTTPAdapter):
         self._timeout = timeout
         self._sent = threading.local()
 
-    def send(self, request, timeout=None, **kwargs):
+    def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
         request.url = _without_api_key(request.url)
         request.headers["X-Api-Key"] = self._api_key
         self._sent.query = urlsplit(request.url).query
-        return super().send(request, timeout=timeout or self._timeout, **kwargs)
+        return super().send(request, stream=stream, timeout=timeout or self._timeout,
+                            verify=verify, cert=cert, proxies=proxies)
 
     def last_query_values(self) -> list[str]:
         """Free-text values (search terms, ``tmdb:123``) of this thread's last request."""

@@ -44,6 +44,8 @@ class ServiceClient(Protocol):
 
     def run(self, fn: Callable[..., Any], *args, not_found: str | None = None) -> Any: ...
 
+    def scrub(self, text: str, *, request_words: bool = True) -> str: ...
+
 
 class SearchGate(Protocol):
     """The per-title limit on searching again (``searchlimit.SearchLimit`` is the one)."""

@@ -78,8 +78,8 @@ def pick_quality_profile(api, name: str, asked: str | None, configured: str,
 
 
 def _profile_id(profiles: list[dict], wanted: str | None) -> int | None:
-    if profiles and not wanted:
-        return profiles[0]["id"]
+    if not wanted:
+        return profiles[0]["id"] if profiles else None
     return next((profile["id"] for profile in profiles
                  if profile["name"].casefold() == wanted.casefold()), None)
 

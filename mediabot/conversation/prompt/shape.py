@@ -83,7 +83,9 @@ def _parse_calls(message: dict) -> list[dict]:
 
 
 def _canonical_call(call: dict) -> dict:
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = {}
     return {"id": str(call.get("id") or ""), "type": "function",
             "function": {"name": str(function.get("name") or "unknown"),
                          "arguments": portable_arguments(function.get("arguments"))}}

@@ -16,7 +16,7 @@ class LoopbackServer:
     def __init__(self, app):
         self.app = app
         self._server = None
-        self._thread = None
+        self._thread: threading.Thread | None = None
         self.port = None
 
     @property
@@ -33,7 +33,7 @@ class LoopbackServer:
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
+        if self._server is not None and self._thread is not None:
             self._server.shutdown()
             self._server.server_close()
             self._thread.join(timeout=5)

@@ -148,8 +148,8 @@ class FakeTwilio:
         with self._lock:
             failure = self._failures.pop(0) if self._failures else None
         if failure:
-            status, code, message = failure
-            return _error(status, code, message)
+            status, code, text = failure
+            return _error(status, code, text)
         problem = _validate_message(form)
         if problem:
             return _error(400, problem)
@@ -178,7 +178,7 @@ class FakeTwilio:
 
     def _post_report(self, url: str, form: dict) -> None:
         target = self._target(url)
-        record = {"url": url, "form": form, "status": None}
+        record: dict = {"url": url, "form": form, "status": None}
         if target is not None:
             signature = RequestValidator(self.auth_token).compute_signature(url, form)
             try:
