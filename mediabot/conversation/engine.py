@@ -134,8 +134,8 @@ class Engine:
         member = row.user
         context = self._context(member, rules=False)
         tool = get_tool(row.tool)
-        if tool is None:   # held by a version that had this tool
-            raise ToolError(f"{row.tool} is no longer a tool, so it cannot be added now")
+        if tool is None:   # held by an older mediabot whose tool has since been renamed
+            raise ToolError("this mediabot can no longer run it; ask for it again")
         result = json.loads(run_tool(tool, context, row.arguments))
         if "error" in result:
             raise ToolError(result["error"])
