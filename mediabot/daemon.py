@@ -88,7 +88,7 @@ class Daemon:
             max_request_body_size=2 * BODY_LIMIT)
         self.worker.recover()
         self.scheduler.start()
-        self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.timezone.utc))
+        self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.UTC))
         log.info("mediabot listening on %s:%s (Twilio posts to %s)", server.host,
                  server.port, webhook_url(self.config.server.public_url))
 

@@ -173,7 +173,7 @@ def test_the_week_starts_monday_in_the_household_zone():
     sunday_night_utc = dt.datetime(2026, 11, 23, 3, 0)    # still Sunday 22nd in New York
     assert week_start(sunday_night_utc, ZoneInfo("America/New_York")) == \
         dt.datetime(2026, 11, 16, 5, 0)
-    assert week_start(sunday_night_utc, dt.timezone.utc) == dt.datetime(2026, 11, 23, 0, 0)
+    assert week_start(sunday_night_utc, dt.UTC) == dt.datetime(2026, 11, 23, 0, 0)
 
 
 def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):

@@ -22,7 +22,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.store import db

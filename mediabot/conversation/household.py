@@ -22,7 +22,7 @@ import datetime as dt
 import json
 import logging
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.store import db
@@ -43,7 +43,7 @@ def name_of(user: db.User) -> str:
 class HouseRules:
     config: RequestsConfig
     notify: Notify | None = None
-    zone: dt.tzinfo = dt.timezone.utc
+    zone: dt.tzinfo = dt.UTC
 
     def applies_to(self, user: db.User) -> bool:
         c = self.config
@@ -82,7 +82,7 @@ class HouseRules:
         if used + asked <= limit:
             return
         monday = week_start(now, self.zone) + dt.timedelta(days=7)
-        next_day = monday.replace(tzinfo=dt.timezone.utc).astimezone(self.zone)
+        next_day = monday.replace(tzinfo=dt.UTC).astimezone(self.zone)
         raise ToolError(
             f"over the weekly limit: {name_of(user)} has asked for {used} {unit}"
             f"{'s' if used != 1 else ''} this week and the household limit is {limit}"

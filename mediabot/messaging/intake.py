@@ -83,7 +83,7 @@ class _Waiting:
     taken at creation and released by the writer: cheaper than an Event (no Condition),
     and this is paid once per webhook."""
 
-    __slots__ = ("message", "done", "result", "error")
+    __slots__ = ("done", "error", "message", "result")
 
     def __init__(self, message: Inbound):
         self.message = message
@@ -188,7 +188,7 @@ class Intake:
         self.recorded += len(batch)
         if self.batches % CHECKPOINT_EVERY == 0:
             self._checkpoint_due.set()
-        for waiting, result in zip(batch, results):
+        for waiting, result in zip(batch, results, strict=True):
             waiting.finish(result)
 
     def _checkpoints(self, writer: threading.Thread) -> None:
@@ -204,7 +204,7 @@ class Intake:
         try:
             with self._database.connection_context():
                 self._database.execute_sql("PRAGMA wal_checkpoint(PASSIVE)")
-        except Exception:  # noqa: BLE001 - the next commit's checkpoint tries again
+        except Exception:  # the next commit's checkpoint tries again
             log.warning("inbox: WAL checkpoint failed; will retry", exc_info=True)
 
     @staticmethod

@@ -22,7 +22,7 @@ PRAGMAS = {
 
 def utcnow() -> dt.datetime:
     """Naive UTC, the form every timestamp is stored in."""
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
 class BaseModel(pw.Model):

@@ -10,7 +10,7 @@ import functools
 import os
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 _LOCALTIME = "/etc/localtime"
 
 

@@ -11,7 +11,8 @@ tables are comparable only when their versions match.
 import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from mediabot.conversation.engine import (APOLOGIES, APOLOGY, NO_ANSWER_REPLY,
                                              ROUND_LIMIT_REPLY, STUCK_REPLY)

@@ -25,7 +25,8 @@ import ast
 import logging
 import re
 import threading
-from typing import Callable, TypeVar
+from typing import TypeVar
+from collections.abc import Callable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import arrapi
@@ -230,7 +231,7 @@ def _reason(detail: str) -> str:
     (arrapi shows it as a Python dict), or the text of an HTML or plain body (bytes)."""
     try:
         body = ast.literal_eval(detail[:4000])
-    except Exception:  # a bare sentence, cut short or too deep: the text as it is
+    except Exception:  # noqa: BLE001 - a bare sentence, cut short or too deep: the text as is
         body = detail
     if isinstance(body, bytes):
         body = body.decode("utf-8", "replace")

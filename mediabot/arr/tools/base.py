@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
+from collections.abc import Callable
 
 from mediabot.config import ArrConfig
 from mediabot.arr.tools.metadata import Metadata
@@ -72,12 +73,12 @@ class Tool:
     tier: str
     roles: frozenset[str]
     services: tuple[str, ...]
-    handler: Callable[["ToolContext", dict], dict]
-    describe: Callable[["ToolContext", dict], str] | None = None
+    handler: Callable[[ToolContext, dict], dict]
+    describe: Callable[[ToolContext, dict], str] | None = None
 
 
 def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 @dataclass
@@ -96,8 +97,8 @@ class ToolContext:
     the titles added) collect what the turn showed, for posters by MMS, off the results.
     """
 
-    sonarr: "ServiceClient | None"
-    radarr: "ServiceClient | None"
+    sonarr: ServiceClient | None
+    radarr: ServiceClient | None
     user_id: int | None = None
     role: str = "member"
     record_request: Callable[..., None] | None = None

@@ -235,7 +235,7 @@ def search_again(ctx: ToolContext, args: dict) -> dict:
     wait = ctx.searches.claim(service, args["id"]) if ctx.searches is not None else None
     if wait is not None:
         return {"searched": False, "message": f"{told} It was searched for again recently; "
-                f"it can be searched again from {local_text(wait, wait.tzinfo or dt.timezone.utc)}."}
+                f"it can be searched again from {local_text(wait, wait.tzinfo or dt.UTC)}."}
     try:
         client.run(_post_command, *plan["search"])
     except ToolError:
@@ -252,7 +252,8 @@ def _post_command(api, name: str, body: dict) -> dict:
 # Each parameter's description is what the model reads (tool_schemas sends only type, enum,
 # items, required and the descriptions; bounds and defaults stay here, for validation).
 _ID = {"type": "integer", "minimum": 1, "description": "tmdb_id or tvdb_id"}
-_KIND = {"type": "string", "enum": ["movie", "series"], "description": "movie: tmdb_id, series: tvdb_id"}
+_KIND = {"type": "string", "enum": ["movie", "series"],
+         "description": "movie: tmdb_id, series: tvdb_id"}
 _KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any",
              "description": "default any"}
 _QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "title"}

@@ -11,11 +11,12 @@ delete answering 200 with no body; ``system/status`` with a configurable version
 
 Knobs: ``delay`` (answer late, for timeouts), ``lookup_status`` (e.g. 503, the search
 backend being down), ``command_status`` (commands fail with it), ``echo_status`` (every
-API call but ``system/status`` fails with that status and a body that quotes the request URL, API key included, as some servers and
-reverse proxies do; ``echo_json`` False sends it as an HTML page). Every request is
-recorded in ``requests`` for assertions; every command (``POST command``: MoviesSearch,
-SeriesSearch, SeasonSearch, EpisodeSearch...) in ``commands``, answered like the real
-CommandResource (201, status "queued", trigger "manual") and readable at ``command/{id}``.
+API call but ``system/status`` fails with that status and a body that quotes the request
+URL, API key included, as some servers and reverse proxies do; ``echo_json`` False sends it as an
+HTML page). Every request is recorded in ``requests`` for assertions; every command (``POST
+command``: MoviesSearch, SeriesSearch, SeasonSearch, EpisodeSearch...) in ``commands``, answered
+like the real CommandResource (201, status "queued", trigger "manual") and readable at
+``command/{id}``.
 """
 
 import copy
@@ -66,7 +67,7 @@ def _when(text: str | None, default: dt.datetime) -> dt.datetime:
     if not text:
         return default
     moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 class FakeArr:
@@ -83,7 +84,7 @@ class FakeArr:
                  root: str):
         self.api_key = api_key
         self.version = version
-        self.now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        self.now = now or dt.datetime.now(dt.UTC).replace(microsecond=0)
         self.delay = 0.0
         self.lookup_status: int | None = None
         self.echo_status: int | None = None

@@ -20,7 +20,7 @@ ARRIVAL_TMDB = 329865
 
 def z(moment: dt.datetime) -> str:
     """Sonarr/Radarr's timestamp form; arrapi's parser needs the trailing Z."""
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _images(kind: str, slug: str, covers=("banner", "poster", "fanart", "clearlogo")) -> list:

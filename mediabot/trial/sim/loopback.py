@@ -27,8 +27,8 @@ class LoopbackServer:
         """Start serving; ``port`` 0 picks a free one, a former port restarts 'in place'."""
         self._server = make_server("127.0.0.1", port, self.app, threaded=True)
         self.port = self._server.server_port
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
