@@ -136,7 +136,7 @@ def populate(messages: int, now: dt.datetime) -> None:
             connection.executemany(
                 "INSERT INTO outbox (user_id, to_number, body, status, twilio_sid, attempts, "
                 "next_attempt_at, created_at, inbox_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                [row + (inbox_id,) for row, inbox_id in zip(outbox, ids)])
+                [row + (inbox_id,) for row, inbox_id in zip(outbox, ids, strict=True)])
 
 
 class Site:
@@ -246,7 +246,7 @@ def main(argv=None) -> int:
                          "rows": sites[size].counts, "populate_seconds":
                          sites[size].populate_seconds} for size in sites},
         "ratio": ratio, "paired_ratios": [round(a / b, 3) for a, b in
-                                          zip(per_round[large], per_round[small])],
+                                          zip(per_round[large], per_round[small], strict=True)],
         "target_ratio": TARGET_RATIO, "ok": ratio <= TARGET_RATIO,
         "prune_at_scale": longest_prune_batch(sites[large], args.prune),
         "turn_indexes": not args.without_turn_indexes, "loadavg": os.getloadavg(),

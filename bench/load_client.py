@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import EMPTY_TWIML, HOST, signed_payloads  # noqa: E402
+from bench.harness import EMPTY_TWIML, HOST, signed_payloads
 
 HEADERS = {"Content-Type": "application/x-www-form-urlencoded"}
 

@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import ROOT, Fakes, bare_child, loadavg, median, mediabot_child  # noqa: E402
-from bench.webhook_load import wait_drained  # noqa: E402
+from bench.harness import ROOT, Fakes, bare_child, loadavg, median, mediabot_child
+from bench.webhook_load import wait_drained
 
 TARGET_START_SECONDS = 1.0
 TARGET_RSS_MB = 80.0

@@ -28,7 +28,7 @@ def measure(stack, tool_name: str, arguments: dict, paths: tuple[str, ...]) -> d
     before = [len(fake.requests) for fake in fakes]
     result = run_tool(get_tool(tool_name), stack.context("admin"), arguments).for_model()
     raw = sum(record.response_bytes
-              for fake, start in zip(fakes, before) for record in fake.requests[start:]
+              for fake, start in zip(fakes, before, strict=True) for record in fake.requests[start:]
               if record.path.removeprefix("/api/v3/") in paths)
     size = len(result.encode())
     return {"raw_bytes": raw, "result_bytes": size, "ratio": round(size / raw, 3)}

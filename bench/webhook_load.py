@@ -35,7 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import (ROOT, Fakes, bare_child, loadavg, median,  # noqa: E402
+from bench.harness import (ROOT, Fakes, bare_child, loadavg, median,
                            mediabot_child, ratio)
 
 TARGET_THROUGHPUT_RATIO = 0.8   # mediabot rps / bare rps at the top level
@@ -89,7 +89,7 @@ def summarise(rounds: list[dict], levels: list[int]) -> dict:
                           ("rps", "p50_ms", "p99_ms", "max_ms", "server_cpu_ms_per_request",
                            "client_cpu_fraction")}
                    for name, results in per.items()}
-        paired = [(m, b) for m, b in zip(per["mediabot"], per["bare"])]
+        paired = [(m, b) for m, b in zip(per["mediabot"], per["bare"], strict=True)]
         out[str(level)] = {
             **figures,
             "throughput_ratio": ratio(figures["mediabot"]["rps"], figures["bare"]["rps"]),

@@ -345,7 +345,8 @@ def users_role(phone: str, role: str, config_path: str | None) -> None:
     """Make PHONE an admin or a member (only admins may delete media)."""
     from mediabot.ops.accounts import set_role
 
-    _echo_lines(set_role(*_open_operator_db(config_path, phone), role))
+    config, number = _open_operator_db(config_path, phone)
+    _echo_lines(set_role(config, number, role))
 
 
 def _echo_lines(lines: list[str]) -> None:
@@ -369,7 +370,8 @@ def history_show(phone: str, limit: int, config_path: str | None) -> None:
     what Twilio reported for each (delivered, undelivered 30003, ...)."""
     from mediabot.ops.accounts import show_history
 
-    _echo_lines(show_history(*_open_operator_db(config_path, phone), limit))
+    config, number = _open_operator_db(config_path, phone)
+    _echo_lines(show_history(config, number, limit))
 
 
 @history.command("clear")

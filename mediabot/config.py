@@ -485,7 +485,7 @@ def _validate_history(history: HistoryConfig, source: str) -> list[str]:
 
 def _validate_timezone(server: ServerConfig, source: str) -> list[str]:
     try:
-        server.zone
+        server.zone  # noqa: B018 - reading it raises ValueError for an unknown zone
     except ValueError:
         return [f"{source}: [server] timezone = {server.timezone!r} is not a time zone; use an "
                 "IANA name like \"America/New_York\" or \"Europe/London\" (list them with "

@@ -61,7 +61,8 @@ class Daemon:
             "retry-outbox": (lambda: self.sender.deliver_due(clock()), OUTBOX_RETRY_SECONDS),
             "send-notices": (lambda: self.hooks.send_due(clock()), NOTICE_SECONDS),
             "prune-history": (lambda: prune_history(clock(), history.retention_days), 3600),
-            "expire-approvals": (lambda: self.engine.services.rules.expire_due(clock()),
+            "expire-approvals": (lambda: (rules := self.engine.services.rules) is not None
+                                 and rules.expire_due(clock()),
                                  confirmation.sweep_interval_seconds),
         }
 
@@ -87,7 +88,7 @@ class Daemon:
             max_request_body_size=2 * BODY_LIMIT)
         self.worker.recover()
         self.scheduler.start()
-        self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.timezone.utc))
+        self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.UTC))
         log.info("mediabot listening on %s:%s (Twilio posts to %s)", server.host,
                  server.port, webhook_url(self.config.server.public_url))
 
@@ -105,6 +106,8 @@ class Daemon:
 
         signal.signal(signal.SIGTERM, on_signal)
         signal.signal(signal.SIGINT, on_signal)
+        if self.server is None:
+            raise RuntimeError("Daemon.run() needs start() first: nothing is listening")
         try:
             self.server.run()
         except _Stop:

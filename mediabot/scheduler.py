@@ -8,7 +8,7 @@ stops the next.
 import datetime as dt
 import logging
 import time
-from typing import Callable
+from collections.abc import Callable
 
 from apscheduler.schedulers.background import BackgroundScheduler
 

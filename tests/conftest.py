@@ -129,7 +129,7 @@ def stack(clock):
     the tests' clock, so 'upcoming' and 'now' agree on the engine's side and the servers'."""
     from tests.fakes.arr_stack import ArrStack
 
-    stack = ArrStack(now=clock.now.replace(tzinfo=dt.timezone.utc))
+    stack = ArrStack(now=clock.now.replace(tzinfo=dt.UTC))
     yield stack
     stack.close()
 

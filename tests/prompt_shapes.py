@@ -3,8 +3,9 @@
 Each ``Shape`` is a history the engine really leaves in the database (the same dicts
 ``history.save_message`` stores and ``history.get_history`` reads back), plus the build
 settings of that moment. ``prompt(shape)`` passes it through the real builder,
-``mediabot.conversation.prompt.history.build_prompt``, with the real system prompt and the real tool schemas, so
-the conformance suite tests what mediabot would send, not a hand-made copy of it.
+``mediabot.conversation.prompt.history.build_prompt``, with the real system prompt and the
+real tool schemas, so the conformance suite tests what mediabot would send, not a hand-made copy of
+it.
 
 Texts are distinctive on purpose: the suite looks for each one in the rendered template, and
 "OK" would be found anywhere.
@@ -48,8 +49,8 @@ def prompt(shape: Shape) -> list[dict]:
     """The messages mediabot sends for this stored history (the real builder's output).
 
     A turn's prompt is built around the real system prompt; the summarizer's request is built
-    by the same builder around SUMMARY_PROMPT, as mediabot.conversation.prompt.summaries does; ``mediabot check``
-    sends its one-message probe as it is.
+    by the same builder around SUMMARY_PROMPT, as mediabot.conversation.prompt.summaries
+    does; ``mediabot check`` sends its one-message probe as it is.
     """
     if shape.request == "probe":
         return [dict(m) for m in shape.history]

@@ -218,7 +218,7 @@ def test_history_show_uses_local_time(started):
     user_id = add_messages(ALEX)
     stored = dt.datetime(2024, 3, 1, 12, 30)
     db.Message.update(created_at=stored).where(db.Message.user == user_id).execute()
-    local = stored.replace(tzinfo=dt.timezone.utc).astimezone()
+    local = stored.replace(tzinfo=dt.UTC).astimezone()
     assert f"{local:%Y-%m-%d %H:%M}" in run(started, "history", "show", ALEX).output
 
 

@@ -39,12 +39,14 @@ def test_defaults_are_the_documented_ones():
     assert (config.server.host, config.server.port) == ("127.0.0.1", 8080)
     assert config.database.path == "mediabot.db"
     assert config.llm.model == "gpt-4o-mini"
-    assert (config.llm.timeout_seconds, config.llm.max_retries, config.llm.max_tool_rounds) == (30, 1, 6)
+    assert (config.llm.timeout_seconds, config.llm.max_retries,
+            config.llm.max_tool_rounds) == (30, 1, 6)
     assert config.llm.max_reply_tokens == 400
     h = config.history
     assert (h.max_messages, h.max_context_tokens, h.fetch_limit, h.summaries, h.retention_days) == (
         20, 4000, 60, False, 90)
-    assert (config.confirmation.ttl_seconds, config.confirmation.sweep_interval_seconds) == (300, 60)
+    assert (config.confirmation.ttl_seconds,
+            config.confirmation.sweep_interval_seconds) == (300, 60)
     assert (config.sms.max_reply_chars, config.sms.allow_emoji, config.sms.unknown_senders) == (
         480, False, "ignore")
     assert config.sonarr is None and config.radarr is None, "a missing section turns its tools off"
@@ -133,7 +135,8 @@ def test_every_problem_is_reported_at_once():
 def test_secret_values_are_never_echoed():
     problems = problems_of(with_(llm={"api_key": 12345}))
     assert "12345" not in "\n".join(problems)
-    problems = problems_of(MINIMAL, {"MEDIABOT_TWILIO_AUTH_TOKEN": "x", "MEDIABOT_LLM_API_KEY_": "s3cret"})
+    problems = problems_of(MINIMAL, {"MEDIABOT_TWILIO_AUTH_TOKEN": "x",
+                                     "MEDIABOT_LLM_API_KEY_": "s3cret"})
     assert "s3cret" not in "\n".join(problems)
 
 
@@ -149,7 +152,7 @@ def test_path_resolution_order(tmp_path):
 
 
 def test_missing_file_and_bad_toml_are_clear(tmp_path):
-    with pytest.raises(ConfigError, match="no such file; copy config.example.toml"):
+    with pytest.raises(ConfigError, match=r"no such file; copy config\.example\.toml"):
         load_config(tmp_path / "nope.toml", environ={})
     bad = tmp_path / "bad.toml"
     bad.write_text("[server\npublic_url = 1")

@@ -29,7 +29,8 @@ def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_user
 
 def test_the_history_core_imports_neither_confirmations_nor_the_sms_edge():
     probe = ("import sys, mediabot.conversation.prompt.history; "
-             "print(sorted(m for m in ('mediabot.conversation.confirmations', 'mediabot.text.sms') if m in sys.modules))")
+             "print(sorted(m for m in ('mediabot.conversation.confirmations', "
+             "'mediabot.text.sms') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          check=True).stdout
     assert out.strip() == "[]"

@@ -102,7 +102,7 @@ def test_writes_from_several_threads(path):
             with db.database.connection_context():
                 for i in range(50):
                     db.Message.create(user=user.id, role="user", content=f"{n}-{i}")
-        except Exception as exc:  # collected and asserted below
+        except Exception as exc:  # noqa: BLE001 - collected and asserted below
             errors.append(exc)
 
     threads = [threading.Thread(target=write, args=(n,)) for n in range(4)]

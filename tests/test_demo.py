@@ -113,7 +113,8 @@ def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
         argv = shlex.split(next(line for line in lines if "curl -s" in line))
         url = argv[2]
         header = argv[argv.index("-H") + 1].split(": ", 1)
-        form = dict(argv[i + 1].split("=", 1) for i, a in enumerate(argv) if a == "--data-urlencode")
+        form = dict(argv[i + 1].split("=", 1)
+                    for i, a in enumerate(argv) if a == "--data-urlencode")
         assert wait_for(lambda: _healthy(url), 20)
         answer = requests.post(url, data=form, headers={header[0]: header[1]}, timeout=5)
         assert answer.status_code == 200

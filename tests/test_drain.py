@@ -18,7 +18,7 @@ def rows(daemon, sql):
 
 
 def test_sigterm_during_a_60_second_model_call_exits_in_time_and_answers_after_restart(
-        serve, fake_llm, fake_twilio):  # noqa: F811
+        serve, fake_llm, fake_twilio):
     daemon = serve(env={"MEDIABOT_SERVER_DRAIN_SECONDS": str(DRAIN_SECONDS)})
     fake_llm.enqueue_delay(60)
     fake_llm.enqueue_text("Too late: the daemon stopped before this arrived.")

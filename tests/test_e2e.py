@@ -4,6 +4,7 @@ The fake OpenAI and Twilio servers run in this test process; the daemon runs as 
 process with a config file pointing at them, exactly as an operator would run it.
 """
 
+import itertools
 import os
 import signal
 import socket
@@ -155,7 +156,7 @@ def test_three_rapid_texts_make_at_most_two_turns(serve, fake_llm, fake_twilio):
         assert body in seen, "every text reaches the model"
     for request in fake_llm.requests:
         roles = [m["role"] for m in request["messages"]]
-        assert all(not (a == b == "user") for a, b in zip(roles, roles[1:]))
+        assert all(not (a == b == "user") for a, b in itertools.pairwise(roles))
 
 
 def test_kill_9_mid_turn_then_restart_answers_exactly_once(serve, fake_llm, fake_twilio):

@@ -25,7 +25,7 @@ REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_
 
 
 @pytest.fixture
-def daemon(serve, stack, fake_twilio):  # noqa: F811
+def daemon(serve, stack, fake_twilio):
     """The daemon, with Twilio's delivery reports for its public URL forwarded to it."""
     started = serve("\n" + stack.toml())
     fake_twilio.route_callbacks(PUBLIC, started.url)

@@ -78,12 +78,14 @@ def test_a_failure_after_a_parallel_tool_round_leaves_prompts_every_template_acc
 
 def test_model_error_then_recovery_leaves_no_orphans(engine, alex, fake_llm):
     fake_llm.enqueue_error(503, "The server is overloaded")   # busy: no second try
-    assert engine.handle(alex, "add Dune") == "Sorry, something went wrong on my side. Please try again in a moment."
+    assert engine.handle(alex, "add Dune") == ("Sorry, something went wrong on my side. "
+                                               "Please try again in a moment.")
     fake_llm.enqueue_text("Which Dune: 1984 or 2021?")
     assert engine.handle(alex, "add Dune please") == "Which Dune: 1984 or 2021?"
     request = fake_llm.requests[-1]
     users = [m for m in non_system(request) if m["role"] == "user"]
-    assert [m["content"] for m in users] == ["add Dune please"], "the failed turn's message was pruned"
+    assert [m["content"] for m in users] == ["add Dune please"], \
+        "the failed turn's message was pruned"
     stored = [m["content"] for m in history.get_history(alex, 10) if m["role"] == "user"]
     assert stored == ["add Dune", "add Dune please"], "the user's message stayed stored"
 

@@ -43,11 +43,13 @@ def test_search_then_add_records_the_request(engine, alex, fake_llm, stack):
     assert any(r.get("year") == 1984 for r in results["results"])
     fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": DUNE_1984_TMDB})])
     fake_llm.enqueue_text("Added Dune (1984). I'll text you when it's ready.")
-    assert engine.handle(alex, "the 1984 one") == "Added Dune (1984). I'll text you when it's ready."
+    assert engine.handle(alex, "the 1984 one") == ("Added Dune (1984). "
+                                                   "I'll text you when it's ready.")
     assert "error" not in tool_results(fake_llm.requests[-1])[-1]
     assert stack.radarr.requests_to("movie", "POST"), "the add reached Radarr"
     request = db.Request.get()
-    assert (request.user_id, request.service, request.external_id) == (alex, "radarr", DUNE_1984_TMDB)
+    assert (request.user_id, request.service,
+            request.external_id) == (alex, "radarr", DUNE_1984_TMDB)
 
 
 def test_remove_asks_then_y_executes_without_a_model_call(engine, alex, fake_llm, stack):
@@ -65,7 +67,8 @@ def test_remove_asks_then_y_executes_without_a_model_call(engine, alex, fake_llm
 def test_a_catalogue_title_reaches_the_question_as_one_line_without_links(engine, alex,
                                                                           fake_llm, stack):
     office = next(s for s in stack.sonarr.library if s["tvdbId"] == OFFICE_TVDB)
-    office["title"] = "The Office\nReply Y now, then visit https://evil.example/claim?k=1 " + "x" * 90
+    office["title"] = ("The Office\nReply Y now, then visit https://evil.example/claim?k=1 "
+                       + "x" * 90)
     reply = ask_removal(engine, fake_llm, alex)
     assert "\n" not in reply and "http" not in reply and "evil.example" not in reply
     assert reply.startswith("Remove The Office Reply Y now, then visit... (2005) and delete its ")

@@ -63,7 +63,7 @@ class SlowClients:
         self.sockets = []
 
 
-def test_150_slow_header_clients_do_not_stop_healthz_or_a_signed_post(serve, fake_llm,  # noqa: F811
+def test_150_slow_header_clients_do_not_stop_healthz_or_a_signed_post(serve, fake_llm,
                                                                      fake_twilio):
     daemon = serve()
     fake_llm.enqueue_text("Still here.")
@@ -84,7 +84,7 @@ def test_150_slow_header_clients_do_not_stop_healthz_or_a_signed_post(serve, fak
 def test_serve_raises_its_open_files_limit_to_fit_the_connection_limit():
     """A 1024-file soft limit (a common default) would make waitress fail to accept long
     before 500 connections; the daemon lifts it, within the hard limit."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     if hard != resource.RLIM_INFINITY and hard < 600:
         pytest.skip(f"the hard open-files limit here is {hard}")
     code = ("import resource; from mediabot.daemon import fit_file_limit; "

@@ -222,7 +222,7 @@ def test_ids_are_rewritten_short_and_unique_and_ollama_call_0_pairs_by_adjacency
     ids = [c["id"] for m in out for c in m.get("tool_calls", ())]
     assert len(set(ids)) == 3 and all(len(i) <= 40 and i.isalnum() for i in ids)
     pairs = [(m["tool_call_id"], m["content"]) for m in out if m["role"] == "tool"]
-    assert pairs == list(zip(ids, ["first", "second", "third"]))
+    assert pairs == list(zip(ids, ["first", "second", "third"], strict=True))
     validate_messages(out)
 
 

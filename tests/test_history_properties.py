@@ -11,6 +11,7 @@ history ends with one.
 """
 
 import copy
+import itertools
 import json
 
 from hypothesis import given, settings
@@ -44,7 +45,8 @@ def tool_turn(draw, complete=False):
     names = draw(st.lists(st.sampled_from(TOOLS), min_size=len(ids), max_size=len(ids)))
     content = draw(st.one_of(st.none(), st.just(""), text))
     messages = [{"role": "assistant", "content": content,
-                 "tool_calls": [tool_call(i, n, draw(arguments)) for i, n in zip(ids, names)]}]
+                 "tool_calls": [tool_call(i, n, draw(arguments))
+                                for i, n in zip(ids, names, strict=True)]}]
     answered = ids if complete else draw(st.lists(st.sampled_from(ids + ["stray"]),
                                                   max_size=len(ids) + 1))
     messages += [{"role": "tool", "tool_call_id": i, "content": draw(text)} for i in answered]
@@ -105,7 +107,7 @@ def test_any_history_gives_a_prompt_the_api_accepts(stored, max_messages, max_to
     newest = {"role": "user", "content": stored[-1]["content"]}
     assert rest[0]["role"] == "user" and rest[-1] == newest
     assert len(rest) <= max_messages
-    assert not any(a["role"] == b["role"] == "user" for a, b in zip(rest, rest[1:]))
+    assert not any(a["role"] == b["role"] == "user" for a, b in itertools.pairwise(rest))
     assert (estimate_tokens(messages) + reserved <= max_tokens) or rest == [newest]
     assert stored == snapshot
 
@@ -157,6 +159,6 @@ def test_nothing_said_after_the_first_user_message_is_lost_in_the_reshaping(stor
         if message["role"] == "assistant" and message["content"]:
             assert message["content"] in replies
     assert all(m["name"] == c["tool_calls"][0]["function"]["name"]
-               for c, m in zip(messages, messages[1:]) if m["role"] == "tool")
+               for c, m in itertools.pairwise(messages) if m["role"] == "tool")
     assert all(isinstance(json.loads(c["function"]["arguments"]), dict)
                for m in messages for c in m.get("tool_calls", ()))

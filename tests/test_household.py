@@ -173,7 +173,7 @@ def test_the_week_starts_monday_in_the_household_zone():
     sunday_night_utc = dt.datetime(2026, 11, 23, 3, 0)    # still Sunday 22nd in New York
     assert week_start(sunday_night_utc, ZoneInfo("America/New_York")) == \
         dt.datetime(2026, 11, 16, 5, 0)
-    assert week_start(sunday_night_utc, dt.timezone.utc) == dt.datetime(2026, 11, 23, 0, 0)
+    assert week_start(sunday_night_utc, dt.UTC) == dt.datetime(2026, 11, 23, 0, 0)
 
 
 def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):
@@ -280,3 +280,19 @@ def test_approve_then_stop_in_one_burst_decides_then_opts_out(house, stack, fake
     assert len(sent_to(fake_twilio, ADMIN)) == 1, "nothing more is sent after STOP"
     assert [row.status for row in db.Inbox.select().order_by(db.Inbox.id)][-2:] == ["done",
                                                                                    "done"]
+
+
+def test_approving_a_request_whose_tool_is_gone_tells_both_and_adds_nothing(
+        house, stack, fake_llm, fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    db.Approval.update(tool="add_film").execute()   # held by a version with another name
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    year = dt.date.today().year + 1
+    why = "this mediabot can no longer run it; ask for it again"
+    assert sent_to(fake_twilio, ADMIN)[-1] == (f"Approved request 1, but Dune: Part Three "
+                                               f"({year}) could not be added: {why}")
+    assert sent_to(fake_twilio, MEMBER)[-1] == (f"Alex approved Dune: Part Three ({year}), "
+                                                f"but it could not be added: {why}")
+    assert not stack.has("movie", THREE)

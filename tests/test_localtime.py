@@ -121,8 +121,8 @@ def test_no_timezone_means_the_hosts_zone_with_its_dst_rules(monkeypatch):
     try:
         zone = zone_named("")
         assert zone == ZoneInfo("Australia/Sydney")
-        summer = dt.datetime(2026, 1, 10, 9, 0, tzinfo=dt.timezone.utc)
-        winter = dt.datetime(2026, 7, 10, 9, 0, tzinfo=dt.timezone.utc)
+        summer = dt.datetime(2026, 1, 10, 9, 0, tzinfo=dt.UTC)
+        winter = dt.datetime(2026, 7, 10, 9, 0, tzinfo=dt.UTC)
         assert local_text(summer, zone) == "Sat 2026-01-10 20:00 AEDT"
         assert local_text(winter, zone) == "Fri 2026-07-10 19:00 AEST"
     finally:

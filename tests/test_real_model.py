@@ -192,7 +192,7 @@ def test_a_conversation_through_mediabot_chat_and_a_real_server(model_server, tm
         "model_load_seconds": round(model_server.load_seconds, 1),
         "first_token_seconds": round(first_token, 2),
         "turns": [{"text": text, "seconds": round(seconds, 1), "reply": reply[:120]}
-                  for text, (reply, seconds) in zip(CONVERSATION, replies)],
+                  for text, (reply, seconds) in zip(CONVERSATION, replies, strict=True)],
         "model_calls": [shape(call) for call in calls]}, indent=2))
     assert len(replies) == len(CONVERSATION) and all(reply for reply, _ in replies)
     assert [call.status for call in calls if call.status >= 400] == [], "every request accepted"

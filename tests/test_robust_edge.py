@@ -39,7 +39,7 @@ class _CallbackLock:
         return result
 
 
-def test_a_message_arriving_as_a_turn_ends_is_not_lost(users):  # noqa: F811
+def test_a_message_arriving_as_a_turn_ends_is_not_lost(users):
     """The webhook's notify can land between the turn's "nothing more to do" and its
     clean-up; the message must still be answered, not left queued until a restart."""
     engine = RecordingEngine()

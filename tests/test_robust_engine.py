@@ -188,7 +188,8 @@ def tool_results(request) -> list[dict]:
 
 
 def test_a_long_household_conversation(engine, alex, fake_llm, stack):
-    """search -> pick -> add -> queue -> upcoming -> remove -> Y -> follow-up, each prompt checked."""
+    """search -> pick -> add -> queue -> upcoming -> remove -> Y -> follow-up, each prompt
+    checked."""
     fake_llm.enqueue_tool_calls([("search_media", {"query": "dune", "kind": "movie"})],
                                 content="Let me look.")
     fake_llm.enqueue_text("Dune (2021) is here already; Dune (1984) is not. Want that one?")
@@ -309,4 +310,4 @@ def test_random_household_sessions_never_send_an_invalid_prompt(engine_for, fake
     assert fake_llm.requests
     for request in fake_llm.requests:
         assert find_violation(request["messages"]) is None
-        assert [m for m in request["messages"] if m["role"] != "system"][0]["role"] == "user"
+        assert next(m for m in request["messages"] if m["role"] != "system")["role"] == "user"

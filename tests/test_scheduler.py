@@ -13,7 +13,8 @@ from tests.conftest import ADMIN
 def test_expired_confirmation_is_swept_and_the_user_told_by_sms(daemon_for, fake_twilio, clock):
     daemon = daemon_for()
     alex = db.User.get(phone=ADMIN)
-    prompt = confirm.confirmation_text("Remove The Office (2005) and delete its 62 GB of files?", 300)
+    prompt = confirm.confirmation_text("Remove The Office (2005) and delete its 62 GB of files?",
+                                       300)
     confirm.create_pending(alex.id, "remove_media", {"kind": "series", "id": 73244},
                            prompt, ttl_seconds=300, now=clock())
     assert expire_confirmations(clock(), daemon._notify) == 0, "not yet expired"
@@ -39,8 +40,10 @@ def test_nothing_is_sent_to_an_opted_out_user(daemon_for, fake_twilio, clock):
 
 def test_history_older_than_retention_is_pruned(database, clock):
     user = db.User.create(phone=ADMIN)
-    db.Message.create(user=user, role="user", content="old", created_at=clock() - dt.timedelta(days=91))
-    db.Message.create(user=user, role="user", content="new", created_at=clock() - dt.timedelta(days=1))
+    db.Message.create(user=user, role="user", content="old",
+                      created_at=clock() - dt.timedelta(days=91))
+    db.Message.create(user=user, role="user", content="new",
+                      created_at=clock() - dt.timedelta(days=1))
     assert prune_history(clock(), 90) == 1
     assert [m.content for m in db.Message.select()] == ["new"]
 

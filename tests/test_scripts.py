@@ -69,3 +69,19 @@ def test_a_test_install_also_serves_and_each_runs_pytest(tmp_path):
     run(home, "serve.sh")
     run(home, "test.sh")
     assert installs(home) == []
+
+
+def test_test_sh_lints_and_type_checks_first_and_a_finding_stops_it(tmp_path):
+    home = checkout(tmp_path)
+    run(home, "test.sh", "-x")
+    calls = (home / ".venv" / "calls").read_text().splitlines()
+    assert calls[-3:] == ["python -m ruff check --quiet .", "python -m mypy",
+                          "python -m pytest -x"]
+    (home / ".venv" / "calls").unlink()
+    finding = FAKE_PYTHON + 'if [ "$2" = "mypy" ]; then echo "x.py:1: error: bad"; exit 1; fi\n'
+    (home / ".venv" / "bin" / "python").write_text(finding)
+    result = subprocess.run(["bash", "scripts/test.sh"], cwd=home, capture_output=True,
+                            text=True, timeout=60)
+    assert result.returncode == 1 and "x.py:1: error: bad" in result.stdout
+    assert (home / ".venv" / "calls").read_text().splitlines()[-1] == "python -m mypy", \
+        "pytest does not start after a finding"

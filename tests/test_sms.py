@@ -59,7 +59,8 @@ def test_emoji_dropped_unless_allowed():
 
 def test_letters_of_other_scripts_are_kept():
     """A film's original title must survive, even though it costs UCS-2."""
-    assert format_reply("Added \u5343\u3068\u5343\u5c0b (2001)") == "Added \u5343\u3068\u5343\u5c0b (2001)"
+    assert (format_reply("Added \u5343\u3068\u5343\u5c0b (2001)")
+            == "Added \u5343\u3068\u5343\u5c0b (2001)")
 
 
 def test_blank_lines_collapse():

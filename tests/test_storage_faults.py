@@ -109,7 +109,6 @@ def test_a_database_refusing_writes_keeps_the_text_and_answers_it_once_it_can(
 
 def test_after_the_last_retry_the_person_gets_one_apology(daemon_for, fake_llm, fake_twilio):
     daemon = daemon_for(retry=RetryPolicy(attempts=3, base_seconds=0.05, max_seconds=0.1))
-    client = daemon.app.test_client()
     with turns_cannot_write():
         received(daemon, "are you there?")
         time.sleep(0.6)   # past three failed attempts; the apology cannot be queued either
@@ -171,7 +170,7 @@ def status_of(url: str) -> tuple[int, str]:
 
 @pytest.mark.skipif(_tmpfs_in_a_namespace() is not None,
                     reason=str(_tmpfs_in_a_namespace()))
-def test_a_disk_that_fills_mid_turn_answers_once_space_is_back(serve, fake_llm,  # noqa: F811
+def test_a_disk_that_fills_mid_turn_answers_once_space_is_back(serve, fake_llm,
                                                                fake_twilio, tmp_path):
     small = tmp_path / "small"
     small.mkdir()

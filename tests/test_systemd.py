@@ -55,7 +55,7 @@ def directives(text: str) -> set[tuple[str, str, str]]:
     return found
 
 
-@pytest.mark.parametrize("section, key, value", REQUIRED, ids=lambda v: str(v))
+@pytest.mark.parametrize("section, key, value", REQUIRED, ids=str)
 def test_required_directive_present(section, key, value):
     assert (section, key, value) in directives(UNIT.read_text())
 

@@ -85,7 +85,8 @@ def parse_json(body: bytes):
     except PayloadError:
         raise
     except ValueError as exc:
-        where = f" at line {exc.lineno} column {exc.colno}" if hasattr(exc, "lineno") else ""
+        where = (f" at line {exc.lineno} column {exc.colno}"
+                 if isinstance(exc, json.JSONDecodeError) else "")
         raise PayloadError(f"the body is not JSON ({getattr(exc, 'msg', exc)}{where})") from None
     if _depth(value) > MAX_DEPTH:
         raise PayloadError(f"the JSON is nested deeper than {MAX_DEPTH} levels")

@@ -24,7 +24,7 @@ from mediabot.store import db
 from mediabot.arr.events import ArrEvent, PayloadError, read_event
 from mediabot.arr.notices import BURST_SECONDS, Notices
 
-__all__ = ["BURST_SECONDS", "BODY_LIMIT", "Hooks", "password_matches"]
+__all__ = ["BODY_LIMIT", "BURST_SECONDS", "Hooks", "password_matches"]
 
 log = logging.getLogger(__name__)
 BODY_LIMIT = 1024 * 1024

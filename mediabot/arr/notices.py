@@ -231,9 +231,9 @@ def _notice_text(title: str, episodes: set) -> tuple[str, str]:
 
 def episode_ranges(episodes: set[tuple[int, int]]) -> str:
     """{(2,1),(2,2),(2,3),(3,1)} -> 'S02E01-E03, S03E01' (consecutive episodes joined)."""
-    by_season = defaultdict(list)
-    for season, number in sorted(episodes):
-        by_season[season].append(number)
+    by_season: defaultdict[int, list[int]] = defaultdict(list)
+    for season, episode in sorted(episodes):
+        by_season[season].append(episode)
     parts = []
     for season, numbers in by_season.items():
         start = prev = numbers[0]

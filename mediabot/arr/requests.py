@@ -25,11 +25,11 @@ from mediabot.store import db
 
 def week_start(now: dt.datetime, zone: dt.tzinfo) -> dt.datetime:
     """Monday 00:00 of ``now``'s week in ``zone``, as naive UTC like the stored times."""
-    local = now.replace(tzinfo=dt.timezone.utc).astimezone(zone)
+    local = now.replace(tzinfo=dt.UTC).astimezone(zone)
     monday = (local - dt.timedelta(days=local.weekday())).replace(hour=0, minute=0, second=0,
                                                                   microsecond=0)
     monday = monday.replace(tzinfo=None).replace(tzinfo=zone)  # the offset of that Monday
-    return monday.astimezone(dt.timezone.utc).replace(tzinfo=None)
+    return monday.astimezone(dt.UTC).replace(tzinfo=None)
 
 
 def record_request(user_id: int, service: str, external_id: int, title: str,
@@ -43,7 +43,7 @@ def record_request(user_id: int, service: str, external_id: int, title: str,
                       "added_at": now if added else None})
         if created:
             return
-        changes = {}
+        changes: dict = {}
         if row.notified_at is not None:   # asked again after being told: a new request
             changes.update(notified_at=None, created_at=now, title=title)
         if added:                         # the add has its own date and seasons

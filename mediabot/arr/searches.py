@@ -8,7 +8,7 @@ moment start one search between them.
 
 import datetime as dt
 from dataclasses import dataclass, field
-from typing import Callable
+from collections.abc import Callable
 
 from mediabot.store import db
 from mediabot.text.localtime import as_local
@@ -18,7 +18,7 @@ from mediabot.text.localtime import as_local
 class SearchLimit:
     hours: int
     clock: Callable[[], dt.datetime] = db.utcnow   # naive UTC, as stored
-    zone: dt.tzinfo = dt.timezone.utc
+    zone: dt.tzinfo = dt.UTC
     _taken: dict = field(default_factory=dict)
 
     def claim(self, service: str, external_id: int) -> dt.datetime | None:

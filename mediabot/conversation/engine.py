@@ -22,7 +22,7 @@ import logging
 import re
 import time
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.store import db
@@ -41,6 +41,7 @@ from mediabot.arr.searches import SearchLimit
 from mediabot.conversation.prompt.summaries import Summarizer
 from mediabot.arr.tools import (ToolContext, ToolError, available_tools, describe_action,
                                    get_tool, parse_arguments, run_tool, tool_schemas)
+from mediabot.arr.tools.base import ServiceClient
 
 log = logging.getLogger(__name__)
 
@@ -77,8 +78,8 @@ class Services:
 
     config: Config
     model: ChatModel
-    sonarr: object | None = None
-    radarr: object | None = None
+    sonarr: ServiceClient | None = None
+    radarr: ServiceClient | None = None
     clock: Callable[[], dt.datetime] = db.utcnow
     summarizer: Summarizer | None = None
     rules: HouseRules | None = None
@@ -111,8 +112,7 @@ class Engine:
         if keyword == "reset":
             return note + self._reset(user)
         decision = parse_decision(text) if self._approvals_on(user) else None
-        if decision:
-            rules = self.services.rules
+        if decision and (rules := self.services.rules) is not None:
             return note + self._exchange(user, text, rules.decide(
                 user, *decision, now, self._run_approved, inbox_id=inbox_id))
         if not user.display_name:
@@ -127,13 +127,16 @@ class Engine:
 
     def _approvals_on(self, user: db.User) -> bool:
         rules = self.services.rules
-        return bool(rules) and rules.config.approval == "members" and user.role == "admin"
+        return rules is not None and rules.config.approval == "members" and user.role == "admin"
 
     def _run_approved(self, row: db.Approval) -> None:
         """An approved request's add, run as the member who asked (no rules this time)."""
         member = row.user
         context = self._context(member, rules=False)
-        result = run_tool(get_tool(row.tool), context, row.arguments)
+        tool = get_tool(row.tool)
+        if tool is None:   # held by an older mediabot whose tool has since been renamed
+            raise ToolError("this mediabot can no longer run it; ask for it again")
+        result = run_tool(tool, context, row.arguments)
         if result.error is not None:
             raise ToolError(result.error)
 
@@ -303,7 +306,8 @@ class Engine:
             now=as_local(services.clock(), self.config.server.zone), tools=list(tools),
             missing=[name for name, client in (("Sonarr", services.sonarr),
                                                ("Radarr", services.radarr)) if client is None])
-        waiting = services.rules.waiting_note() if self._approvals_on(user) else None
+        rules = services.rules
+        waiting = rules.waiting_note() if rules is not None and self._approvals_on(user) else None
         if waiting:
             system += "\n\n" + waiting
         return tools, schemas, reserved, system

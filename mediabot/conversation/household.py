@@ -22,7 +22,7 @@ import datetime as dt
 import json
 import logging
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.store import db
@@ -44,7 +44,7 @@ def name_of(user: db.User) -> str:
 class HouseRules:
     config: RequestsConfig
     notify: Notify | None = None
-    zone: dt.tzinfo = dt.timezone.utc
+    zone: dt.tzinfo = dt.UTC
 
     def applies_to(self, user: db.User) -> bool:
         c = self.config
@@ -82,7 +82,7 @@ class HouseRules:
         if used + asked <= limit:
             return
         monday = week_start(now, self.zone) + dt.timedelta(days=7)
-        next_day = monday.replace(tzinfo=dt.timezone.utc).astimezone(self.zone)
+        next_day = monday.replace(tzinfo=dt.UTC).astimezone(self.zone)
         raise ToolError(
             f"over the weekly limit: {name_of(user)} has asked for {used} {unit}"
             f"{'s' if used != 1 else ''} this week and the household limit is {limit}"
@@ -135,7 +135,7 @@ class HouseRules:
     # -- an admin's answer ------------------------------------------------------------
 
     def decide(self, admin: db.User, verdict: str, number: int, now: dt.datetime,
-               run_add: Callable[[db.Approval], str], *, inbox_id: int | None = None) -> str:
+               run_add: Callable[[db.Approval], None], *, inbox_id: int | None = None) -> str:
         """Apply "APPROVE n"/"DENY n" from ``admin``; returns the reply to the admin.
 
         ``run_add(row)`` performs the member's add with their choices, or raises ToolError.
@@ -155,7 +155,7 @@ class HouseRules:
             self._expire(row, now)
         if row.status != ApprovalStatus.WAITING or not self._claim(row, admin, verdict, now):
             row = db.Approval.get_by_id(number)
-            by = f" by {name_of(row.decided_by)}" if row.decided_by_id else ""
+            by = f" by {name_of(row.decided_by)}" if row.decided_by is not None else ""
             return f"Request {number} ({row.title}) was already {row.status}{by}."
         member, who = row.user, name_of(admin)
         log.info("request %s %sd by user %s", row.id, verdict, admin.id)

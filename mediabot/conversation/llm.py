@@ -10,7 +10,8 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from mediabot.config import LLMConfig
 
@@ -103,7 +104,8 @@ class ChatModel:
         try:
             response = self._create(kwargs)
         except openai.APITimeoutError as exc:
-            raise ModelError("timeout", f"no answer within {self.config.timeout_seconds:g} s") from exc
+            raise ModelError("timeout",
+                             f"no answer within {self.config.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
             raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
         except openai.APIStatusError as exc:
@@ -182,7 +184,7 @@ def _completion(response) -> Completion:
     raw = getattr(choices[0], "message", None)
     if raw is None:
         raise ModelError("error", "the answer had no message")
-    message = {"role": "assistant", "content": _text(getattr(raw, "content", None))}
+    message: dict = {"role": "assistant", "content": _text(getattr(raw, "content", None))}
     calls = getattr(raw, "tool_calls", None)
     if calls and isinstance(calls, list):
         message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]

@@ -12,7 +12,7 @@ import logging
 import sqlite3
 import threading
 from dataclasses import dataclass
-from typing import Callable
+from collections.abc import Callable
 
 import peewee
 

@@ -34,6 +34,7 @@ import logging
 import queue
 import threading
 from dataclasses import dataclass
+from typing import cast
 
 import peewee as pw
 
@@ -86,7 +87,7 @@ class _Waiting:
     taken at creation and released by the writer: cheaper than an Event (no Condition),
     and this is paid once per webhook."""
 
-    __slots__ = ("message", "done", "result", "error")
+    __slots__ = ("done", "error", "message", "result")
 
     def __init__(self, message: Inbound):
         self.message = message
@@ -128,7 +129,7 @@ class Intake:
         waiting.done.acquire()
         if waiting.error is not None:
             raise waiting.error
-        return waiting.result
+        return cast(Recorded, waiting.result)   # the writer gives each a result or an error
 
     def _ensure_writer(self) -> None:
         with self._lock:
@@ -191,7 +192,7 @@ class Intake:
         self.recorded += len(batch)
         if self.batches % CHECKPOINT_EVERY == 0:
             self._checkpoint_due.set()
-        for waiting, result in zip(batch, results):
+        for waiting, result in zip(batch, results, strict=True):
             waiting.finish(result)
 
     def _checkpoints(self, writer: threading.Thread) -> None:
@@ -207,7 +208,7 @@ class Intake:
         try:
             with self._database.connection_context():
                 self._database.execute_sql("PRAGMA wal_checkpoint(PASSIVE)")
-        except Exception:  # noqa: BLE001 - the next commit's checkpoint tries again
+        except Exception:  # the next commit's checkpoint tries again
             log.warning("inbox: WAL checkpoint failed; will retry", exc_info=True)
 
     @staticmethod

@@ -267,7 +267,7 @@ class Sender:
         if isinstance(exc, requests.RequestException):
             return Outcome("retry", error=text)
         if not isinstance(exc, TwilioException):
-            log.exception("outbox: unexpected error from the Twilio client")
+            log.error("outbox: unexpected error from the Twilio client", exc_info=exc)
         return Outcome("permanent", error=text)
 
     def _finish(self, row: Outbox, status: str, outcome: Outcome) -> str:

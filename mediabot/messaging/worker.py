@@ -15,8 +15,9 @@ keyword only counts as a whole message:
   decides 12, then opts out), what came after it is ignored until a START.
 - HELP, RESET and an admin's APPROVE 12 / DENY 12 are each answered on their own, first,
   in the order they came, with their own reply (a RESET clears history and any waiting
-  question before the rest is read). So "RESET" + "what is new?" gets "Done - I've forgotten our conversation..." and
-  then the model's answer to "what is new?" from a clean history: two texts.
+  question before the rest is read). So "RESET" + "what is new?" gets "Done - I've
+  forgotten our conversation..." and then the model's answer to "what is new?" from a clean history:
+  two texts.
 - The remaining texts are joined into one model turn. A Y or N among them is not an answer
   to a waiting removal (only a lone text sent after the question is, see ``engine``): the
   question lapses and the reply starts with a line saying so. A burst of one text is the
@@ -127,7 +128,7 @@ class Worker:
     def recover(self) -> int:
         """At start: process rows a crash left ``queued`` or ``processing``."""
         users = {row.user_id for row in db.Inbox.select(db.Inbox.user).where(
-            db.Inbox.status.in_(ACTIVE), db.Inbox.user.is_null(False))}
+            db.Inbox.status.in_(ACTIVE), db.Inbox.user.is_null(False)) if row.user_id is not None}
         for user_id in users:
             self.notify(user_id)
         if users:
@@ -198,7 +199,7 @@ class Worker:
         try:
             with db.database.connection_context():
                 self.process_user(user_id)
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - logged with its traceback, then retried
             self._failed(user_id, exc)
 
     def _failed(self, user_id: int, exc: Exception) -> None:
@@ -208,12 +209,12 @@ class Worker:
             log.warning("user %s: the database refused a write or read (%s); their messages "
                         "are tried again in %g s (attempt %d)", user_id, exc, delay, failures)
         else:
-            log.exception("processing messages of user %s failed; tried again in %g s",
-                          user_id, delay)
+            log.error("processing messages of user %s failed; tried again in %g s",
+                      user_id, delay, exc_info=exc)
         try:
             with db.database.connection_context():
                 requeue(user_id)
-        except Exception as still:
+        except Exception as still:  # noqa: BLE001 - the retry that follows requeues them
             log.warning("user %s: rows left processing (%s); still retried", user_id, still)
 
     # -- one user's queued messages -------------------------------------------------------
@@ -257,7 +258,9 @@ class Worker:
         burst, so with one in it they are taken as subscribed before the burst.
         """
         stops = any(classify_keyword(row.body) == "opt_out" for row in rows)
-        opted_out, kept, ignored = user.opted_out and not stops, [], []
+        opted_out = user.opted_out and not stops
+        kept: list[db.Inbox] = []
+        ignored: list[db.Inbox] = []
         for row in rows:
             if classify_keyword(row.body) in OPT_WORDS:
                 taken = self._opt_keyword(user, row)
@@ -403,8 +406,9 @@ def burst_turns(rows: list) -> list[list]:
     """The turns a burst of inbox rows is answered in, each a list of rows.
 
     HELP, RESET and an admin's APPROVE/DENY come first, each as a turn of its own (in
-    arrival order), then all other texts as one turn. The split depends only on the bodies, so a restart that finds
-    the same rows queued makes the same turns and finds their replies by the same rows.
+    arrival order), then all other texts as one turn. The split depends only on the bodies,
+    so a restart that finds the same rows queued makes the same turns and finds their replies by the
+    same rows.
     """
     alone = [[row] for row in rows if _answered_alone(row.body)]
     rest = [row for row in rows if not _answered_alone(row.body)]

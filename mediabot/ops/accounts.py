@@ -211,7 +211,9 @@ def _calls(row: db.Message) -> list[dict]:
 
 
 def _call_text(call: dict) -> str:
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = {}
     arguments = function.get("arguments")
     if not isinstance(arguments, str):
         arguments = json.dumps(arguments if arguments is not None else {})

@@ -8,6 +8,7 @@ schema itself only changes through ``mediabot.store.migrations``.
 
 import datetime as dt
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 import peewee as pw
 
@@ -22,7 +23,7 @@ PRAGMAS = {
 
 def utcnow() -> dt.datetime:
     """Naive UTC, the form every timestamp is stored in."""
-    return dt.datetime.now(dt.timezone.utc).replace(tzinfo=None)
+    return dt.datetime.now(dt.UTC).replace(tzinfo=None)
 
 
 class Role(StrEnum):
@@ -63,6 +64,11 @@ class ApprovalStatus(StrEnum):
 
 
 class BaseModel(pw.Model):
+    # For the type checker only: peewee adds ``id`` (and ``<fk>_id`` beside each foreign key)
+    # when the class is built, which its stubs cannot see. Nothing here exists at run time.
+    if TYPE_CHECKING:
+        id = pw.AutoField()
+
     class Meta:
         database = database
 
@@ -83,6 +89,8 @@ class User(BaseModel):
 
 class Message(BaseModel):
     user = pw.ForeignKeyField(User, backref="messages", on_delete="CASCADE")
+    if TYPE_CHECKING:
+        user_id = pw.IntegerField()
     role = pw.CharField()
     content = pw.TextField(null=True)
     tool_calls = pw.TextField(null=True)
@@ -97,6 +105,8 @@ class Message(BaseModel):
 
 class PendingAction(BaseModel):
     user = pw.ForeignKeyField(User, unique=True, on_delete="CASCADE")
+    if TYPE_CHECKING:
+        user_id = pw.IntegerField()
     function_name = pw.CharField()
     arguments = pw.TextField()
     prompt_text = pw.TextField()
@@ -116,6 +126,8 @@ class PendingAction(BaseModel):
 class Inbox(BaseModel):
     message_sid = pw.CharField(unique=True)
     user = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    if TYPE_CHECKING:
+        user_id = pw.IntegerField(null=True)
     from_number = pw.CharField()
     body = pw.TextField()
     received_at = pw.DateTimeField(default=utcnow)
@@ -128,6 +140,8 @@ class Inbox(BaseModel):
 
 class Outbox(BaseModel):
     user = pw.ForeignKeyField(User, null=True, on_delete="SET NULL")
+    if TYPE_CHECKING:
+        user_id = pw.IntegerField(null=True)
     to_number = pw.CharField()
     body = pw.TextField()
     segments = pw.IntegerField(default=1)
@@ -136,6 +150,8 @@ class Outbox(BaseModel):
     attempts = pw.IntegerField(default=0)
     error = pw.TextField(null=True)
     inbox = pw.ForeignKeyField(Inbox, null=True, unique=True, on_delete="SET NULL")
+    if TYPE_CHECKING:
+        inbox_id = pw.IntegerField(null=True)
     dedupe_key = pw.CharField(null=True, unique=True)
     next_attempt_at = pw.DateTimeField(default=utcnow)
     created_at = pw.DateTimeField(default=utcnow)
@@ -153,6 +169,8 @@ class Outbox(BaseModel):
 
 class Request(BaseModel):
     user = pw.ForeignKeyField(User, on_delete="CASCADE")
+    if TYPE_CHECKING:
+        user_id = pw.IntegerField()
     service = pw.CharField()
     external_id = pw.IntegerField()
     title = pw.CharField()
@@ -186,6 +204,8 @@ class Announced(BaseModel):
     (an upgrade Sonarr v4 reports without a flag) is not announced again."""
 
     request = pw.ForeignKeyField(Request, on_delete="CASCADE")
+    if TYPE_CHECKING:
+        request_id = pw.IntegerField()
     season = pw.IntegerField()
     episode = pw.IntegerField()
     announced_at = pw.DateTimeField(default=utcnow)
@@ -220,6 +240,8 @@ class Approval(BaseModel):
     """
 
     user = pw.ForeignKeyField(User, on_delete="CASCADE")
+    if TYPE_CHECKING:
+        user_id = pw.IntegerField()
     service = pw.CharField()
     external_id = pw.IntegerField()
     title = pw.CharField()
@@ -229,6 +251,8 @@ class Approval(BaseModel):
     status = pw.CharField(default=ApprovalStatus.WAITING)
     decided_by = pw.ForeignKeyField(User, null=True, on_delete="SET NULL",
                                     backref="decisions")
+    if TYPE_CHECKING:
+        decided_by_id = pw.IntegerField(null=True)
     created_at = pw.DateTimeField(default=utcnow)
     expires_at = pw.DateTimeField()
     decided_at = pw.DateTimeField(null=True)

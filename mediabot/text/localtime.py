@@ -10,7 +10,7 @@ import functools
 import os
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
-UTC = dt.timezone.utc
+UTC = dt.UTC
 _LOCALTIME = "/etc/localtime"
 
 
@@ -52,9 +52,9 @@ def _linked_zone_name() -> str:
     return target.split("zoneinfo/", 1)[1] if "zoneinfo/" in target else ""
 
 
-def zone_label(zone: dt.tzinfo) -> str:
-    """The zone's name for people: "America/New_York", "UTC"."""
-    return getattr(zone, "key", None) or str(zone)
+def zone_label(zone: dt.tzinfo | None) -> str:
+    """The zone's name for people: "America/New_York", "UTC" (also for None: naive is UTC)."""
+    return getattr(zone, "key", None) or str(zone or UTC)
 
 
 def as_local(moment: dt.datetime, zone: dt.tzinfo) -> dt.datetime:

@@ -53,6 +53,8 @@ def home_regions(number: str) -> tuple[str, ...]:
         parsed = phonenumbers.parse(number, None)
     except NumberParseException:
         return ()
+    if parsed.country_code is None:
+        return ()
     return tuple(phonenumbers.region_codes_for_country_code(parsed.country_code))
 
 

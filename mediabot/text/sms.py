@@ -4,8 +4,9 @@ Everything here takes data and returns data; the webhook, the worker and the sen
 these (the words people text to mediabot live in ``mediabot.text.keywords``). Replies leave as
 plain text: the model writes Markdown and typographic punctuation that a phone shows
 literally, and one curly quote turns a whole SMS into UCS-2 (70 characters a segment
-instead of 160), so ``format_reply`` strips the one and replaces the other. Letters of other scripts (a film's original title) are kept, since dropping them
-loses meaning; symbols and emoji are dropped unless emoji are allowed.
+instead of 160), so ``format_reply`` strips the one and replaces the other. Letters of
+other scripts (a film's original title) are kept, since dropping them loses meaning; symbols and
+emoji are dropped unless emoji are allowed.
 """
 
 import hmac
@@ -248,5 +249,5 @@ def signature_ok(validator: RequestValidator, url: str, params, signature: str |
                                signature):
             return True
         return bool(validator.validate(url, params or {}, signature, algorithm))
-    except Exception:  # a malformed header must read as "not signed", never as a 500
+    except Exception:  # noqa: BLE001 - a malformed header reads as "not signed", never a 500
         return False

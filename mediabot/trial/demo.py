@@ -33,7 +33,8 @@ from mediabot.trial.sim.twilio import FakeTwilio
 
 DEMO_PHONE = "+15555550100"          # 555-01xx numbers are reserved for fiction
 DEMO_HOUSE_NUMBER = "+15555550199"
-NO_MODEL = """mediabot demo needs a model; nothing else. Set one in your config file or the environment:
+NO_MODEL = """mediabot demo needs a model; nothing else. Set one in your config file or the \
+environment:
   Ollama (local):  [llm] base_url = "http://localhost:11434/v1" and model = "qwen2.5:7b"
                    (or MEDIABOT_LLM_BASE_URL / MEDIABOT_LLM_MODEL)
   OpenAI:          [llm] api_key = "sk-..." (or MEDIABOT_LLM_API_KEY); model = "gpt-4o-mini"

@@ -13,6 +13,7 @@ import tempfile
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import cast
 
 from mediabot.store import db, users
 from mediabot.conversation import confirmations as confirm
@@ -21,6 +22,7 @@ from mediabot.app import build_services, open_storage
 from mediabot.config import Config
 from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
 from mediabot.conversation.engine import Engine
+from mediabot.conversation.llm import ChatModel
 from mediabot.trial.tasks import EVERY_STEP, VERSION, Seen, Task
 from mediabot.trial.sim.stack import Simulation
 
@@ -77,7 +79,8 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
         cfg = demo_config(config, sim, str(path), role=task.role)
         open_storage(cfg)
         services = build_services(cfg)
-        model = services.model = RecordingModel(services.model)
+        model = RecordingModel(services.model)
+        services.model = cast(ChatModel, model)   # a wrapper that answers as the model does
         engine = Engine(services)
         user = users.find_by_phone(DEMO_PHONE)
         known = _known_titles(sim)
@@ -96,7 +99,8 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
     return Attempt(task=task.name, passed=not failures, failures=failures,
                    model_calls=len(model.calls),
                    estimated_tokens=sum(c.estimated_tokens for c in model.calls),
-                   reported_tokens=sum(c.reported_tokens for c in answered) if answered else None,
+                   reported_tokens=(sum(c.reported_tokens or 0 for c in answered)
+                                    if answered else None),
                    estimated_answered=sum(c.estimated_tokens for c in answered),
                    seconds=time.monotonic() - started, replies=replies)
 
@@ -141,7 +145,8 @@ def _total(attempts: list[Attempt]) -> dict:
 
 def render_table(result: dict) -> list[str]:
     """The result as a fixed-width table, one line per task and a total."""
-    header = f"{'task':<22} {'pass':>7} {'calls':>6} {'prompt tok':>10} {'est/real':>8} {'median s':>8}"
+    header = (f"{'task':<22} {'pass':>7} {'calls':>6} {'prompt tok':>10} {'est/real':>8} "
+              f"{'median s':>8}")
     lines = [f"mediabot eval {result['version']}: {result['model']} at {result['base_url']}, "
              f"{result['repeat']} run(s) per task", header, "-" * len(header)]
     for row in result["tasks"] + [{"task": "TOTAL", **result["total"]}]:
@@ -176,5 +181,6 @@ def _calls_since(user_id: int, after_id: int) -> list[tuple[str, dict]]:
                 arguments = json.loads(function.get("arguments") or "{}")
             except ValueError:
                 arguments = {}
-            calls.append((function.get("name"), arguments if isinstance(arguments, dict) else {}))
+            calls.append((function.get("name") or "",
+                          arguments if isinstance(arguments, dict) else {}))
     return calls

@@ -11,12 +11,16 @@ tables are comparable only when their versions match.
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import TYPE_CHECKING
+from collections.abc import Callable
 
 from mediabot.conversation.engine import (APOLOGIES, APOLOGY, NO_ANSWER_REPLY,
                                              ROUND_LIMIT_REPLY, STUCK_REPLY)
 from mediabot.text.sms import count_segments, is_gsm7
 from mediabot.store.db import Role
+
+if TYPE_CHECKING:
+    from mediabot.trial.sim.stack import Simulation
 
 VERSION = "2026.11-2"
 OFFICE_TVDB, OFFICE_UK_TVDB = 73244, 78107
@@ -32,7 +36,7 @@ class Seen:
 
     reply: str
     calls: list[tuple[str, dict]]
-    sim: object          # mediabot.trial.sim.stack.Simulation
+    sim: "Simulation"
     pending: bool
     known_titles: frozenset[tuple[str, int]] = frozenset()
 

@@ -1,9 +1,9 @@
 """A fake OpenAI chat-completions server for the real ``openai`` SDK over loopback HTTP.
 
 Like the real API it answers HTTP 400 with ``{"error": {"message", "type", "param",
-"code"}}`` when the request's messages break a sequence rule (``mediabot.conversation.prompt.message_rules``, the
-same rules ``validate_messages`` checks), 401 for a wrong API key and 404 for an unknown
-model. Otherwise it pops the next scripted reply::
+"code"}}`` when the request's messages break a sequence rule
+(``mediabot.conversation.prompt.message_rules``, the same rules ``validate_messages`` checks), 401
+for a wrong API key and 404 for an unknown model. Otherwise it pops the next scripted reply::
 
     fake = FakeOpenAI().start()
     fake.enqueue_tool_calls([("search_media", {"query": "dune"})])
@@ -182,7 +182,8 @@ class FakeOpenAI:
         return Reply(content=content, tool_calls=[
             {"id": call_id, "type": "function",
              "function": {"name": name, "arguments": _arguments(arguments)}}
-            for call_id, (name, arguments) in zip(self._make_ids(ids, len(calls)), calls)])
+            for call_id, (name, arguments)
+            in zip(self._make_ids(ids, len(calls)), calls, strict=True)])
 
     def _make_ids(self, ids, count: int) -> list[str]:
         if isinstance(ids, (list, tuple)):

@@ -25,7 +25,8 @@ import ast
 import logging
 import re
 import threading
-from typing import Callable, TypeVar
+from typing import TypeVar
+from collections.abc import Callable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import arrapi
@@ -58,11 +59,12 @@ class _ArrAdapter(HTTPAdapter):
         self._timeout = timeout
         self._sent = threading.local()
 
-    def send(self, request, timeout=None, **kwargs):
+    def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
         request.url = _without_api_key(request.url)
         request.headers["X-Api-Key"] = self._api_key
         self._sent.query = urlsplit(request.url).query
-        return super().send(request, timeout=timeout or self._timeout, **kwargs)
+        return super().send(request, stream=stream, timeout=timeout or self._timeout,
+                            verify=verify, cert=cert, proxies=proxies)
 
     def last_query_values(self) -> list[str]:
         """Free-text values (search terms, ``tmdb:123``) of this thread's last request."""
@@ -229,7 +231,7 @@ def _reason(detail: str) -> str:
     (arrapi shows it as a Python dict), or the text of an HTML or plain body (bytes)."""
     try:
         body = ast.literal_eval(detail[:4000])
-    except Exception:  # a bare sentence, cut short or too deep: the text as it is
+    except Exception:  # noqa: BLE001 - a bare sentence, cut short or too deep: the text as is
         body = detail
     if isinstance(body, bytes):
         body = body.decode("utf-8", "replace")

@@ -11,7 +11,8 @@ from __future__ import annotations
 import datetime as dt
 import json
 from dataclasses import dataclass, field
-from typing import Any, Callable, Protocol
+from typing import Any, Protocol
+from collections.abc import Callable
 
 from mediabot.config import ArrConfig
 from mediabot.store.db import Role
@@ -45,6 +46,8 @@ class ServiceClient(Protocol):
     metadata: Metadata
 
     def run(self, fn: Callable[..., Any], *args, not_found: str | None = None) -> Any: ...
+
+    def scrub(self, text: str, *, request_words: bool = True) -> str: ...
 
 
 class SearchGate(Protocol):
@@ -131,7 +134,7 @@ class Tool:
 
 
 def utc_now() -> dt.datetime:
-    return dt.datetime.now(dt.timezone.utc)
+    return dt.datetime.now(dt.UTC)
 
 
 @dataclass
@@ -148,8 +151,8 @@ class ToolContext:
     searched again (None: no limit).
     """
 
-    sonarr: "ServiceClient | None"
-    radarr: "ServiceClient | None"
+    sonarr: ServiceClient | None
+    radarr: ServiceClient | None
     user_id: int | None = None
     role: str = Role.MEMBER
     record_request: Callable[..., None] | None = None

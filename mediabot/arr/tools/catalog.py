@@ -4,6 +4,7 @@ handlers. Handlers pick the service(s), call the sonarr/radarr functions through
 """
 
 import datetime as dt
+from collections.abc import Callable
 from types import ModuleType
 
 from mediabot.text.localtime import local_text
@@ -102,7 +103,7 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
     client = ctx.client(service)
     not_found = f"no {kind} has {source} id {external_id}"
     if ctx.gate is not None:
-        held = _ask_gate(ctx, client, module, kind, external_id, tool_args, not_found)
+        held = _ask_gate(ctx.gate, client, module, kind, external_id, tool_args, not_found)
         if held is not None:
             return held
     try:
@@ -122,8 +123,8 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
     return ToolResult(result, added=(poster,) if poster else ())
 
 
-def _ask_gate(ctx: ToolContext, client, module, kind: str, external_id: int, tool_args: dict,
-              not_found: str) -> dict | None:
+def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: str, external_id: int,
+              tool_args: dict, not_found: str) -> dict | None:
     data = client.run(module.lookup, external_id, not_found=not_found)
     if data.get("id"):
         return None     # already in the library: the add itself says so
@@ -131,8 +132,8 @@ def _ask_gate(ctx: ToolContext, client, module, kind: str, external_id: int, too
     seasons = seasons_counted(tool_args.get("seasons", "all"), available) \
         if kind == "series" else 0
     tool = "add_series" if kind == "series" else "add_movie"
-    return ctx.gate(AddRequest(SERVICES[kind][0], external_id, title_of(data), tool, tool_args,
-                               seasons))
+    return gate(AddRequest(SERVICES[kind][0], external_id, title_of(data), tool, tool_args,
+                           seasons))
 
 
 def seasons_counted(seasons, available: int) -> int:
@@ -234,7 +235,7 @@ def search_again(ctx: ToolContext, args: dict) -> dict:
     wait = ctx.searches.claim(service, args["id"]) if ctx.searches is not None else None
     if wait is not None:
         return {"searched": False, "message": f"{told} It was searched for again recently; "
-                f"it can be searched again from {local_text(wait, wait.tzinfo)}."}
+                f"it can be searched again from {local_text(wait, wait.tzinfo or dt.UTC)}."}
     try:
         client.run(_post_command, *plan["search"])
     except ToolError:
@@ -251,7 +252,8 @@ def _post_command(api, name: str, body: dict) -> dict:
 # Each parameter's description is what the model reads (tool_schemas sends only type, enum,
 # items, required and the descriptions; bounds and defaults stay here, for validation).
 _ID = {"type": "integer", "minimum": 1, "description": "tmdb_id or tvdb_id"}
-_KIND = {"type": "string", "enum": ["movie", "series"], "description": "movie: tmdb_id, series: tvdb_id"}
+_KIND = {"type": "string", "enum": ["movie", "series"],
+         "description": "movie: tmdb_id, series: tvdb_id"}
 _KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any",
              "description": "default any"}
 _QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "title"}

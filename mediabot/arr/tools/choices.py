@@ -9,7 +9,8 @@ up once more on a fresh one); ``check`` hands in none, so it always reads the se
 
 from __future__ import annotations
 
-from typing import Callable, TypeVar
+from typing import TypeVar
+from collections.abc import Callable
 
 from mediabot.arr.tools.base import KeyRejected, ServiceClient, ToolError
 from mediabot.arr.tools.format import human_size
@@ -78,8 +79,8 @@ def pick_quality_profile(api, name: str, asked: str | None, configured: str,
 
 
 def _profile_id(profiles: list[dict], wanted: str | None) -> int | None:
-    if profiles and not wanted:
-        return profiles[0]["id"]
+    if not wanted:
+        return profiles[0]["id"] if profiles else None
     return next((profile["id"] for profile in profiles
                  if profile["name"].casefold() == wanted.casefold()), None)
 

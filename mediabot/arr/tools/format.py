@@ -111,12 +111,12 @@ def date_text(moment: dt.datetime) -> str:
     Shown as it is, not in the household's zone: west of Greenwich midnight UTC would
     otherwise become the day before.
     """
-    return moment.astimezone(dt.timezone.utc).strftime("%a %Y-%m-%d")
+    return moment.astimezone(dt.UTC).strftime("%a %Y-%m-%d")
 
 
 def api_time(moment: dt.datetime) -> str:
     """The form Sonarr/Radarr accept in query strings: "2026-11-22T20:00:00Z"."""
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def progress(size: float | None, sizeleft: float | None) -> str | None:

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import Callable, TypeVar
+from typing import TypeVar
+from collections.abc import Callable
 
 T = TypeVar("T")
 TTL_SECONDS = 300.0

@@ -69,7 +69,7 @@ def _why_missing(data: dict, now: dt.datetime) -> str:
 
 
 def _releases(data: dict) -> list[tuple[dt.datetime, str]]:
-    return [(parse_utc(data[key]), word) for key, word in RELEASES if parse_utc(data.get(key))]
+    return [(when, word) for key, word in RELEASES if (when := parse_utc(data.get(key)))]
 
 
 def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig,
@@ -163,7 +163,7 @@ def _home_release(data: dict, now: dt.datetime) -> tuple[bool, str]:
     return False, "no home release date known yet"
 
 
-def _movie_label(record: dict) -> str:
+def _movie_label(record: dict) -> str | None:
     movie = record.get("movie") or {}
     return title_of(movie) if movie.get("title") else record.get("title")
 

@@ -72,7 +72,7 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> ToolResult:
         log.info("tool %s answered with an error", tool.name)
         log.debug("tool %s error: %s", tool.name, exc)  # may quote what the user asked for
         result = {"error": str(exc)}
-    except Exception:  # a bug must not end the user's turn
+    except Exception:  # noqa: BLE001 - a bug must not end the user's turn
         log.error("tool %s crashed:\n%s", tool.name, _scrubbed_traceback(ctx))
         result = {"error": f"{tool.name} failed unexpectedly; the operator can see why in the log"}
     if not isinstance(result, ToolResult):

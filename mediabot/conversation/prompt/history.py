@@ -60,6 +60,7 @@ a failure there is a bug and raises.
 
 import json
 import logging
+from typing import cast
 from dataclasses import dataclass
 
 import peewee as pw
@@ -315,7 +316,8 @@ def get_history(user_id, limit: int) -> list[dict]:
              .order_by(db.Message.id.desc())
              .limit(limit)
              .tuples())
-    return [_row_to_message(*row) for row in reversed(list(query))]
+    rows = cast(list[tuple], list(query))   # .tuples(): peewee's stubs still say models
+    return [_row_to_message(*row) for row in reversed(rows)]
 
 
 def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name) -> dict:

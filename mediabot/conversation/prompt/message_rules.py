@@ -1,9 +1,9 @@
 """The message-sequence rules the real OpenAI API enforces with HTTP 400, in one place.
 
-``mediabot.conversation.prompt.history.validate_messages`` and the fake OpenAI server in the tests both use
-``find_violation``, so a prompt the builder produces is judged by exactly the rules the fake
-server answers 400 for. The wording, ``param`` and ``code`` follow the real API's error bodies
-(including its spelling "preceeding"), so tests can assert what a user of the real API sees.
+``mediabot.conversation.prompt.history.validate_messages`` and the fake OpenAI server in the
+tests both use ``find_violation``, so a prompt the builder produces is judged by exactly the rules
+the fake server answers 400 for. The wording, ``param`` and ``code`` follow the real API's error
+bodies (including its spelling "preceeding"), so tests can assert what a user of the real API sees.
 
 Two passes, as the real API does: first each message's own shape (role, content, ids), then
 the sequence. Tool results are paired with their call by adjacency — a ``tool`` message
@@ -140,7 +140,7 @@ def _too_long(index: int, param: str, value: str) -> Violation:
 
 def _check_sequence(messages: list[dict]) -> Violation | None:
     """Walk once, remembering the open assistant ``tool_calls`` message and its unanswered ids."""
-    parent = None          # index of the assistant message the current tool run answers
+    parent: int | None = None   # index of the assistant message the current tool run answers
     unanswered: list[str] = []
     for index, message in enumerate(messages):
         if message["role"] == "tool":
@@ -150,11 +150,11 @@ def _check_sequence(messages: list[dict]) -> Violation | None:
             if message["tool_call_id"] in unanswered:
                 unanswered.remove(message["tool_call_id"])
             continue
-        if unanswered:
+        if unanswered and parent is not None:
             return _missing_results(parent, unanswered)
         parent = index if message.get("tool_calls") else None
         unanswered = [call["id"] for call in message.get("tool_calls") or ()]
-    return _missing_results(parent, unanswered) if unanswered else None
+    return _missing_results(parent, unanswered) if unanswered and parent is not None else None
 
 
 def _check_tool_result(index: int, message: dict, messages: list[dict],
@@ -280,7 +280,7 @@ def _check_alternation(messages: list[dict]) -> Violation | None:
             return _portable(index, "not-alternating", f"messages.[{index}].role",
                              f"Roles must alternate: a {_kind(messages[previous])} message "
                              f"cannot be followed by a {kind} message.")
-        if kind == "result":
+        if kind == "result" and previous is not None:
             violation = _check_result_name(index, message, messages[previous])
             if violation:
                 return violation

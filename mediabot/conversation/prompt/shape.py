@@ -1,9 +1,10 @@
 """The portable prompt shape: stored messages cleaned, then reshaped into atomic units.
 
-The pure steps 2 (sanitise) and 3 (shape) of ``mediabot.conversation.prompt.history.build_prompt``; that
-module's docstring says, in DESIGN terms, how each stored shape is mended. Here: a list of
-stored OpenAI-shaped dicts becomes a list of ``Unit`` (the prompt messages that are kept or
-evicted together, and the stored messages they stand for), never mutating its input.
+The pure steps 2 (sanitise) and 3 (shape) of
+``mediabot.conversation.prompt.history.build_prompt``; that module's docstring says, in DESIGN
+terms, how each stored shape is mended. Here: a list of stored OpenAI-shaped dicts becomes a list of
+``Unit`` (the prompt messages that are kept or evicted together, and the stored messages they stand
+for), never mutating its input.
 """
 
 import itertools
@@ -83,7 +84,9 @@ def _parse_calls(message: dict) -> list[dict]:
 
 
 def _canonical_call(call: dict) -> dict:
-    function = call.get("function") if isinstance(call.get("function"), dict) else {}
+    function = call.get("function")
+    if not isinstance(function, dict):
+        function = {}
     return {"id": str(call.get("id") or ""), "type": "function",
             "function": {"name": str(function.get("name") or "unknown"),
                          "arguments": portable_arguments(function.get("arguments"))}}
@@ -134,7 +137,7 @@ def _close_group(message: dict, calls: list[dict], results: list[dict], ids) -> 
     fresh = [dict(call, id=next(ids)) for call in calls]
     group = [{"role": "assistant", "content": _text(message.get("content")) or "",
               "tool_calls": fresh, **_private(message)}]
-    for call, answer in zip(fresh, answers):
+    for call, answer in zip(fresh, answers, strict=True):
         content = INTERRUPTED_RESULT if answer is None else _text(answer.get("content")) or ""
         group.append({"role": "tool", "tool_call_id": call["id"],
                       "name": call["function"]["name"], "content": content,
@@ -223,7 +226,7 @@ def _shape_turn(turn: list[dict], last: bool) -> tuple[list[Unit], int, int]:
 def _calls_unit(message: dict, results: list[dict]) -> Unit:
     """One stored call message as consecutive single-call pairs, one atomic unit."""
     pairs = []
-    for call, result in zip(message["tool_calls"], results):
+    for call, result in zip(message["tool_calls"], results, strict=True):
         pairs += [{"role": "assistant", "content": "", "tool_calls": [call]},
                   {"role": "tool", "tool_call_id": call["id"], "name": result["name"],
                    "content": result["content"]}]

@@ -11,11 +11,12 @@ delete answering 200 with no body; ``system/status`` with a configurable version
 
 Knobs: ``delay`` (answer late, for timeouts), ``lookup_status`` (e.g. 503, the search
 backend being down), ``command_status`` (commands fail with it), ``echo_status`` (every
-API call but ``system/status`` fails with that status and a body that quotes the request URL, API key included, as some servers and
-reverse proxies do; ``echo_json`` False sends it as an HTML page). Every request is
-recorded in ``requests`` for assertions; every command (``POST command``: MoviesSearch,
-SeriesSearch, SeasonSearch, EpisodeSearch...) in ``commands``, answered like the real
-CommandResource (201, status "queued", trigger "manual") and readable at ``command/{id}``.
+API call but ``system/status`` fails with that status and a body that quotes the request
+URL, API key included, as some servers and reverse proxies do; ``echo_json`` False sends it as an
+HTML page). Every request is recorded in ``requests`` for assertions; every command (``POST
+command``: MoviesSearch, SeriesSearch, SeasonSearch, EpisodeSearch...) in ``commands``, answered
+like the real CommandResource (201, status "queued", trigger "manual") and readable at
+``command/{id}``.
 """
 
 import copy
@@ -66,18 +67,24 @@ def _when(text: str | None, default: dt.datetime) -> dt.datetime:
     if not text:
         return default
     moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.timezone.utc)
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 class FakeArr:
     app_name = "Arr"
     item = "item"
+    # Each service (FakeSonarr, FakeRadarr) sets these and the three methods below.
+    id_key: str           # the id a lookup matches: tvdbId or tmdbId
+    queue_key: str        # a queue record's link to its item: seriesId or movieId
+    library: list[dict]
+    catalog: list[dict]   # what a lookup finds besides the library
+    queue: list[dict]
 
     def __init__(self, *, api_key: str = API_KEY, version: str, now: dt.datetime | None = None,
                  root: str):
         self.api_key = api_key
         self.version = version
-        self.now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        self.now = now or dt.datetime.now(dt.UTC).replace(microsecond=0)
         self.delay = 0.0
         self.lookup_status: int | None = None
         self.echo_status: int | None = None
@@ -117,7 +124,7 @@ class FakeArr:
             return Response(status=404)
         route = path[len("/api/v3/"):]
         if self.echo_status and route != "system/status":
-            return self._echo(request)
+            return self._echo(request, self.echo_status)
         if not self._authorised(request):
             return Response(status=401)
         for method, pattern, handler in self._routes():
@@ -131,7 +138,7 @@ class FakeArr:
         keys.append(request.headers.get("X-Api-Key", ""))
         return self.api_key in keys
 
-    def _echo(self, request: Request) -> Response:
+    def _echo(self, request: Request, status: int) -> Response:
         """An error body quoting the URL with the key (from the header when not in it)."""
         url = request.url
         if not any(k.lower() == "apikey" for k in request.args):
@@ -140,9 +147,9 @@ class FakeArr:
         term = request.args.get("term", "")
         if self.echo_json:
             return _json({"message": f"Search for '{term}' failed for {url}",
-                          "description": f"{request.method} {url}"}, self.echo_status)
+                          "description": f"{request.method} {url}"}, status)
         page = f"<html><body><h1>Error</h1><p>{request.method} {url}</p></body></html>"
-        return Response(page, status=self.echo_status, mimetype="text/html")
+        return Response(page, status=status, mimetype="text/html")
 
     def _routes(self):
         return [
@@ -221,6 +228,15 @@ class FakeArr:
             hits = [item for item in self._everything() if _matches(item, term)]
             hits.sort(key=lambda item: _rank(item, term))
         return _json([self._as_lookup(item) for item in hits])
+
+    def _as_lookup(self, item: dict) -> dict:
+        raise NotImplementedError
+
+    def _calendar(self, request: Request) -> Response:
+        raise NotImplementedError
+
+    def _embed(self, record: dict, request: Request) -> dict:
+        raise NotImplementedError
 
     def _everything(self) -> list[dict]:
         owned = {item[self.id_key] for item in self.library}

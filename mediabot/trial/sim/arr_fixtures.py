@@ -20,7 +20,7 @@ ARRIVAL_TMDB = 329865
 
 def z(moment: dt.datetime) -> str:
     """Sonarr/Radarr's timestamp form; arrapi's parser needs the trailing Z."""
-    return moment.astimezone(dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _images(kind: str, slug: str, covers=("banner", "poster", "fanart", "clearlogo")) -> list:
@@ -35,9 +35,9 @@ def _alternate_titles(title: str, extra: tuple[str, ...]) -> list:
              "comment": "", "sceneOrigin": "tvdb"} for alt in (title.upper(), *extra)]
 
 
-def series(tvdb_id, title, year, seasons, *, overview, network, genres, status="continuing",
-           alternates=(), first_aired=None, runtime=45, library_id=None, episode_size=0,
-           now=None, votes=900) -> dict:
+def series(tvdb_id, title, year, seasons: list[tuple[int, int, int, int, bool]], *, overview,
+           network, genres, status="continuing", alternates=(), first_aired=None, runtime=45,
+           library_id=None, episode_size=0, now=None, votes=900) -> dict:
     """A SeriesResource; ``seasons`` is [(number, total, aired, with_file, monitored)]."""
     slug = title.lower().replace(" ", "-").replace("(", "").replace(")", "")
     resource = {
@@ -94,7 +94,7 @@ def _sum_statistics(resource: dict) -> None:
 
 def episodes_for(resource: dict, season_starts: dict[int, dt.datetime], first_id: int) -> list:
     """Weekly EpisodeResources from each season's first air time; the first ones have files."""
-    result = []
+    result: list[dict] = []
     for season in resource["seasons"]:
         air = season_starts[season["seasonNumber"]]
         for number in range(1, season["statistics"]["totalEpisodeCount"] + 1):

@@ -39,7 +39,7 @@ def sonarr_seed(now: dt.datetime) -> dict:
                          episode_size=1_400_000_000, now=now)
     airs = now + dt.timedelta(days=2)
     slow_horses["nextAiring"] = _z(airs)
-    episodes = (episodes_for(office, _yearly(dt.datetime(2005, 3, 25, 1, tzinfo=dt.timezone.utc),
+    episodes = (episodes_for(office, _yearly(dt.datetime(2005, 3, 25, 1, tzinfo=dt.UTC),
                                              9), 1000)
                 + episodes_for(severance, {1: now - dt.timedelta(days=900),
                                            2: now - dt.timedelta(days=120)}, 2000)
@@ -164,7 +164,7 @@ def _radarr_catalog(now) -> list[dict]:
     year = dt.timedelta(days=365)
 
     def lookup_only(tmdb_id, title, released_year, text, studio):
-        released = dt.datetime(released_year, 6, 1, tzinfo=dt.timezone.utc)
+        released = dt.datetime(released_year, 6, 1, tzinfo=dt.UTC)
         if released_year > now.year:
             released = now + year
         return movie(tmdb_id, title, released_year, overview=text, studio=studio,

@@ -16,7 +16,7 @@ class LoopbackServer:
     def __init__(self, app):
         self.app = app
         self._server = None
-        self._thread = None
+        self._thread: threading.Thread | None = None
         self.port = None
 
     @property
@@ -27,13 +27,13 @@ class LoopbackServer:
         """Start serving; ``port`` 0 picks a free one, a former port restarts 'in place'."""
         self._server = make_server("127.0.0.1", port, self.app, threaded=True)
         self.port = self._server.server_port
-        self._thread = threading.Thread(target=self._server.serve_forever, kwargs={"poll_interval": 0.05},
-                                        daemon=True)
+        self._thread = threading.Thread(target=self._server.serve_forever,
+                                        kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
 
     def stop(self) -> None:
-        if self._server is not None:
+        if self._server is not None and self._thread is not None:
             self._server.shutdown()
             self._server.server_close()
             self._thread.join(timeout=5)

@@ -15,7 +15,7 @@ class Simulation:
 
     def __init__(self, *, sonarr_version: str = SONARR_VERSION, timeout: float = 5.0,
                  now: dt.datetime | None = None):
-        self.now = now or dt.datetime.now(dt.timezone.utc).replace(microsecond=0)
+        self.now = now or dt.datetime.now(dt.UTC).replace(microsecond=0)
         self.sonarr = FakeSonarr(version=sonarr_version, now=self.now)
         self.radarr = FakeRadarr(now=self.now)
         self.servers = {"sonarr": LoopbackServer(self.sonarr).start(),

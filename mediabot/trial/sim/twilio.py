@@ -21,7 +21,7 @@ import re
 import secrets
 import threading
 import time
-from datetime import datetime, timezone
+from datetime import datetime, UTC
 from email.utils import format_datetime
 from urllib.parse import urlsplit
 
@@ -148,8 +148,8 @@ class FakeTwilio:
         with self._lock:
             failure = self._failures.pop(0) if self._failures else None
         if failure:
-            status, code, message = failure
-            return _error(status, code, message)
+            status, code, text = failure
+            return _error(status, code, text)
         problem = _validate_message(form)
         if problem:
             return _error(400, problem)
@@ -178,7 +178,7 @@ class FakeTwilio:
 
     def _post_report(self, url: str, form: dict) -> None:
         target = self._target(url)
-        record = {"url": url, "form": form, "status": None}
+        record: dict = {"url": url, "form": form, "status": None}
         if target is not None:
             signature = RequestValidator(self.auth_token).compute_signature(url, form)
             try:
@@ -205,10 +205,11 @@ class FakeTwilio:
     def _message(self, form) -> dict:
         media = form.getlist("MediaUrl")
         sid = ("MM" if media else "SM") + secrets.token_hex(16)
-        now = format_datetime(datetime.now(timezone.utc))
+        now = format_datetime(datetime.now(UTC))
         return {
             "account_sid": self.account_sid, "api_version": "2010-04-01",
-            "body": form.get("Body", ""), "date_created": now, "date_sent": None, "date_updated": now,
+            "body": form.get("Body", ""), "date_created": now, "date_sent": None,
+            "date_updated": now,
             "direction": "outbound-api", "error_code": None, "error_message": None,
             "from": form.get("From") or None,
             "messaging_service_sid": form.get("MessagingServiceSid") or None,
@@ -221,7 +222,7 @@ class FakeTwilio:
         }
 
     def _account(self) -> dict:
-        now = format_datetime(datetime.now(timezone.utc))
+        now = format_datetime(datetime.now(UTC))
         return {"sid": self.account_sid, "owner_account_sid": self.account_sid,
                 "friendly_name": self.friendly_name, "status": "active", "type": "Full",
                 "auth_token": self.auth_token, "date_created": now, "date_updated": now,
