@@ -33,17 +33,14 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from mediabot.store import db
-
-from mediabot.store import migrations
-
-from mediabot.store.users import ensure_config_users
 from mediabot.app import build_engine
 from mediabot.config import load_config
 from mediabot.messaging.intake import Inbound, Intake
-from mediabot.scheduler import prune_history
 from mediabot.messaging.sender import Sender
 from mediabot.messaging.worker import Worker
+from mediabot.scheduler import prune_history
+from mediabot.store import db, migrations
+from mediabot.store.users import ensure_config_users
 
 TARGET_RATIO = 1.5
 USERS = ["+15551230000", "+15551230001", "+15551230002", "+15551230003"]

@@ -26,7 +26,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import ROOT, Fakes, bare_child, loadavg, median, mediabot_child
+from bench.harness import ROOT, Fakes, bare_child, loadavg, mediabot_child, median
 from bench.webhook_load import wait_drained
 
 TARGET_START_SECONDS = 1.0

@@ -35,8 +35,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.harness import (ROOT, Fakes, bare_child, loadavg, median,
-                           mediabot_child, ratio)
+from bench.harness import ROOT, Fakes, bare_child, loadavg, mediabot_child, median, ratio
 
 TARGET_THROUGHPUT_RATIO = 0.8   # mediabot rps / bare rps at the top level
 TARGET_P99_RATIO = 1.5          # mediabot p99 / bare p99 at the top level

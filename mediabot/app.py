@@ -2,17 +2,14 @@
 
 import logging
 
-from mediabot.store import db
-
-from mediabot.store import migrations
-
-from mediabot.store.users import ensure_config_users
+from mediabot.arr.tools import ArrClient
 from mediabot.config import Config
 from mediabot.conversation.engine import Engine, Services
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.summaries import Summarizer
-from mediabot.arr.tools import ArrClient
+from mediabot.store import db, migrations
+from mediabot.store.users import ensure_config_users
 
 log = logging.getLogger(__name__)
 

@@ -11,9 +11,8 @@ import sys
 import click
 
 from mediabot import __version__
-from mediabot.store import db
-from mediabot.store import migrations
 from mediabot.config import ROLES, ConfigError, load_config
+from mediabot.store import db, migrations
 
 log = logging.getLogger(__name__)
 CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
@@ -62,7 +61,8 @@ def main(verbose: bool) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def serve(config_path: str | None) -> None:
     """Run the daemon: the /sms webhook, the worker and the scheduled jobs."""
-    from mediabot.daemon import StartupError, serve as run
+    from mediabot.daemon import StartupError
+    from mediabot.daemon import serve as run
 
     config = read_config(config_path)
     try:
@@ -161,8 +161,8 @@ def eval_command(config_path: str | None, task_names: str | None, repeat: int,
     import json
 
     from mediabot.trial.demo import NO_MODEL, model_missing
-    from mediabot.trial.tasks import select
     from mediabot.trial.evaluation import render_table, run_eval
+    from mediabot.trial.tasks import select
 
     config = _demo_source_config(config_path)
     if model_missing(config.llm):
@@ -216,6 +216,7 @@ def _demo_chat(config, role: str) -> None:
     with _quiet_logs(logging.WARNING):
         open_storage(config)
         user = find_by_phone(DEMO_PHONE)
+        assert user is not None, "demo_config() makes the demo member"
         click.echo(f"You are Sam ({role}). Try: \"what's downloading?\", \"get the new dune\", "
                    "\"delete the office\". Tool calls show as [tool] lines. Ctrl-D to quit.")
         _converse(build_engine(config), user, show_tools=True)
@@ -224,7 +225,8 @@ def _demo_chat(config, role: str) -> None:
 def _demo_serve(config) -> int:
     import threading
 
-    from mediabot.daemon import StartupError, serve as run
+    from mediabot.daemon import StartupError
+    from mediabot.daemon import serve as run
     from mediabot.trial.demo import SmsStage, demo_port
 
     port = demo_port(config)

@@ -14,10 +14,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
 
+from mediabot.store.db import Role
 from mediabot.text.localtime import zone_named
 from mediabot.text.masking import mask_url_secrets
 from mediabot.text.phones import DEFAULT_REGION, E164, is_region, normalise_phone
-from mediabot.store.db import Role
 
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"

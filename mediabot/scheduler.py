@@ -13,8 +13,8 @@ from collections.abc import Callable
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db, users
 from mediabot.conversation.prompt import history
+from mediabot.store import db, users
 
 log = logging.getLogger(__name__)
 PRUNE_BATCH = 500

@@ -15,14 +15,14 @@ import re
 from flask import Flask, jsonify, request
 from twilio.request_validator import RequestValidator
 
-from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
 from mediabot.config import Config
-from mediabot.ops.health import WriteProbe, health
+from mediabot.conversation import confirmations as confirm
 from mediabot.messaging.intake import Inbound, Intake
+from mediabot.messaging.sender import record_delivery
+from mediabot.ops.health import WriteProbe, health
+from mediabot.store import db
 from mediabot.text.keywords import classify_keyword
 from mediabot.text.phones import inbound_phone
-from mediabot.messaging.sender import record_delivery
 from mediabot.text.sms import signature_ok
 
 log = logging.getLogger(__name__)

@@ -4,10 +4,8 @@ import datetime as dt
 
 import pytest
 
-from mediabot.store import db
-
-from mediabot.store import migrations
 from mediabot.config import parse_config
+from mediabot.store import db, migrations
 from tests.fakes.openai import FakeOpenAI
 
 ADMIN = "+15551230001"
@@ -104,8 +102,8 @@ def sign(url: str, params: dict, token: str = "secret-token") -> str:
 def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
     from mediabot.daemon import Daemon
-    from mediabot.messaging.sender import Backoff
     from mediabot.messaging.faults import RetryPolicy
+    from mediabot.messaging.sender import Backoff
 
     made = []
 

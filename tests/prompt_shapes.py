@@ -15,10 +15,10 @@ import datetime as dt
 import json
 from dataclasses import dataclass
 
+from mediabot.arr.tools import available_tools, tool_schemas
 from mediabot.conversation import engine
 from mediabot.conversation.prompt.history import build_llm_messages, build_prompt
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT, build_system_prompt
-from mediabot.arr.tools import available_tools, tool_schemas
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 PENDING = ("Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N "

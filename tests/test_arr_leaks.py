@@ -8,11 +8,11 @@ import logging
 import pytest
 from click.testing import CliRunner
 
-from mediabot.store import db
 from mediabot.cli import main
-from tests.conftest import ADMIN, MEMBER
+from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import SEVERANCE_TVDB
+from tests.conftest import ADMIN, MEMBER
 from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
 from tests.test_search_again import ask_why
 from tests.test_web import text

@@ -10,9 +10,9 @@ import sqlite3
 import pytest
 import requests
 
-from mediabot.store import db
-from mediabot.arr.requests import record_request
 from mediabot.arr.hooks import BODY_LIMIT
+from mediabot.arr.requests import record_request
+from mediabot.store import db
 from mediabot.trial.sim.loopback import LoopbackServer
 from tests.conftest import ADMIN, MEMBER, sign
 from tests.fakes import arr_webhooks as arr

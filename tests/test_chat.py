@@ -6,8 +6,8 @@ import sys
 
 from click.testing import CliRunner
 
-from mediabot.store import db
 from mediabot.cli import main
+from mediabot.store import db
 from tests.conftest import ADMIN
 
 

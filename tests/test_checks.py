@@ -12,13 +12,13 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from mediabot.ops.checks import _safely, check_server
-from mediabot.config import Config, ServerConfig
 from mediabot.cli import main
+from mediabot.config import Config, ServerConfig
+from mediabot.ops.checks import _safely, check_server
 from mediabot.trial.sim.arr import API_KEY, FakeRadarr, FakeSonarr
 from mediabot.trial.sim.loopback import LoopbackServer
-from tests.fakes.openai import FakeOpenAI, error_reply
 from mediabot.trial.sim.twilio import FakeTwilio
+from tests.fakes.openai import FakeOpenAI, error_reply
 
 LLM_KEY = "sk-test-llm-key-0001"
 TWILIO_TOKEN = "twilio-auth-token-0001"

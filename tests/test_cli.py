@@ -11,12 +11,12 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
-from mediabot.conversation.prompt import history
 from mediabot.app import open_storage
 from mediabot.cli import main
 from mediabot.config import load_config
+from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.prompt import history
+from mediabot.store import db
 
 ALEX = "+15551234567"      # admin in [[users]]
 BO = "+15552223333"

@@ -62,8 +62,9 @@ def test_example_file_loads_with_secrets_from_the_environment():
 
 def test_example_file_lists_every_key():
     text = (ROOT / "config.example.toml").read_text()
-    from mediabot.config import SECTIONS
     import dataclasses
+
+    from mediabot.config import SECTIONS
     for section, cls in SECTIONS.items():
         assert f"[{section}]" in text
         for f in dataclasses.fields(cls):
@@ -181,6 +182,7 @@ def test_systemd_credentials_are_read_like_environment_overrides(tmp_path):
 
 def test_a_fetch_limit_below_max_messages_is_refused_with_the_fix(tmp_path):
     from click.testing import CliRunner
+
     from mediabot.cli import main
 
     path = tmp_path / "config.toml"

@@ -5,8 +5,7 @@ import datetime as dt
 import pytest
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
-from mediabot.store import migrations
+from mediabot.store import db, migrations
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 

@@ -5,9 +5,9 @@ import subprocess
 import sys
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.prompt.history import get_history, save_message
+from mediabot.store import db
 
 
 def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_users(database):

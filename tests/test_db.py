@@ -5,13 +5,10 @@ import threading
 import peewee
 import pytest
 
-from mediabot.store import db
-
-from mediabot.store import migrations
-
-from mediabot.store.users import ensure_config_users
 from mediabot.config import UserConfig
 from mediabot.messaging.worker import recent_turns
+from mediabot.store import db, migrations
+from mediabot.store.users import ensure_config_users
 
 
 @pytest.fixture

@@ -28,8 +28,8 @@ def in_process(tmp_path, monkeypatch, stdin, *args, llm_url=None):
     (the subprocess tests here cover the real process's streams)."""
     from click.testing import CliRunner
 
-    from mediabot.store import db
     from mediabot.cli import main
+    from mediabot.store import db
 
     for name in [k for k in os.environ if k.startswith("MEDIABOT_")]:
         monkeypatch.delenv(name)

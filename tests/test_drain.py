@@ -2,8 +2,8 @@
 time, the unfinished turn leaves nothing behind, and the next start answers it once."""
 
 import signal
-import threading
 import sqlite3
+import threading
 import time
 
 from mediabot.trial.sim.loopback import wait_for
@@ -51,9 +51,9 @@ def test_notices_still_sending_when_the_drain_ends_do_not_hold_the_stop(daemon_f
                                                                         fake_twilio):
     """Episode notices still gathering go out at stop; with Twilio hanging, the stop still
     ends on time and the texts wait in the outbox for the next start."""
-    from mediabot.store import db
-    from mediabot.daemon import NOTICE_GRACE_SECONDS
     from mediabot.arr.requests import record_request
+    from mediabot.daemon import NOTICE_GRACE_SECONDS
+    from mediabot.store import db
     from tests.conftest import ADMIN
     from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
 

@@ -17,8 +17,8 @@ from pathlib import Path
 import pytest
 import requests
 
-from tests.conftest import ADMIN, sign
 from mediabot.trial.sim.loopback import free_port, wait_for
+from tests.conftest import ADMIN, sign
 
 PUBLIC = "https://sms.example.com"
 

@@ -5,13 +5,20 @@ import json
 import pytest
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
+from mediabot.conversation.engine import (
+    APOLOGIES,
+    APOLOGY,
+    ONBOARDING_QUESTION,
+    RESET_REPLY,
+    ROUND_LIMIT_REPLY,
+    STUCK_REPLY,
+    extract_name,
+)
 from mediabot.conversation.prompt import history
-from mediabot.conversation.engine import (APOLOGIES, APOLOGY, ONBOARDING_QUESTION, RESET_REPLY,
-                                             ROUND_LIMIT_REPLY, STUCK_REPLY, extract_name)
 from mediabot.conversation.prompt.history import UNANSWERED_LINE
-from mediabot.text.keywords import HELP_TEXT
 from mediabot.conversation.prompt.message_rules import find_violation
+from mediabot.store import db
+from mediabot.text.keywords import HELP_TEXT
 from tests.conftest import ADMIN
 from tests.fakes.openai import error_reply
 

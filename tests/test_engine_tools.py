@@ -5,11 +5,11 @@ import json
 
 import pytest
 
-from mediabot.store import db
 from mediabot.conversation.prompt import history
-from tests.conftest import ADMIN
+from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
+from tests.conftest import ADMIN
 
 
 @pytest.fixture

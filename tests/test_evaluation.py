@@ -12,8 +12,8 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.config import parse_config
-from mediabot.trial.tasks import TASKS, select
 from mediabot.trial.evaluation import render_table, run_eval
+from mediabot.trial.tasks import TASKS, select
 
 THREE = "Dune: Part Three"
 

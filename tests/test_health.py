@@ -1,7 +1,7 @@
 """health: the write probe behind /healthz, cached on the injected clock."""
 
-from mediabot.store import db
 from mediabot.ops.health import WriteProbe, free_space_problem
+from mediabot.store import db
 
 
 def written_at():

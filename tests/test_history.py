@@ -7,16 +7,21 @@ import logging
 
 import pytest
 
-from mediabot.store import db
-
-from mediabot.store import migrations
 from mediabot.config import HistoryConfig
-from mediabot.conversation.prompt.history import (INTERRUPTED_RESULT, UNANSWERED_LINE,
-                                                     build_llm_messages, build_prompt,
-                                                     portable_arguments, clear_history,
-                                                     estimate_tokens, get_history,
-                                                     prune_orphaned_user_messages, save_message,
-                                                     validate_messages)
+from mediabot.conversation.prompt.history import (
+    INTERRUPTED_RESULT,
+    UNANSWERED_LINE,
+    build_llm_messages,
+    build_prompt,
+    clear_history,
+    estimate_tokens,
+    get_history,
+    portable_arguments,
+    prune_orphaned_user_messages,
+    save_message,
+    validate_messages,
+)
+from mediabot.store import db, migrations
 
 SYSTEM = "You are mediabot."
 

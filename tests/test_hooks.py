@@ -5,9 +5,9 @@ import datetime as dt
 
 import pytest
 
-from mediabot.store import db
-from mediabot.arr.requests import record_request
 from mediabot.arr.notices import episode_ranges
+from mediabot.arr.requests import record_request
+from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER
 
 SECRET = "hook-secret"

@@ -7,9 +7,9 @@ import signal
 
 import pytest
 
-from mediabot.store import db
-from mediabot.conversation.household import week_start
 from mediabot.arr.requests import record_request
+from mediabot.conversation.household import week_start
+from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN, MEMBER
@@ -206,8 +206,8 @@ approval = "members"
 
 
 def test_check_reports_the_household_rules():
-    from mediabot.ops.checks import check_household
     from mediabot.config import parse_config
+    from mediabot.ops.checks import check_household
 
     base = {"server": {"public_url": "https://sms.example.com"}}
     plain = check_household(parse_config(base, environ={}, require_twilio=False))

@@ -7,10 +7,8 @@ import threading
 
 import pytest
 
-from mediabot.store import db
-
-from mediabot.store import migrations
 from mediabot.messaging.intake import Inbound, Intake
+from mediabot.store import db, migrations
 from tests.conftest import ADMIN
 
 STRANGER = "+15559990000"

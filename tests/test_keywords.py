@@ -81,9 +81,8 @@ def test_decisions_are_parsed_without_the_model(words, parsed):
 def test_the_engine_side_reads_keywords_without_the_sms_formatter(module):
     """Layering: the vocabulary is shared, so the engine never imports the SMS edge."""
     import ast
-    from pathlib import Path
-
     from importlib import import_module
+    from pathlib import Path
 
     source = Path(import_module(f"mediabot.{module}").__file__).read_text()
     imported = {node.module for node in ast.walk(ast.parse(source))

@@ -7,8 +7,8 @@ import sys
 
 import pytest
 
-from mediabot.store import db
 from mediabot.conversation.llm import ChatModel, ModelError
+from mediabot.store import db
 from tests.conftest import ADMIN, make_config
 
 

@@ -8,9 +8,9 @@ from zoneinfo import ZoneInfo
 import pytest
 from click.testing import CliRunner
 
-from mediabot.store import db
-from mediabot.conversation.prompt import history
 from mediabot.cli import main
+from mediabot.conversation.prompt import history
+from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text, zone_named
 from tests.conftest import ADMIN
 

@@ -5,9 +5,9 @@ import re
 import pytest
 from click.testing import CliRunner
 
-from mediabot.store import db
 from mediabot.cli import main
 from mediabot.config import ConfigError, parse_config
+from mediabot.store import db
 from mediabot.text.phones import inbound_phone, normalise_phone
 
 

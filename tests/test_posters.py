@@ -6,11 +6,9 @@ import json
 
 import pytest
 
-from mediabot.store import db
-
-from mediabot.store import migrations
 from mediabot.conversation.posters import Offered, choose_posters, web_urls
 from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
+from mediabot.store import db, migrations
 from tests.conftest import MEMBER, make_config
 from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
 from tests.test_web import settle, text

@@ -8,10 +8,10 @@ import pytest
 import requests
 from waitress import wasyncore
 
-from mediabot.store import db
-from mediabot.config import SmsConfig
 from mediabot.arr.requests import record_request
+from mediabot.config import SmsConfig
 from mediabot.messaging.worker import Worker
+from mediabot.store import db
 from tests.conftest import ADMIN, sign
 from tests.test_e2e import free_port
 from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download

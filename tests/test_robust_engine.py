@@ -4,12 +4,12 @@ import json
 
 import pytest
 
-from mediabot.store import db
-from mediabot.conversation.prompt import history
 from mediabot.conversation.engine import ONBOARDING_QUESTION
-from tests.conftest import ADMIN, MEMBER
+from mediabot.conversation.prompt import history
+from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
+from tests.conftest import ADMIN, MEMBER
 from tests.fakes.openai import Reply
 
 

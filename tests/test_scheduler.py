@@ -4,9 +4,9 @@ import datetime as dt
 import threading
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
 from mediabot.conversation.prompt import history
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
+from mediabot.store import db
 from tests.conftest import ADMIN
 
 

@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from mediabot.store import db
 from mediabot.arr.searches import SearchLimit
+from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import ARRIVAL_TMDB, HAIL_MARY_TMDB, SEVERANCE_TVDB
 from tests.conftest import ADMIN, MEMBER

@@ -7,9 +7,9 @@ import threading
 import pytest
 
 from mediabot.config import TwilioConfig
+from mediabot.messaging.sender import Backoff, Sender, build_twilio_client, check_twilio
 from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database
-from mediabot.messaging.sender import Backoff, Sender, build_twilio_client, check_twilio
 from mediabot.trial.sim.loopback import LoopbackServer, wait_for
 from mediabot.trial.sim.twilio import FakeTwilio
 

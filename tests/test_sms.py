@@ -6,8 +6,7 @@ from hypothesis import strategies as st
 from twilio.request_validator import RequestValidator
 
 from mediabot.config import SmsConfig
-from mediabot.text.sms import (count_segments, format_reply, format_reply_for, is_gsm7,
-                                  signature_ok)
+from mediabot.text.sms import count_segments, format_reply, format_reply_for, is_gsm7, signature_ok
 
 
 @pytest.mark.parametrize("markdown, plain", [

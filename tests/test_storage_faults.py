@@ -16,9 +16,9 @@ import peewee
 import pytest
 import requests
 
+from mediabot.messaging.faults import STORAGE_APOLOGY, RetryPolicy
 from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
-from mediabot.messaging.faults import STORAGE_APOLOGY, RetryPolicy
 from tests.conftest import ADMIN
 from tests.test_e2e import serve  # noqa: F401  (the fixture)
 from tests.test_web import text

@@ -10,8 +10,8 @@ parallel call, and a model failure in the middle of a tool round (an overloaded 
 
 import pytest
 
-from mediabot.conversation.prompt import history
 from mediabot.conversation.engine import APOLOGIES, APOLOGY, STUCK_REPLY
+from mediabot.conversation.prompt import history
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 
 # (what Alex texts, the model's tool calls for it, the model's reply after the results)

@@ -11,8 +11,8 @@ from mediabot.arr.tools import ArrClient, ToolError, get_tool, run_tool
 from mediabot.config import ArrConfig
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_UK_TVDB
-from tests.fakes.arr_stack import ArrStack
 from mediabot.trial.sim.loopback import LoopbackServer
+from tests.fakes.arr_stack import ArrStack
 
 
 @pytest.fixture

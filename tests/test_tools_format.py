@@ -2,8 +2,14 @@
 
 import pytest
 
-from mediabot.arr.tools.format import (episode_range, human_size, human_timeleft, label,
-                                          short_text, sms_safe_title)
+from mediabot.arr.tools.format import (
+    episode_range,
+    human_size,
+    human_timeleft,
+    label,
+    short_text,
+    sms_safe_title,
+)
 
 
 @pytest.mark.parametrize("size, text", [(0, "0 B"), (950, "950 B"), (4_200_000_000, "4.2 GB"),

@@ -3,9 +3,9 @@
 import pytest
 
 from mediabot.arr.tools import describe_action, get_tool
-from mediabot.trial.sim.arr_fixtures import (DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB,
-                                                HAIL_MARY_TMDB)
-from tests.fakes.arr_stack import ArrStack, call_tool as call
+from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, DUNE_TWO_TMDB, HAIL_MARY_TMDB
+from tests.fakes.arr_stack import ArrStack
+from tests.fakes.arr_stack import call_tool as call
 
 
 @pytest.fixture

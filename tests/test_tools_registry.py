@@ -5,8 +5,16 @@ import json
 
 import pytest
 
-from mediabot.arr.tools import (ToolContext, ToolError, available_tools, describe_action,
-                                   get_tool, parse_arguments, run_tool, tool_schemas)
+from mediabot.arr.tools import (
+    ToolContext,
+    ToolError,
+    available_tools,
+    describe_action,
+    get_tool,
+    parse_arguments,
+    run_tool,
+    tool_schemas,
+)
 from mediabot.arr.tools.base import Tool
 
 ALL = ["search_media", "library_status", "add_movie", "add_series", "remove_media",

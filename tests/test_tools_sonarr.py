@@ -6,7 +6,8 @@ import pytest
 
 from mediabot.arr.tools import AddRequest, describe_action, get_tool, run_tool
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB
-from tests.fakes.arr_stack import ArrStack, call_tool as call
+from tests.fakes.arr_stack import ArrStack
+from tests.fakes.arr_stack import call_tool as call
 
 
 @pytest.fixture

@@ -6,11 +6,10 @@ import time
 import peewee
 import pytest
 
-from mediabot.store import db
 from mediabot.conversation.prompt import history
+from mediabot.messaging.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault, take_back
+from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
-from mediabot.messaging.faults import (OpenTurns, Retries, RetryPolicy, is_storage_fault,
-                                          take_back)
 
 
 def test_the_delay_doubles_to_a_cap_and_the_attempts_run_out():

@@ -2,8 +2,8 @@
 
 import pytest
 
-from mediabot.store import db
 from mediabot.messaging.worker import RATE_LIMIT_REPLY, UNKNOWN_SENDER_REPLY
+from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER, sign
 
 URL = "https://sms.example.com/sms"

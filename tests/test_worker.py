@@ -5,9 +5,9 @@ import time
 
 import pytest
 
-from mediabot.store import db
 from mediabot.config import SmsConfig
 from mediabot.messaging.worker import Worker
+from mediabot.store import db
 
 
 class RecordingEngine:

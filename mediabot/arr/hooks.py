@@ -20,9 +20,9 @@ import logging
 from flask import current_app, jsonify, request
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from mediabot.store import db
 from mediabot.arr.events import ArrEvent, PayloadError, read_event
 from mediabot.arr.notices import BURST_SECONDS, Notices
+from mediabot.store import db
 
 __all__ = ["BODY_LIMIT", "BURST_SECONDS", "Hooks", "password_matches"]
 

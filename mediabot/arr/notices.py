@@ -25,11 +25,11 @@ from dataclasses import dataclass
 
 from peewee import chunked
 
-from mediabot.store import db
 from mediabot.arr import requests
 from mediabot.arr.events import ArrEvent
-from mediabot.text.sms import format_reply_for
 from mediabot.arr.tools.format import episode_code, sms_safe_title
+from mediabot.store import db
+from mediabot.text.sms import format_reply_for
 
 log = logging.getLogger(__name__)
 BURST_SECONDS = 60.0

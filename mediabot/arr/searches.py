@@ -7,8 +7,8 @@ moment start one search between them.
 """
 
 import datetime as dt
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 
 from mediabot.store import db
 from mediabot.text.localtime import as_local

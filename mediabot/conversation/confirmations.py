@@ -27,8 +27,8 @@ import re
 
 import peewee as pw
 
-from mediabot.store import db
 from mediabot.conversation.prompt import history
+from mediabot.store import db
 
 log = logging.getLogger(__name__)
 FAILED_DELIVERY = ("undelivered", "failed")

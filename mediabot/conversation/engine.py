@@ -21,27 +21,40 @@ import json
 import logging
 import re
 import time
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
-from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
-from mediabot.conversation.prompt import history
-from mediabot.config import Config
-from mediabot.conversation.forget import forget_conversation
-from mediabot.text.keywords import (ADMIN_HELP, HELP_TEXT, classify_keyword, parse_answer,
-                                       parse_decision)
-from mediabot.conversation.llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
-from mediabot.text.localtime import as_local
-from mediabot.conversation.posters import Offered, choose_posters, with_media
-from mediabot.conversation.prompt.system_prompt import build_system_prompt
-from mediabot.conversation.household import HouseRules
 from mediabot.arr.requests import record_request
 from mediabot.arr.searches import SearchLimit
-from mediabot.conversation.prompt.summaries import Summarizer
-from mediabot.arr.tools import (ToolContext, ToolError, available_tools, describe_action,
-                                   get_tool, parse_arguments, run_tool, tool_schemas)
+from mediabot.arr.tools import (
+    ToolContext,
+    ToolError,
+    available_tools,
+    describe_action,
+    get_tool,
+    parse_arguments,
+    run_tool,
+    tool_schemas,
+)
 from mediabot.arr.tools.base import ServiceClient
+from mediabot.config import Config
+from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.forget import forget_conversation
+from mediabot.conversation.household import HouseRules
+from mediabot.conversation.llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
+from mediabot.conversation.posters import Offered, choose_posters, with_media
+from mediabot.conversation.prompt import history
+from mediabot.conversation.prompt.summaries import Summarizer
+from mediabot.conversation.prompt.system_prompt import build_system_prompt
+from mediabot.store import db
+from mediabot.text.keywords import (
+    ADMIN_HELP,
+    HELP_TEXT,
+    classify_keyword,
+    parse_answer,
+    parse_decision,
+)
+from mediabot.text.localtime import as_local
 
 log = logging.getLogger(__name__)
 
@@ -336,7 +349,9 @@ class _Turn:
         self.tools, self.schemas, self.reserved, self.system = engine._frame(user, dropped)
         self.history = history.get_history(user.id, self.config.history.fetch_limit)
         self.context = engine._context(user)
-        self.offered, self.added = [], []   # what the turn's tools showed, for posters
+        # what the turn's tools showed, for posters
+        self.offered: list[tuple] = []
+        self.added: list[str] = []
         self.confirmation: str | None = None
         self.declined = 0   # further destructive calls in the turn that asked one
         self.minimal = False

@@ -6,8 +6,8 @@ neither of those imports the other.
 """
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db, users
 from mediabot.conversation.prompt import history
+from mediabot.store import db, users
 
 
 def forget_conversation(user_id) -> int:

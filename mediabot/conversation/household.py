@@ -21,15 +21,15 @@ or all have texted STOP) nothing waits: the add is refused, saying nobody can ap
 import datetime as dt
 import json
 import logging
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
+from mediabot.arr.requests import used_since, week_start
+from mediabot.arr.tools import AddRequest, ToolError
+from mediabot.config import RequestsConfig
 from mediabot.conversation import confirmations as confirm
 from mediabot.store import db
 from mediabot.store.db import ApprovalStatus, Role
-from mediabot.config import RequestsConfig
-from mediabot.arr.requests import used_since, week_start
-from mediabot.arr.tools import AddRequest, ToolError
 
 log = logging.getLogger(__name__)
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import logging
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from collections.abc import Callable
 
 from mediabot.config import LLMConfig
 

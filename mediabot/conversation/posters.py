@@ -12,8 +12,8 @@ is dropped, and the text goes without it.
 import re
 from typing import NamedTuple
 
-from mediabot.text.public_url import is_public_https
 from mediabot.arr.tools.format import label
+from mediabot.text.public_url import is_public_https
 
 MAX_POSTERS = 3
 

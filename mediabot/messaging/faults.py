@@ -11,8 +11,8 @@ from a clean history.
 import logging
 import sqlite3
 import threading
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 
 import peewee
 

@@ -31,12 +31,12 @@ from twilio.base.exceptions import TwilioException, TwilioRestException, TwilioS
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
-from mediabot.text import sms
 from mediabot.config import TwilioConfig
-from mediabot.store import users
-from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
 from mediabot.conversation.posters import web_urls
 from mediabot.messaging.intake import newest_inbox_id
+from mediabot.store import users
+from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
+from mediabot.text import sms
 
 log = logging.getLogger(__name__)
 

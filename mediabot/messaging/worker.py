@@ -37,13 +37,20 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
 from mediabot.config import SmsConfig
+from mediabot.conversation import confirmations as confirm
+from mediabot.messaging.faults import (
+    STORAGE_APOLOGY,
+    OpenTurns,
+    Retries,
+    RetryPolicy,
+    discard_after,
+    is_storage_fault,
+    requeue,
+)
+from mediabot.store import db
 from mediabot.text.keywords import classify_keyword, parse_decision
 from mediabot.text.sms import format_reply_for
-from mediabot.messaging.faults import (STORAGE_APOLOGY, OpenTurns, Retries, RetryPolicy,
-                                          discard_after, is_storage_fault, requeue)
 
 log = logging.getLogger(__name__)
 

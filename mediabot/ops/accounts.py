@@ -13,11 +13,11 @@ import logging
 
 import click
 
-from mediabot.store import db, migrations, users
-from mediabot.conversation.prompt import history
-from mediabot.messaging import sender
 from mediabot.config import Config, UserConfig
 from mediabot.conversation.forget import forget_conversation
+from mediabot.conversation.prompt import history
+from mediabot.messaging import sender
+from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local
 from mediabot.text.phones import normalise_phone
 
@@ -164,7 +164,7 @@ def _text_state(text: db.Outbox) -> str:
     if text.status == db.OutboxStatus.PENDING:
         return f"outbox, {text.attempts} tries"
     if text.status != db.OutboxStatus.SENT:
-        return {db.OutboxStatus.CANCELLED: "withdrawn"}.get(text.status, "not sent")
+        return "withdrawn" if text.status == db.OutboxStatus.CANCELLED else "not sent"
     code = f" {text.delivery_error}" if text.delivery_error else ""
     return (text.delivery or "sent") + code
 

@@ -24,9 +24,16 @@ from pathlib import Path
 
 from twilio.request_validator import RequestValidator
 
+from mediabot.config import (
+    Config,
+    DatabaseConfig,
+    LLMConfig,
+    ServerConfig,
+    TwilioConfig,
+    UserConfig,
+)
 from mediabot.conversation.prompt import history
-from mediabot.config import (Config, DatabaseConfig, LLMConfig, ServerConfig, TwilioConfig,
-                                UserConfig)
+from mediabot.store.db import Role
 from mediabot.trial.sim.loopback import LoopbackServer, free_port, wait_for
 from mediabot.trial.sim.stack import Simulation
 from mediabot.trial.sim.twilio import FakeTwilio
@@ -50,7 +57,7 @@ def model_missing(llm: LLMConfig) -> bool:
 
 
 def demo_config(config: Config, sim: Simulation, db_path: str,
-                role: str = db.Role.ADMIN) -> Config:
+                role: str = Role.ADMIN) -> Config:
     """The operator's model and settings, pointed at the simulation and a demo database,
     with one household member (``DEMO_PHONE``, called Sam) in ``role``."""
     return dataclasses.replace(config, sonarr=sim.arr_config("sonarr"),

@@ -15,16 +15,16 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import cast
 
-from mediabot.store import db, users
-from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.prompt import history
 from mediabot.app import build_services, open_storage
 from mediabot.config import Config
-from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
+from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.engine import Engine
 from mediabot.conversation.llm import ChatModel
-from mediabot.trial.tasks import EVERY_STEP, VERSION, Seen, Task
+from mediabot.conversation.prompt import history
+from mediabot.store import db, users
+from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
 from mediabot.trial.sim.stack import Simulation
+from mediabot.trial.tasks import EVERY_STEP, VERSION, Seen, Task
 
 
 @dataclass
@@ -83,6 +83,7 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
         services.model = cast(ChatModel, model)   # a wrapper that answers as the model does
         engine = Engine(services)
         user = users.find_by_phone(DEMO_PHONE)
+        assert user is not None, "demo_config() makes the demo member"
         known = _known_titles(sim)
         failures, replies = [], []
         for number, step in enumerate(task.steps, 1):

@@ -10,14 +10,19 @@ tables are comparable only when their versions match.
 
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
-from collections.abc import Callable
 
-from mediabot.conversation.engine import (APOLOGIES, APOLOGY, NO_ANSWER_REPLY,
-                                             ROUND_LIMIT_REPLY, STUCK_REPLY)
-from mediabot.text.sms import count_segments, is_gsm7
+from mediabot.conversation.engine import (
+    APOLOGIES,
+    APOLOGY,
+    NO_ANSWER_REPLY,
+    ROUND_LIMIT_REPLY,
+    STUCK_REPLY,
+)
 from mediabot.store.db import Role
+from mediabot.text.sms import count_segments, is_gsm7
 
 if TYPE_CHECKING:
     from mediabot.trial.sim.stack import Simulation

@@ -4,8 +4,8 @@ import datetime as dt
 import json
 from dataclasses import replace
 
-from mediabot.config import ArrConfig
 from mediabot.arr.tools import ArrClient, ToolContext, get_tool, run_tool
+from mediabot.config import ArrConfig
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.stack import SONARR_VERSION, Simulation
 

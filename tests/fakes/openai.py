@@ -34,8 +34,8 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
-from mediabot.trial.sim.loopback import LoopbackServer
 from mediabot.conversation.prompt.message_rules import find_violation
+from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.chat_templates import TEMPLATES, render
 
 DEFAULT_MODELS = ("gpt-4o-mini", "gpt-4o")

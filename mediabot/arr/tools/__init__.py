@@ -6,8 +6,14 @@ catalog.py for the tools themselves.
 
 from mediabot.arr.tools.arr import ArrClient
 from mediabot.arr.tools.base import AddRequest, Tool, ToolContext, ToolError, ToolResult
-from mediabot.arr.tools.registry import (available_tools, describe_action, get_tool,
-                                            parse_arguments, run_tool, tool_schemas)
+from mediabot.arr.tools.registry import (
+                                            available_tools,
+                                            describe_action,
+                                            get_tool,
+                                            parse_arguments,
+                                            run_tool,
+                                            tool_schemas,
+)
 
 __all__ = [
     "AddRequest", "ArrClient", "Tool", "ToolContext", "ToolError", "ToolResult",

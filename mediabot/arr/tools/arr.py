@@ -25,19 +25,19 @@ import ast
 import logging
 import re
 import threading
-from typing import TypeVar
 from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import arrapi
 import requests
 from requests.adapters import HTTPAdapter
 
-from mediabot.config import ArrConfig
-from mediabot.text.masking import scrub
 from mediabot.arr.tools.base import KeyRejected, ToolError, Unreachable
 from mediabot.arr.tools.choices import check_client
 from mediabot.arr.tools.metadata import Metadata
+from mediabot.config import ArrConfig
+from mediabot.text.masking import scrub
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")

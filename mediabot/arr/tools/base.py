@@ -10,13 +10,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
-from collections.abc import Callable
 
+from mediabot.arr.tools.metadata import Metadata
 from mediabot.config import ArrConfig
 from mediabot.store.db import Role
-from mediabot.arr.tools.metadata import Metadata
 
 SAFE = "safe"
 DESTRUCTIVE = "destructive"
@@ -129,8 +129,8 @@ class Tool:
     tier: str
     roles: frozenset[str]
     services: tuple[str, ...]
-    handler: Callable[["ToolContext", dict], "dict | ToolResult"]
-    describe: Callable[["ToolContext", dict], str] | None = None
+    handler: Callable[[ToolContext, dict], dict | ToolResult]
+    describe: Callable[[ToolContext, dict], str] | None = None
 
 
 def utc_now() -> dt.datetime:

@@ -7,12 +7,22 @@ import datetime as dt
 from collections.abc import Callable
 from types import ModuleType
 
-from mediabot.text.localtime import local_text
 from mediabot.arr.tools import radarr, sonarr
-from mediabot.arr.tools.base import (ADMINS, DESTRUCTIVE, EVERYONE, SAFE, AddRequest,
-                                     AlreadyInLibrary, Tool, ToolContext, ToolError, ToolResult)
+from mediabot.arr.tools.base import (
+    ADMINS,
+    DESTRUCTIVE,
+    EVERYONE,
+    SAFE,
+    AddRequest,
+    AlreadyInLibrary,
+    Tool,
+    ToolContext,
+    ToolError,
+    ToolResult,
+)
 from mediabot.arr.tools.format import human_size
 from mediabot.arr.tools.summaries import title_of
+from mediabot.text.localtime import local_text
 
 SEARCH_LIMIT = 5
 QUEUE_LIMIT = 8

@@ -9,8 +9,8 @@ up once more on a fresh one); ``check`` hands in none, so it always reads the se
 
 from __future__ import annotations
 
-from typing import TypeVar
 from collections.abc import Callable
+from typing import TypeVar
 
 from mediabot.arr.tools.base import KeyRejected, ServiceClient, ToolError
 from mediabot.arr.tools.format import human_size

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import threading
 import time
-from typing import TypeVar
 from collections.abc import Callable
+from typing import TypeVar
 
 T = TypeVar("T")
 TTL_SECONDS = 300.0

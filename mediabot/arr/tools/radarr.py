@@ -7,14 +7,22 @@ parsed is None, which would turn a harmless read into another request.
 
 import datetime as dt
 
-from mediabot.config import ArrConfig
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_quality_profile, pick_root_folder
 from mediabot.arr.tools.format import api_time, date_text, human_size, parse_utc
 from mediabot.arr.tools.metadata import Metadata
-from mediabot.arr.tools.summaries import (delete_added, lookup_record, not_in_library,
-                                             poster_url, queue_summary, require_added, search_hit,
-                                             stuck_downloads, title_of)
+from mediabot.arr.tools.summaries import (
+    delete_added,
+    lookup_record,
+    not_in_library,
+    poster_url,
+    queue_summary,
+    require_added,
+    search_hit,
+    stuck_downloads,
+    title_of,
+)
+from mediabot.config import ArrConfig
 
 QUEUE_PAGE_SIZE = 50
 RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),

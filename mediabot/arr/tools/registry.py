@@ -12,10 +12,10 @@ import traceback
 from dataclasses import replace
 from functools import partial
 
-from mediabot.text.masking import scrub
 from mediabot.arr.tools.base import Tool, ToolContext, ToolError, ToolResult
 from mediabot.arr.tools.catalog import TOOLS
 from mediabot.arr.tools.schema import for_model, validate
+from mediabot.text.masking import scrub
 
 log = logging.getLogger(__name__)
 _BY_NAME = {tool.name: tool for tool in TOOLS}

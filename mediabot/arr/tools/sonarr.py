@@ -8,16 +8,23 @@ parsed is None, which would turn a harmless read into another request.
 import datetime as dt
 from collections import Counter
 
-from mediabot.config import ArrConfig
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
-from mediabot.arr.tools.choices import (pick_language_profile, pick_quality_profile,
-                                           pick_root_folder)
-from mediabot.text.localtime import UTC, local_text
+from mediabot.arr.tools.choices import pick_language_profile, pick_quality_profile, pick_root_folder
 from mediabot.arr.tools.format import api_time, episode_code, human_size, parse_utc
 from mediabot.arr.tools.metadata import Metadata
-from mediabot.arr.tools.summaries import (delete_added, lookup_record, not_in_library,
-                                             poster_url, queue_summary, require_added, search_hit,
-                                             stuck_downloads, title_of)
+from mediabot.arr.tools.summaries import (
+    delete_added,
+    lookup_record,
+    not_in_library,
+    poster_url,
+    queue_summary,
+    require_added,
+    search_hit,
+    stuck_downloads,
+    title_of,
+)
+from mediabot.config import ArrConfig
+from mediabot.text.localtime import UTC, local_text
 
 QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}

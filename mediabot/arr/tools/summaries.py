@@ -7,11 +7,17 @@ except ``require_added``/``delete_added``, which take an arrapi Series or Movie.
 
 import arrapi
 
+from mediabot.arr.tools.base import ToolError
+from mediabot.arr.tools.format import (
+    episode_range,
+    human_timeleft,
+    label,
+    progress,
+    short_text,
+    sms_safe_title,
+)
 from mediabot.text.masking import scrub
 from mediabot.text.public_url import is_public_https
-from mediabot.arr.tools.base import ToolError
-from mediabot.arr.tools.format import (episode_range, human_timeleft, label, progress,
-                                          short_text, sms_safe_title)
 
 _STATE_WORDS = {
     "importBlocked": "import blocked",

@@ -60,16 +60,23 @@ a failure there is a bug and raises.
 
 import json
 import logging
-from typing import cast
 from dataclasses import dataclass
+from typing import cast
 
 import peewee as pw
 
-from mediabot.store import db
-from mediabot.conversation.prompt.shape import (INTERRUPTED_RESULT, PARAGRAPH, UNANSWERED_LINE,
-                                                   Unit, message_chars, portable_arguments,
-                                                   sanitise, shape)
 from mediabot.conversation.prompt.message_rules import find_violation
+from mediabot.conversation.prompt.shape import (
+    INTERRUPTED_RESULT,
+    PARAGRAPH,
+    UNANSWERED_LINE,
+    Unit,
+    message_chars,
+    portable_arguments,
+    sanitise,
+    shape,
+)
+from mediabot.store import db
 
 __all__ = ["INTERRUPTED_RESULT", "PRUNED_LINE", "UNANSWERED_LINE", "Metrics", "Prompt",
            "build_llm_messages", "build_prompt", "clear_history", "count_messages",

@@ -28,8 +28,8 @@ which is stricter than OpenAI. They run after OpenAI's, on a list OpenAI would a
 - every ``content`` is a string (no content-part lists: many templates only take text).
 """
 
-from dataclasses import dataclass
 import json
+from dataclasses import dataclass
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 MAX_ID_LENGTH = 40

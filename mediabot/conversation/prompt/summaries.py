@@ -9,11 +9,11 @@ working).
 
 import logging
 
-from mediabot.store import db, users
-from mediabot.conversation.prompt import history
 from mediabot.config import HistoryConfig
 from mediabot.conversation.llm import ChatModel, ModelError
+from mediabot.conversation.prompt import history
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
+from mediabot.store import db, users
 
 log = logging.getLogger(__name__)
 EVERY = 10

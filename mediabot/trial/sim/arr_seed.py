@@ -2,10 +2,21 @@
 
 import datetime as dt
 
-from mediabot.trial.sim.arr_fixtures import (ARRIVAL_TMDB, DUNE_1984_TMDB, DUNE_TMDB,
-                                                DUNE_TWO_TMDB, HAIL_MARY_TMDB, OFFICE_TVDB,
-                                                OFFICE_UK_TVDB, SEVERANCE_TVDB, SLOW_HORSES_TVDB,
-                                                episodes_for, movie, queue_record, series)
+from mediabot.trial.sim.arr_fixtures import (
+    ARRIVAL_TMDB,
+    DUNE_1984_TMDB,
+    DUNE_TMDB,
+    DUNE_TWO_TMDB,
+    HAIL_MARY_TMDB,
+    OFFICE_TVDB,
+    OFFICE_UK_TVDB,
+    SEVERANCE_TVDB,
+    SLOW_HORSES_TVDB,
+    episodes_for,
+    movie,
+    queue_record,
+    series,
+)
 
 OFFICE_SEASONS = (6, 22, 25, 19, 28, 26, 26, 24, 25)
 _OFFICE_TEXT = ("A mockumentary crew follows the staff of a mid-sized paper supply company in "

@@ -21,7 +21,7 @@ import re
 import secrets
 import threading
 import time
-from datetime import datetime, UTC
+from datetime import UTC, datetime
 from email.utils import format_datetime
 from urllib.parse import urlsplit
 
