@@ -133,8 +133,8 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
     return ToolResult(result, added=(poster,) if poster else ())
 
 
-def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: str, external_id: int,
-              tool_args: dict, not_found: str) -> dict | None:
+def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: str,
+              external_id: int, tool_args: dict, not_found: str) -> dict | None:
     data = client.run(module.lookup, external_id, not_found=not_found)
     if data.get("id"):
         return None     # already in the library: the add itself says so
