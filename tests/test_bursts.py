@@ -8,12 +8,11 @@ arrives; what the household sees is read from the fake Twilio.
 import pytest
 
 from mediabot.store import db
-from mediabot.conversation.engine import RESET_REPLY
+from mediabot.conversation.engine import NO_TEXT_REPLY, RESET_REPLY
 from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
-from mediabot.messaging.worker import NO_TEXT_REPLY
 from tests.conftest import ADMIN, sign
 from tests.test_web import URL, params, text
 

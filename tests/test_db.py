@@ -11,7 +11,7 @@ from mediabot.store import migrations
 
 from mediabot.store.users import ensure_config_users
 from mediabot.config import UserConfig
-from mediabot.messaging.worker import recent_turns
+from mediabot.messaging.sender import recent_turns
 
 
 @pytest.fixture

@@ -3,7 +3,8 @@
 import pytest
 
 from mediabot.store import db
-from mediabot.messaging.worker import RATE_LIMIT_REPLY, UNKNOWN_SENDER_REPLY
+from mediabot.messaging.turn import RATE_LIMIT_REPLY
+from mediabot.messaging.worker import UNKNOWN_SENDER_REPLY
 from tests.conftest import ADMIN, MEMBER, sign
 
 URL = "https://sms.example.com/sms"

@@ -93,9 +93,14 @@ def seen_before(text: db.Outbox | None, inbox_id: int) -> bool:
     return text.accepted_after_inbox is None or inbox_id > text.accepted_after_inbox
 
 
+def pending_of(user_id: int) -> db.PendingAction | None:
+    """The user's waiting action, expired or not (the sweep may not have run yet)."""
+    return db.PendingAction.get_or_none(db.PendingAction.user == user_id)
+
+
 def active_pending(user_id: int, now: dt.datetime) -> db.PendingAction | None:
     """The user's pending action if it has not expired; an expired one is treated as gone."""
-    action = db.PendingAction.get_or_none(db.PendingAction.user == user_id)
+    action = pending_of(user_id)
     if action is None or action.expires_at <= now:
         return None
     return action

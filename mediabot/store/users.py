@@ -27,3 +27,20 @@ def ensure_config_users(users) -> None:
         if phones:
             stale = stale.where(User.phone.not_in(list(phones)))
         stale.execute()
+
+
+def get_user(user_id: int) -> User:
+    """The user's row; raises ``User.DoesNotExist`` for an unknown id."""
+    return User.get_by_id(user_id)
+
+
+def set_opted_out(user: User, opted_out: bool) -> None:
+    """Flag (or unflag) the person as opted out of texts; ``user`` is updated too."""
+    User.update(opted_out=opted_out).where(User.id == user.id).execute()
+    user.opted_out = opted_out
+
+
+def set_display_name(user: User, name: str) -> None:
+    """Store the name the person gave; ``user`` is updated too."""
+    User.update(display_name=name).where(User.id == user.id).execute()
+    user.display_name = name

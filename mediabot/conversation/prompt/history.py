@@ -62,6 +62,8 @@ import json
 import logging
 from dataclasses import dataclass
 
+import peewee
+
 from mediabot.store import db
 from mediabot.conversation.prompt.shape import (INTERRUPTED_RESULT, PARAGRAPH, UNANSWERED_LINE,
                                                    Unit, message_chars, portable_arguments,
@@ -333,3 +335,21 @@ def clear_history(user_id) -> int:
     """Delete every stored message of one user; return how many were deleted."""
     return db.Message.delete().where(db.Message.user == user_id).execute()
 
+
+
+def newest_message_id(user_id) -> int:
+    """Where a turn starts in the user's history (0 when it is empty)."""
+    return (db.Message.select(peewee.fn.MAX(db.Message.id))
+            .where(db.Message.user == user_id).scalar() or 0)
+
+
+def delete_after(user_id, since_message_id: int) -> int:
+    """Delete the user's messages stored after ``since_message_id``; returns how many."""
+    return (db.Message.delete().where(db.Message.user == user_id,
+                                      db.Message.id > since_message_id).execute())
+
+
+def newest_rows(user_id, limit: int) -> list[db.Message]:
+    """The user's newest ``limit`` message rows, newest first (with their timestamps)."""
+    return list(db.Message.select().where(db.Message.user == user_id)
+                .order_by(db.Message.id.desc()).limit(limit))
