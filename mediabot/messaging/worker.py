@@ -37,40 +37,14 @@ ACK_PRIORITY_SECONDS = 0.5
 ACK_LULL_SECONDS = 0.02
 
 
-class Worker:
-    def __init__(self, engine, sender, config: SmsConfig, *, clock=db.utcnow,
-                 max_workers: int = 4, retry: RetryPolicy = RetryPolicy()):
-        self.engine = engine
-        self.sender = sender
-        self.config = config
-        self.clock = clock
-        self.retries = Retries(retry, self.notify)
-        self.turns = OpenTurns()
-        self.answering = Answering(engine, sender, config, self.retries, self.turns, clock)
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="turn")
-        self._lock = threading.Lock()
-        self._running: set[int] = set()
-        self._again: set[int] = set()
-        self._idle = threading.Condition(self._lock)
-        self._closed = False
+class AckPacing:
+    """Webhook requests in flight, so a turn about to start lets them go first."""
+
+    def __init__(self):
         self._acks = 0
         self._last_ack = 0.0
         self._acks_done = threading.Condition(threading.Lock())
-        self.ack_priority_seconds = ACK_PRIORITY_SECONDS
-
-    # -- scheduling -----------------------------------------------------------------------
-
-    def notify(self, user_id: int) -> None:
-        """A message for ``user_id`` is in the inbox: process it now or right after the
-        turn in progress."""
-        with self._lock:
-            if self._closed:
-                return
-            if user_id in self._running:
-                self._again.add(user_id)
-                return
-            self._running.add(user_id)
-        self._pool.submit(self._drain, user_id)
+        self.priority_seconds = ACK_PRIORITY_SECONDS
 
     @contextmanager
     def acknowledging(self):
@@ -85,11 +59,11 @@ class Worker:
                 self._last_ack = time.monotonic()
                 self._acks_done.notify_all()
 
-    def _let_acknowledgements_go_first(self) -> None:
+    def let_acknowledgements_go_first(self) -> None:
         """Wait (bounded) for a lull in webhook traffic: under a burst, turns start a little
         later and gather more messages each, and Twilio is answered at once. A lone text
         waits ACK_LULL_SECONDS at most."""
-        deadline = time.monotonic() + self.ack_priority_seconds
+        deadline = time.monotonic() + self.priority_seconds
         with self._acks_done:
             while True:
                 now = time.monotonic()
@@ -98,6 +72,49 @@ class Worker:
                     return
                 wait = deadline - now if self._acks else ACK_LULL_SECONDS - quiet_for
                 self._acks_done.wait(min(wait, deadline - now))
+
+
+class Worker:
+    """The thread pool, one slot per user (``notify`` runs or re-runs their turn) and the
+    bounded shutdown; what a turn does is ``Answering``'s."""
+
+    def __init__(self, engine, sender, config: SmsConfig, *, clock=db.utcnow,
+                 max_workers: int = 4, retry: RetryPolicy = RetryPolicy()):
+        self.engine = engine
+        self.sender = sender
+        self.retries = Retries(retry, self.notify)
+        self.turns = OpenTurns()
+        self.answering = Answering(engine, sender, config, self.retries, self.turns, clock)
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="turn")
+        self._lock = threading.Lock()
+        self._running: set[int] = set()
+        self._again: set[int] = set()
+        self._idle = threading.Condition(self._lock)
+        self._closed = False
+        self.acks = AckPacing()
+        self.acknowledging = self.acks.acknowledging
+
+    @property
+    def ack_priority_seconds(self) -> float:
+        return self.acks.priority_seconds
+
+    @ack_priority_seconds.setter
+    def ack_priority_seconds(self, seconds: float) -> None:
+        self.acks.priority_seconds = seconds
+
+    # -- scheduling -----------------------------------------------------------------------
+
+    def notify(self, user_id: int) -> None:
+        """A message for ``user_id`` is in the inbox: process it now or right after the
+        turn in progress."""
+        with self._lock:
+            if self._closed:
+                return
+            if user_id in self._running:
+                self._again.add(user_id)
+                return
+            self._running.add(user_id)
+        self._pool.submit(self._drain, user_id)
 
     def recover(self) -> int:
         """At start: process rows a crash left ``queued`` or ``processing``."""
@@ -149,7 +166,7 @@ class Worker:
         again = True
         try:
             while again:
-                self._let_acknowledgements_go_first()
+                self.acks.let_acknowledgements_go_first()
                 if not self._closed:   # shutting down: take no new turn
                     self._process_or_retry(user_id)
                 with self._lock:
