@@ -97,6 +97,7 @@ def chat(config_path: str | None, phone: str | None) -> None:
 
 def _converse(engine, user: db.User, show_tools: bool = False) -> None:
     """Read lines from stdin and answer each through the engine, as one user."""
+    from mediabot.conversation.incoming import read_text
     from mediabot.conversation.prompt.history import last_message_id
     from mediabot.trial.demo import tool_activity
 
@@ -105,12 +106,12 @@ def _converse(engine, user: db.User, show_tools: bool = False) -> None:
         if not text:
             continue
         before = last_message_id(user.id) if show_tools else 0
-        reply = engine.handle(user.id, text)
+        answer = engine.answer(read_text(user, text))
         for activity in tool_activity(user.id, before) if show_tools else ():
             click.echo(activity)
-        if reply:
-            click.echo(f"bot> {reply}")
-        engine.after_turn(user.id)
+        if answer.reply:
+            click.echo(f"bot> {answer.reply}")
+        engine.after_turn(answer)
 
 
 @main.command(short_help="Try mediabot on a simulated Sonarr/Radarr with your model.")

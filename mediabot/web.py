@@ -53,12 +53,12 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
         if not signed(sms_url):
             log.warning("/sms: rejected a request with a missing or invalid signature")
             return _error("invalid signature", 403)
-        problem = _malformed(form, config.sms.default_region)
-        if problem:
-            log.warning("/sms: malformed request (%s)", problem)
-            return _error(problem, 400)
+        inbound = _read_form(form, config.sms.default_region, db.utcnow())
+        if isinstance(inbound, str):
+            log.warning("/sms: malformed request (%s)", inbound)
+            return _error(inbound, 400)
         with worker.acknowledging():
-            _accept(form, config, worker, intake)
+            _accept(inbound, config, worker, intake)
         return app.response_class(EMPTY_TWIML, status=200, mimetype="text/xml")
 
     @app.post("/sms/status")
@@ -128,47 +128,43 @@ def _delivery_report(form) -> tuple[str, str, int | None] | str:
     return sid, state, int(code) if code else None
 
 
-def _malformed(form, region: str) -> str | None:
-    sid, sender = form.get("MessageSid", ""), form.get("From", "")
+def _read_form(form, region: str, now) -> Inbound | str:
+    """The webhook's message, its sender's number parsed and STOP-like words read once; or
+    what is wrong with the request."""
+    sid, sender, body = form.get("MessageSid", ""), form.get("From", ""), form.get("Body", "")
     if not sid or len(sid) > 64:
         return "MessageSid is missing"
     if not sender:
         return "From is missing"
-    if len(form.get("Body", "")) > MAX_BODY_CHARS:
+    if len(body) > MAX_BODY_CHARS:
         return "Body is too long"
     try:
-        inbound_phone(sender, region)
+        phone = inbound_phone(sender, region)
     except ValueError:
         return "From is not a phone number"
-    return None
+    # STOP and its kin are never answered, even with the fixed unknown-sender reply.
+    return Inbound(sid, phone, body, now, classify_keyword(body) == "opt_out")
 
 
-def _accept(form, config: Config, worker, intake: Intake) -> None:
+def _accept(inbound: Inbound, config: Config, worker, intake: Intake) -> None:
     """Record the message once (committed before this returns); wake the worker for a
     known sender. On Twilio's clock, so its lines are DEBUG: one INFO line per text would
-    cost more than the insert."""
-    phone = inbound_phone(form["From"], config.sms.default_region)
-    body = form.get("Body", "")
-    opt_out = _opts_out(body)
-    # An opt-out is recorded at once, in the same commit, not when the worker reaches the
-    # row: a reply still being worked out, an expiry notice or a download notice must not
-    # follow a STOP.
-    recorded = intake.record(Inbound(form["MessageSid"], phone, body, db.utcnow(), opt_out))
+    cost more than the insert.
+
+    An opt-out is recorded at once, in the same commit, not when the worker reaches the
+    row: a reply still being worked out, an expiry notice or a download notice must not
+    follow a STOP."""
+    recorded = intake.record(inbound)
     if not recorded.new:
-        log.debug("/sms: %s already received (Twilio retry); ignored", form["MessageSid"])
+        log.debug("/sms: %s already received (Twilio retry); ignored", inbound.sid)
         return
     if recorded.user_id is None:
         log.debug("inbox %s: message from an unknown number ignored", recorded.inbox_id)
-        if config.sms.unknown_senders == "reply" and not opt_out:
-            worker.reply_to_unknown(phone)
+        if config.sms.unknown_senders == "reply" and not inbound.opt_out:
+            worker.reply_to_unknown(inbound.phone)
         return
     log.debug("inbox %s: queued for user %s", recorded.inbox_id, recorded.user_id)
     worker.notify(recorded.user_id)
-
-
-def _opts_out(body: str) -> bool:
-    """STOP and its kin: never answered, even with the fixed unknown-sender reply."""
-    return classify_keyword(body) == "opt_out"
 
 
 def _error(reason: str, status: int):

@@ -14,6 +14,7 @@ from mediabot.conversation.engine import (
     STUCK_REPLY,
     extract_name,
 )
+from mediabot.conversation.incoming import read_text
 from mediabot.conversation.prompt import history
 from mediabot.conversation.prompt.history import UNANSWERED_LINE
 from mediabot.conversation.prompt.message_rules import find_violation
@@ -26,6 +27,11 @@ from tests.fakes.openai import error_reply
 @pytest.fixture
 def engine(engine_for):
     return engine_for()
+
+
+def answered(engine, user_id, text):
+    """One text read as the terminal reads it: the engine's Answer, for ``after_turn``."""
+    return engine.answer(read_text(db.User.get_by_id(user_id), text))
 
 
 def non_system(request):
@@ -205,13 +211,26 @@ def test_extract_name(text, name):
 
 
 class TestSummaries:
+    def test_the_summary_is_handed_the_prompt_the_turn_built(self, engine_for, fake_llm):
+        """after_turn counts evictions against the very system prompt and tool schemas the
+        model was shown, handed over by the turn rather than built again."""
+        engine = engine_for(arr=True, history={"summaries": True})
+        alex = db.User.get(phone=ADMIN).id
+        fake_llm.enqueue_text("Hello!")
+        answer = answered(engine, alex, "hi")
+        shown = fake_llm.requests[-1]
+        assert answer.reply == "Hello!"
+        assert answer.frame.system == shown["messages"][0]["content"]
+        assert answer.frame.schemas == shown["tools"]
+        engine.after_turn(answer)
+        assert len(fake_llm.requests) == 1, "nothing evicted yet: no summary call"
+
     def test_off_by_default_no_summary_calls(self, engine_for, fake_llm):
         engine = engine_for(history={"max_messages": 4})
         alex = db.User.get(phone=ADMIN).id
         fake_llm.set_responder(lambda body: "ok")
         for i in range(20):
-            engine.handle(alex, f"message {i}")
-            engine.after_turn(alex)
+            engine.after_turn(answered(engine, alex, f"message {i}"))
         assert len(fake_llm.requests) == 20
         assert db.User.get_by_id(alex).summary is None
 
@@ -224,11 +243,9 @@ class TestSummaries:
                 return "Alex likes sci-fi and asked for Alien."
             return "ok"
         fake_llm.set_responder(respond)
-        engine.handle(alex, "I like sci-fi; get me Alien")
-        engine.after_turn(alex)
+        engine.after_turn(answered(engine, alex, "I like sci-fi; get me Alien"))
         for i in range(12):
-            engine.handle(alex, f"message {i}")
-            engine.after_turn(alex)
+            engine.after_turn(answered(engine, alex, f"message {i}"))
         user = db.User.get_by_id(alex)
         assert user.summary == "Alex likes sci-fi and asked for Alien."
         assert user.summary_through is not None
@@ -243,9 +260,9 @@ class TestSummaries:
         db.User.update(summary="old summary").execute()
         fake_llm.set_responder(lambda body: "ok")
         for i in range(8):
-            engine.handle(alex, f"message {i}")
+            last = answered(engine, alex, f"message {i}")
         fake_llm.enqueue_error(500, "boom")
-        engine.after_turn(alex)
+        engine.after_turn(last)
         assert db.User.get_by_id(alex).summary == "old summary"
 
 

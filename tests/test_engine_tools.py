@@ -5,6 +5,7 @@ import json
 
 import pytest
 
+from mediabot.conversation.incoming import join_texts, read_text
 from mediabot.conversation.prompt import history
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
@@ -107,7 +108,9 @@ def test_an_unrelated_message_lets_the_question_lapse_and_tells_the_model(engine
 def test_a_yes_joined_with_other_texts_is_not_an_answer(engine, alex, fake_llm, stack):
     ask_removal(engine, fake_llm, alex)
     fake_llm.enqueue_text("Which one do you mean?")
-    assert engine.handle(alex, "Y\nY", alone=False) == DROPPED + "Which one do you mean?"
+    user = db.User.get_by_id(alex)
+    joined = join_texts([read_text(user, "Y", 1), read_text(user, "Y", 2)])
+    assert engine.answer(joined).reply == DROPPED + "Which one do you mean?"
     assert office_in_library(stack) and db.PendingAction.select().count() == 0
 
 
@@ -120,11 +123,13 @@ def test_only_a_yes_sent_after_the_question_answers_it(engine, alex, fake_llm, s
     on_its_way = arrive("yes")          # sent while the turn that asks was running
     ask_removal(engine, fake_llm, alex)
     fake_llm.enqueue_text("Great, I'll add it.")
-    assert engine.handle(alex, "yes", inbox_id=on_its_way) == DROPPED + "Great, I'll add it."
+    user = db.User.get_by_id(alex)
+    assert engine.answer(read_text(user, "yes", on_its_way)).reply == \
+        DROPPED + "Great, I'll add it."
     assert office_in_library(stack)
     ask_removal(engine, fake_llm, alex)
     answer = arrive("Y")
-    assert engine.handle(alex, "Y", inbox_id=answer) == \
+    assert engine.answer(read_text(user, "Y", answer)).reply == \
         "Removed The Office (2005) and deleted its files."
     assert not office_in_library(stack)
 

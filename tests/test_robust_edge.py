@@ -212,7 +212,7 @@ def test_stop_sent_during_a_turn_stops_that_turns_reply(daemon_for, fake_llm, fa
 
 def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_for, fake_llm,
                                                                         fake_twilio):
-    from mediabot.messaging.worker import NO_TEXT_REPLY
+    from mediabot.conversation.engine import NO_TEXT_REPLY
 
     daemon = daemon_for()
     form = {**params(""), "NumMedia": "1", "MediaUrl0": "https://api.twilio.com/m/ME1.jpg",
@@ -227,7 +227,7 @@ def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_f
 
 def test_the_rate_limit_notice_goes_out_at_most_once_an_hour_across_a_clock_hour(
         daemon_for, fake_llm, fake_twilio, clock):
-    from mediabot.messaging.worker import RATE_LIMIT_REPLY
+    from mediabot.messaging.turn import RATE_LIMIT_REPLY
 
     daemon = daemon_for(sms={"rate_limit_per_hour": 1})
     client = daemon.app.test_client()

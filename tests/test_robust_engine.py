@@ -11,6 +11,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.openai import Reply
+from tests.test_engine import answered
 
 
 @pytest.fixture
@@ -150,8 +151,7 @@ def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_f
         return "answer " * 20
     fake_llm.set_responder(respond)
     for i in range(40):
-        engine.handle(alex, f"question {i} " + "pad " * 20)
-        engine.after_turn(alex)
+        engine.after_turn(answered(engine, alex, f"question {i} " + "pad " * 20))
     fake_llm.enqueue_text("ok")
     engine.handle(alex, "one more")
     seen = [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"]
@@ -173,8 +173,7 @@ def test_a_failing_summary_is_not_retried_on_every_turn(engine_for, fake_llm):
         return "ok"
     fake_llm.set_responder(respond)
     for i in range(30):
-        engine.handle(alex, f"message {i}")
-        engine.after_turn(alex)
+        engine.after_turn(answered(engine, alex, f"message {i}"))
     assert 1 <= len(summary_calls) <= 6, "one try per ten newly evicted messages, not 24"
     assert db.User.get_by_id(alex).summary is None
 

@@ -6,6 +6,7 @@ import time
 import pytest
 
 from mediabot.config import SmsConfig
+from mediabot.conversation.engine import Answer
 from mediabot.messaging.worker import Worker
 from mediabot.store import db
 
@@ -15,6 +16,7 @@ class RecordingEngine:
 
     def __init__(self):
         self.turns: list[tuple[int, str]] = []
+        self.read = []   # each turn's Incoming, as the worker handed it over
         self.release = threading.Event()
         self.release.set()
         self.running = 0
@@ -22,7 +24,8 @@ class RecordingEngine:
         self.max_running_per_user: dict[int, int] = {}
         self._lock = threading.Lock()
 
-    def handle(self, user_id, text, *, alone=True, inbox_id=None):
+    def answer(self, incoming):
+        user_id, text = incoming.user.id, incoming.text
         with self._lock:
             self.running += 1
             now = self.running_per_user[user_id] = self.running_per_user.get(user_id, 0) + 1
@@ -30,11 +33,12 @@ class RecordingEngine:
         self.release.wait(5)
         with self._lock:
             self.turns.append((user_id, text))
+            self.read.append(incoming)
             self.running -= 1
             self.running_per_user[user_id] -= 1
-        return None  # nothing to send
+        return Answer(None, incoming.user)  # nothing to send
 
-    def after_turn(self, user_id):
+    def after_turn(self, answer):
         pass
 
 
@@ -74,6 +78,25 @@ def test_messages_during_a_turn_join_the_next_one(worker, users):
     assert [text for _, text in engine.turns] == ["first", "second\nthird"]
     assert engine.max_running_per_user == {users[0]: 1}, "one turn at a time per user"
     assert db.Inbox.select().where(db.Inbox.status == "done").count() == 3
+
+
+def test_a_burst_reaches_the_engine_read_once(worker, users):
+    """Each text is read where it leaves the inbox; the engine gets that reading, with the
+    user row, and never parses the text again."""
+    engine = worker.engine
+    engine.release.clear()
+    queue(users[0], "first")
+    worker.notify(users[0])
+    time.sleep(0.1)
+    rows = [queue(users[0], body) for body in ("Y", "help", "what is new?")]
+    worker.notify(users[0])
+    engine.release.set()
+    assert worker.wait_idle(5)
+    first, help_, rest = engine.read
+    assert (first.text, first.alone, first.keyword) == ("first", True, None)
+    assert (help_.keyword, help_.alone, help_.inbox_id) == ("help", True, rows[1].id)
+    assert (rest.text, rest.alone, rest.answer) == ("Y\nwhat is new?", False, None)
+    assert rest.inbox_id == rows[-1].id and rest.user.id == users[0]
 
 
 def test_different_users_run_in_parallel(worker, users):
@@ -135,7 +158,8 @@ def wait_until(predicate, timeout=3.0):
 def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
     from types import SimpleNamespace
 
-    from mediabot.messaging.worker import burst_turns
+    from mediabot.conversation.incoming import read_text
+    from mediabot.messaging.turn import Text, burst_turns
 
-    rows = [SimpleNamespace(body=body) for body in bodies]
-    assert [[row.body for row in turn] for turn in burst_turns(rows)] == turns
+    texts = [Text(None, read_text(SimpleNamespace(), body)) for body in bodies]
+    assert [[t.incoming.text for t in turn] for turn in burst_turns(texts)] == turns

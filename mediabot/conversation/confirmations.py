@@ -101,6 +101,7 @@ def find_pending(user_id: int) -> db.PendingAction | None:
 def active_pending(user_id: int, now: dt.datetime) -> db.PendingAction | None:
     """The user's pending action if it has not expired; an expired one is treated as gone."""
     action = find_pending(user_id)
+    action = find_pending(user_id)
     if action is None or action.expires_at <= now:
         return None
     return action

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 
 import peewee
 
+from mediabot.conversation.prompt.history import delete_messages_after, last_message_id
+from mediabot.messaging.intake import requeue
 from mediabot.store import db
 
 log = logging.getLogger(__name__)
@@ -105,7 +107,7 @@ class OpenTurns:
     def begin(self, user_id: int) -> None:
         """Mark where the turn starts; a retry keeps the first attempt's mark."""
         if user_id not in self._starts:
-            self._starts[user_id] = newest_message_id(user_id)
+            self._starts[user_id] = last_message_id(user_id)
 
     def start_of(self, user_id: int) -> int:
         return self._starts[user_id]
@@ -132,28 +134,10 @@ class OpenTurns:
                  user_id, deleted)
 
 
-def newest_message_id(user_id: int) -> int:
-    """Where a turn starts in the user's history (0 when it is empty)."""
-    return (db.Message.select(peewee.fn.MAX(db.Message.id))
-            .where(db.Message.user == user_id).scalar() or 0)
-
-
-def requeue(user_id: int) -> int:
-    """The user's rows left ``processing`` become ``queued`` again; returns how many."""
-    return (db.Inbox.update(status="queued", error=None)
-            .where(db.Inbox.user == user_id, db.Inbox.status == "processing").execute())
-
-
-def discard_after(user_id: int, since_message_id: int) -> int:
-    """Delete what a failed attempt stored after ``since_message_id``; returns how many."""
-    return (db.Message.delete().where(db.Message.user == user_id,
-                                      db.Message.id > since_message_id).execute())
-
-
 def take_back(user_id: int, since_message_id: int) -> int:
     """Undo an unfinished turn in one transaction: the messages it stored after
     ``since_message_id`` are deleted and its rows queued again. Returns messages deleted."""
     with db.database.atomic():
-        deleted = discard_after(user_id, since_message_id)
+        deleted = delete_messages_after(user_id, since_message_id)
         requeue(user_id)
     return deleted

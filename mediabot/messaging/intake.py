@@ -60,6 +60,7 @@ ON CONFLICT (message_sid) DO NOTHING
 RETURNING id, user_id
 """
 OPT_OUT = "UPDATE users SET opted_out = 1 WHERE id = ?"
+UNANSWERED = ("queued", "processing")
 
 
 @dataclass(frozen=True)
@@ -234,3 +235,26 @@ def newest_inbox_id() -> int:
     """The id of the newest inbox row of anyone, 0 when there is none: a text recorded later
     has a larger id, so it marks "everything received so far"."""
     return db.Inbox.select(pw.fn.MAX(db.Inbox.id)).scalar() or 0
+# -- the worker's side of the inbox ----------------------------------------------------------
+
+def users_with_unanswered() -> set[int]:
+    """Users whose rows a crash left ``queued`` or ``processing`` (read at start)."""
+    return {row.user_id for row in db.Inbox.select(db.Inbox.user).where(
+        db.Inbox.status.in_(UNANSWERED), db.Inbox.user.is_null(False)) if row.user_id is not None}
+
+
+def unanswered_rows(user_id: int) -> list[db.Inbox]:
+    """The user's rows still to answer, in the order they arrived."""
+    return list(db.Inbox.select().where(db.Inbox.user == user_id,
+                                        db.Inbox.status.in_(UNANSWERED)).order_by(db.Inbox.id))
+
+
+def set_status(rows: list[db.Inbox], status: str, error: str | None = None) -> None:
+    ids = [row.id for row in rows]
+    db.Inbox.update(status=status, error=error).where(db.Inbox.id.in_(ids)).execute()
+
+
+def requeue(user_id: int) -> int:
+    """The user's rows left ``processing`` become ``queued`` again; returns how many."""
+    return (db.Inbox.update(status="queued", error=None)
+            .where(db.Inbox.user == user_id, db.Inbox.status == "processing").execute())

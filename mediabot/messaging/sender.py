@@ -303,7 +303,7 @@ class Sender:
     def _mark_opted_out(self, row: Outbox) -> None:
         """Twilio says the recipient sent STOP: record it so nothing more is queued for them."""
         user = _recipient(row)
-        if user and users.set_opted_out(user.id, True):
+        if user and users.set_opted_out(user, True):
             log.info("outbox %d: recipient unsubscribed at Twilio; user marked opted out", row.id)
 
 
@@ -364,3 +364,21 @@ def _describe(exc: Exception, *secrets: str) -> str:
         if secret and len(secret) >= 6:
             text = text.replace(secret, "[hidden]")
     return text
+
+
+def reply_to(inbox_id: int) -> Outbox | None:
+    """The reply already queued for an inbox row, if any (one at most: unique)."""
+    return Outbox.get_or_none(Outbox.inbox == inbox_id)
+
+
+def recent_turns(user_id: int, since: dt.datetime):
+    """The user's turns answered since ``since`` (their replies in the outbox); found
+    through the (user_id, created_at) index, so its cost does not grow with the outbox."""
+    return Outbox.select().where(Outbox.user == user_id, Outbox.inbox.is_null(False),
+                                 Outbox.created_at > since)
+
+
+def queued_since(dedupe_keys: list[str], since: dt.datetime) -> bool:
+    """Was a text with one of these dedupe keys queued after ``since``? (unique index)"""
+    return Outbox.select().where(Outbox.dedupe_key.in_(dedupe_keys),
+                                 Outbox.created_at > since).exists()

@@ -77,13 +77,18 @@ def set_role(user_id: int, role: str) -> None:
     User.update(role=role).where(User.id == user_id).execute()
 
 
-def set_display_name(user_id: int, name: str) -> None:
-    User.update(display_name=name).where(User.id == user_id).execute()
+def set_display_name(user: User, name: str) -> None:
+    """Store the name the person gave; ``user`` is updated too."""
+    User.update(display_name=name).where(User.id == user.id).execute()
+    user.display_name = name
 
 
-def set_opted_out(user_id: int, opted_out: bool) -> bool:
-    """Record STOP (True) or START (False); False when there is no such user."""
-    return User.update(opted_out=opted_out).where(User.id == user_id).execute() == 1
+def set_opted_out(user: User, opted_out: bool) -> bool:
+    """Record STOP (True) or START (False); ``user`` is updated too. False when the row is
+    gone."""
+    changed = User.update(opted_out=opted_out).where(User.id == user.id).execute() == 1
+    user.opted_out = opted_out
+    return changed
 
 
 def set_summary(user_id: int, summary: str | None, through: int | None) -> None:

@@ -1,0 +1,273 @@
+"""The model turn: the frame a prompt is built around, the tool loop, the reply and posters.
+
+``run_model_turn`` runs the model on the user's stored history (their message is already
+stored by the caller) and returns the reply with the ``Frame`` it built: the system prompt,
+the tools and their schemas. The caller hands that frame to the rolling summary, which must
+count the same prompt the turn counted, so it is built once per turn.
+
+How it fails: a model call that fails becomes a fixed apology (never an exception); a
+server that refuses the prompt gets one more try from the smallest prompt (``STUCK_REPLY``
+when even that is refused). A destructive tool is never run here: it becomes a question
+waiting for the person's Y (``confirmations``), one at a time.
+"""
+
+import datetime as dt
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from mediabot.arr.requests import record_request
+from mediabot.arr.searches import SearchLimit
+from mediabot.arr.tools import (
+    ToolContext,
+    ToolError,
+    available_tools,
+    describe_action,
+    get_tool,
+    parse_arguments,
+    run_tool,
+    tool_schemas,
+)
+from mediabot.arr.tools.base import AddRequest, ServiceClient
+from mediabot.config import Config
+from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.household import HouseRules
+from mediabot.conversation.llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
+from mediabot.conversation.posters import Offered, choose_posters, with_media
+from mediabot.conversation.prompt import history
+from mediabot.conversation.prompt.summaries import Summarizer
+from mediabot.conversation.prompt.system_prompt import build_system_prompt
+from mediabot.store import db
+from mediabot.text.localtime import as_local
+
+log = logging.getLogger(__name__)
+
+NO_ANSWER_REPLY = "Sorry, I have no answer to that. Could you rephrase it?"  # model said nothing
+ROUND_LIMIT_REPLY = "Sorry, I couldn't finish that. Could you try rephrasing it?"
+APOLOGIES = {
+    "timeout": "Sorry, I'm answering too slowly right now. Please try again in a minute.",
+    "unreachable": "Sorry, I can't reach my language model right now. Please try again later.",
+    "misconfigured": "Sorry, my language model isn't set up right. Please tell whoever runs "
+                     "this number.",
+}
+# When the model server refuses even the smallest prompt (system prompt and this message).
+STUCK_REPLY = ("Sorry, my language model can't take our conversation right now. Text RESET "
+               "to start over, then ask again.")
+ONE_AT_A_TIME = ("not asked: only one removal can wait for a Y at a time, and another is "
+                 "waiting; nothing was removed")
+ONE_AT_A_TIME_NOTE = "(I remove one thing at a time: ask me again for the rest after this.)"
+APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
+
+
+@dataclass
+class Services:
+    """What a turn needs from the outside world, built once from config."""
+
+    config: Config
+    model: ChatModel
+    sonarr: ServiceClient | None = None
+    radarr: ServiceClient | None = None
+    clock: Callable[[], dt.datetime] = db.utcnow
+    summarizer: Summarizer | None = None
+    rules: HouseRules | None = None
+
+
+class Frame(NamedTuple):
+    """What every prompt for a user is built around (the same for a whole turn)."""
+
+    tools: dict          # by name
+    schemas: list[dict]
+    reserved: int        # the schemas' estimated tokens
+    system: str
+
+
+def approvals_on(services: Services, user: db.User) -> bool:
+    """Does this admin answer members' requests (APPROVE 12 / DENY 12)?"""
+    rules = services.rules
+    return rules is not None and rules.config.approval == "members" and user.role == "admin"
+
+
+def tools_for(services: Services, user: db.User):
+    return available_tools(user.role, sonarr=services.sonarr is not None,
+                           radarr=services.radarr is not None)
+
+
+def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
+    """The frame of this user's prompts; ``dropped`` names a question that just lapsed."""
+    tools = {t.name: t for t in tools_for(services, user)}
+    schemas = tool_schemas(list(tools.values()))
+    reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
+    zone = services.config.server.zone
+    system = build_system_prompt(
+        user.display_name, dropped=dropped or None, now=as_local(services.clock(), zone),
+        tools=list(tools),
+        missing=[name for name, client in (("Sonarr", services.sonarr),
+                                           ("Radarr", services.radarr)) if client is None])
+    rules = services.rules
+    waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
+    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""))
+
+
+def tool_context(services: Services, user: db.User) -> ToolContext:
+    """The tools' view of the world for ``user``, with the household's rules on adds."""
+    house, clock = services.rules, services.clock
+    if house is None or not house.applies_to(user):
+        return approved_context(services, user)
+
+    def gate(request: AddRequest) -> dict | None:
+        return house.gate(user, request, clock())
+    return _context(services, user, gate)
+
+
+def approved_context(services: Services, user: db.User) -> ToolContext:
+    """The tools' view for an add an admin already approved: no rules this time."""
+    return _context(services, user, None)
+
+
+def _context(services: Services, user: db.User, gate) -> ToolContext:
+    clock, config = services.clock, services.config
+    return ToolContext(sonarr=services.sonarr, radarr=services.radarr,
+                       user_id=user.id, role=user.role,
+                       record_request=lambda service, ext_id, title, **how:
+                           record_request(user.id, service, ext_id, title, clock(), **how),
+                       clock=lambda: as_local(clock(), config.server.zone), gate=gate,
+                       searches=SearchLimit(config.requests.search_again_hours,
+                                            clock, config.server.zone))
+
+
+def run_model_turn(services: Services, user: db.User, text: str, *, note: str = "",
+                   inbox_id: int | None = None) -> tuple[str, Frame]:
+    """Run the model on the stored history; ``note`` (a lapsed question) leads the reply
+    and is stored with it, so the model later knows what the person was told. A question
+    the turn asks is the reply to ``inbox_id``. Returns the reply and the turn's frame."""
+    started = time.monotonic()
+    turn = ModelTurn(services, user, build_frame(services, user, note), inbox_id)
+    try:
+        result = _loop(services, turn, text)
+    except ModelError as exc:
+        log.warning("turn user=%s model failed: %s", user.id, exc)
+        if exc.refused and turn.minimal:
+            return note + STUCK_REPLY, turn.frame
+        return note + APOLOGIES.get(exc.reason, APOLOGY), turn.frame
+    reply = note + _reply_text(turn, result)
+    history.save_message(user.id, {"role": "assistant", "content": reply},
+                         prompt_tokens=result.prompt_tokens)
+    log.info("turn user=%s model_calls=%d tools=%s estimated_tokens=%d prompt_tokens=%s "
+             "evicted=%d duration_ms=%d", user.id, result.model_calls,
+             ",".join(result.tools_called) or "-", result.estimated_tokens,
+             result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
+    posters = _posters(services.config, turn, reply, result.hit_round_limit)
+    return with_media(reply, posters), turn.frame
+
+
+def _reply_text(turn: "ModelTurn", result) -> str:
+    if turn.confirmation:
+        return turn.confirmation + (" " + ONE_AT_A_TIME_NOTE if turn.declined else "")
+    if result.hit_round_limit:
+        return ROUND_LIMIT_REPLY
+    return result.text.strip() or NO_ANSWER_REPLY
+
+
+def _posters(config: Config, turn: "ModelTurn", reply: str, gave_up: bool) -> list[str]:
+    """The posters to send with the reply by MMS ([sms] posters), else none."""
+    if not config.sms.posters or turn.confirmation or gave_up:
+        return []
+    return choose_posters([Offered(*hit) for hit in turn.offered], turn.added, reply)
+
+
+def _loop(services: Services, turn: "ModelTurn", text: str):
+    """The tool loop; when the server refuses the prompt (a chat template that raises, a
+    body it cannot read) it runs once more from the smallest prompt, so a history the
+    server cannot take never sticks to every later turn. Raises ModelError."""
+    def run():
+        return run_tool_loop(services.model, turn.build, turn.frame.schemas, turn.execute,
+                             turn.record, services.config.llm.max_tool_rounds)
+    try:
+        return run()
+    except ModelError as exc:
+        if not exc.refused:
+            raise
+        log.warning("turn user=%s the model server refused the prompt (%s); trying the "
+                    "smallest prompt", turn.user.id, exc)
+        turn.shrink(text)
+        return run()
+
+
+class ModelTurn:
+    """The state of one model turn: its prompt inputs, tools and the confirmation it asked."""
+
+    def __init__(self, services: Services, user: db.User, frame: Frame,
+                 inbox_id: int | None = None):
+        self.services, self.user, self.frame, self.inbox_id = services, user, frame, inbox_id
+        self.config = services.config
+        self.history = history.get_history(user.id, self.config.history.fetch_limit)
+        self.context = tool_context(services, user)
+        # what the turn's tools showed, for posters
+        self.offered: list[tuple] = []
+        self.added: list[str] = []
+        self.confirmation: str | None = None
+        self.declined = 0   # further destructive calls in the turn that asked one
+        self.minimal = False
+
+    def shrink(self, text: str) -> None:
+        """From now on the prompt is only the system prompt, the newest user message and what
+        this turn records after it: the smallest prompt a server should take."""
+        self.history = [{"role": "user", "content": text}]
+        self.minimal = True
+
+    def build(self):
+        h = self.config.history
+        summary = self.user.summary if h.summaries and not self.minimal else None
+        prompt = history.build_prompt(self.frame.system, self.history,
+                                      max_messages=h.max_messages,
+                                      max_tokens=h.max_context_tokens, summary=summary,
+                                      reserved_tokens=self.frame.reserved)
+        metrics = prompt.metrics
+        return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
+                                 "evicted": metrics.evicted}
+
+    def record(self, message: dict, prompt_tokens: int | None) -> None:
+        history.save_message(self.user.id, message, prompt_tokens=prompt_tokens)
+        self.history.append(message)
+
+    def execute(self, call: dict) -> ToolOutcome:
+        name, raw = call["function"]["name"], call["function"].get("arguments")
+        tool = self.frame.tools.get(name)
+        if tool is None:
+            return ToolOutcome(json.dumps({"error": self._unavailable(name)}))
+        if tool.tier != "destructive":
+            result = run_tool(tool, self.context, raw)
+            self.offered += result.offered
+            self.added += result.added
+            return ToolOutcome(result.for_model())
+        if self.confirmation is not None:
+            self.declined += 1
+            return ToolOutcome(json.dumps({"error": ONE_AT_A_TIME}))
+        return self._ask_confirmation(tool, raw)
+
+    def _unavailable(self, name: str) -> str:
+        """Why the model cannot use this tool: unknown, admins only, or a service not set up."""
+        tool = get_tool(name)
+        if tool is None:
+            return f"there is no tool called {name or '(empty name)'}"
+        if self.user.role not in tool.roles:
+            return f"{name} is only for admins, and this person is not one"
+        return f"{name} needs {' or '.join(s.title() for s in tool.services)}, which is not " \
+               "set up on this server"
+
+    def _ask_confirmation(self, tool, raw) -> ToolOutcome:
+        try:
+            arguments = parse_arguments(tool, raw)
+            question = describe_action(tool, self.context, arguments)
+        except ToolError as exc:
+            return ToolOutcome(json.dumps({"error": str(exc)}))
+        ttl = self.config.confirmation.ttl_seconds
+        self.confirmation = confirm.confirmation_text(question, ttl)
+        confirm.create_pending(self.user.id, tool.name, arguments, self.confirmation,
+                               ttl_seconds=ttl, now=self.services.clock(),
+                               asked_in=self.inbox_id)
+        return ToolOutcome(json.dumps({"status": "waiting for the user to reply Y or N",
+                                       "asked": self.confirmation}), end_turn=True)

@@ -1,0 +1,254 @@
+"""One user's queued texts answered: read in order, rate-limited, answered, committed.
+
+Each text is read once, as it comes out of the inbox (``incoming.read_text``: keyword,
+APPROVE/DENY, Y/N); everything after uses that reading. Every text of a burst is read on
+its own before anything is joined, since a keyword only counts as a whole message:
+
+- STOP-like and START-like words flag the user (no model call, no reply), as a lone text
+  does; either also drops a removal question waiting for its Y. They apply in the order
+  sent: what came before a STOP is still answered (an admin's "APPROVE 12" then "STOP"
+  decides 12, then opts out), what came after it is ignored until a START.
+- HELP, RESET and an admin's APPROVE 12 / DENY 12 are each answered on their own, first,
+  in the order they came, with their own reply (a RESET clears history and any waiting
+  question before the rest is read). So "RESET" + "what is new?" gets "Done - I've
+  forgotten our conversation..." and then the model's answer to "what is new?" from a clean
+  history: two texts.
+- The remaining texts are joined into one turn (``incoming.join_texts``). A Y or N among
+  them is not an answer to a waiting removal (only a lone text sent after the question is,
+  see ``engine``): the question lapses and the reply starts with a line saying so. A burst
+  of one text is the ordinary single message.
+
+Each turn's reply is queued in the outbox against the turn's last inbox row (unique), and
+its rows become ``done`` only in the same step, so a retry or a restart after a crash never
+answers twice: it finds that reply and sends it, or the reply the crashed turn already
+stored (``stored_reply``). A storage fault is not answered here: it goes up to the worker,
+which leaves the rows retryable and tries again (``faults``).
+"""
+
+import datetime as dt
+import logging
+from dataclasses import dataclass
+
+from mediabot.config import SmsConfig
+from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.incoming import Incoming, join_texts, read_text
+from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
+from mediabot.messaging import intake
+from mediabot.messaging.faults import STORAGE_APOLOGY, OpenTurns, Retries, is_storage_fault
+from mediabot.messaging.sender import queued_since, recent_turns, reply_to
+from mediabot.store import db
+from mediabot.store.users import get_user, set_opted_out
+from mediabot.text.sms import format_reply_for
+
+log = logging.getLogger(__name__)
+
+RATE_LIMIT_REPLY = ("You've sent a lot of messages this hour, so I'm taking a short break. "
+                    "Try again in a little while.")
+FAILED_REPLY = "Sorry, something went wrong on my side. Please try again."
+ANSWERED_ALONE = ("help", "reset")  # keywords a burst answers as texts of their own
+OPT_IN_WORDS = ("opt_in", "yes_opt_in")
+STORED_REPLY_LOOKBACK = 40  # messages: one turn's user message, tool rounds and reply
+
+
+@dataclass(frozen=True)
+class Text:
+    """An inbox row and how its text was read."""
+
+    row: db.Inbox
+    incoming: Incoming
+
+
+class Answering:
+    """Answers a user's queued texts; the worker calls ``user`` for one user at a time."""
+
+    def __init__(self, engine, sender, config: SmsConfig, retries: Retries, turns: OpenTurns,
+                 clock=db.utcnow):
+        self.engine, self.sender, self.config = engine, sender, config
+        self.retries, self.turns, self.clock = retries, turns, clock
+
+    def user(self, user_id: int) -> None:
+        """Answer everything this user has queued: each HELP/RESET/APPROVE/DENY text alone,
+        then the rest as one turn (``burst_turns``)."""
+        rows = intake.unanswered_rows(user_id)
+        if not rows:
+            return
+        user = get_user(user_id)
+        texts = self._read_in_order([Text(row, read_text(user, row.body, row.id))
+                                     for row in rows])
+        for turn in burst_turns(texts):
+            self._answer(turn)
+
+    def _read_in_order(self, texts: list[Text]) -> list[Text]:
+        """Apply the burst's STOP/START words in the order sent; the texts to answer.
+
+        A text sent before a STOP keeps its meaning ("APPROVE 12" then "STOP" decides 12,
+        then opts out; the reply is not sent, as the person opted out); a text sent while
+        opted out is ignored. The webhook already flagged the person for a STOP in this
+        burst, so with one in it they are taken as subscribed before the burst.
+        """
+        user = texts[0].incoming.user
+        stops = any(t.incoming.keyword == "opt_out" for t in texts)
+        opted_out = user.opted_out and not stops
+        kept: list = []
+        ignored: list = []
+        for text in texts:
+            if self._opt_keyword(text):
+                opted_out = user.opted_out
+                continue
+            opted_out = user.opted_out if text.incoming.keyword == "yes_opt_in" else opted_out
+            (ignored if opted_out else kept).append(text)
+        if ignored:
+            intake.set_status([t.row for t in ignored], "ignored", "user opted out")
+        return kept
+
+    def _opt_keyword(self, text: Text) -> bool:
+        """STOP-like and START-like words flag the user, no model call, no reply; True when
+        the text is taken (a YES also opts in, but is then read as an ordinary text)."""
+        user, keyword, row = text.incoming.user, text.incoming.keyword, text.row
+        if keyword in OPT_IN_WORDS and user.opted_out:
+            set_opted_out(user, False)
+            log.info("inbox %s: user %s opted in", row.id, user.id)
+        if keyword == "opt_out":
+            set_opted_out(user, True)
+            log.info("inbox %s: user %s opted out", row.id, user.id)
+        if keyword not in ("opt_out", "opt_in"):
+            return False
+        confirm.clear_pending(user.id)  # the question's answer must be the very next text
+        intake.set_status([row], "done")
+        return True
+
+    def _answer(self, texts: list[Text]) -> None:
+        """One turn for ``texts``, unless answered before a crash or over the limit."""
+        rows, user = [t.row for t in texts], texts[0].incoming.user
+        interrupted = (any(row.status == "processing" for row in rows)
+                       or self.retries.failures(user.id) > 0)
+        intake.set_status(rows, "processing")
+        if self._sent_before(user, rows):
+            return
+        if self.retries.exhausted(user.id):
+            return self._apologise(user, rows)
+        if self._rate_limited(user):
+            return self._refuse(user, rows)
+        incoming = join_texts([t.incoming for t in texts])
+        stored = stored_reply(user.id, incoming.text, rows[0].received_at) \
+            if interrupted else None
+        if stored is not None:
+            log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
+            self._commit_reply(user, rows, stored, "done")
+            return
+        self._turn(incoming, rows)
+
+    def _sent_before(self, user: db.User, rows: list[db.Inbox]) -> bool:
+        """Queued before a crash or a failed write: close the rows, send it, never twice."""
+        answered = reply_to(rows[-1].id)
+        if answered is None:
+            return False
+        intake.set_status(rows, "done")
+        self.retries.succeeded(user.id)
+        if answered.status == "pending":
+            self.sender.deliver(answered.id)
+        return True
+
+    def _turn(self, incoming: Incoming, rows: list[db.Inbox]) -> None:
+        """The engine's turn. Rows become ``done`` (or ``failed``) only once the reply is in
+        the outbox: a crash before that leaves them ``processing`` for ``recover``, a crash
+        after it finds the outbox row and sends it, so a reply is neither lost nor doubled."""
+        user = incoming.user
+        log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
+        self.turns.begin(user.id)
+        if self.retries.failures(user.id):   # a retry starts from before the failed attempt
+            delete_messages_after(user.id, self.turns.start_of(user.id))
+        try:
+            answer = self.engine.answer(incoming)
+        except Exception as exc:
+            if is_storage_fault(exc):
+                raise
+            log.exception("inbox %s: turn failed", rows[-1].id)
+            self._commit_reply(user, rows, FAILED_REPLY, "failed", type(exc).__name__)
+            return
+        if not self._commit_reply(user, rows, answer.reply, "done"):
+            return
+        try:
+            self.engine.after_turn(answer)
+        except Exception:
+            log.exception("after-turn work for user %s failed", user.id)
+
+    def _commit_reply(self, user: db.User, rows: list[db.Inbox], reply: str | None,
+                      status: str, error: str | None = None) -> bool:
+        """Queue the reply and close the rows, then send; False (nothing kept, nothing
+        sent) when the shutdown drain let this turn go while it ran."""
+        with self.turns.commit:
+            if self.turns.abandoned:
+                self.turns.take_back(user.id)
+                return False
+            outbox = self._queue_reply(user, rows[-1], reply) if reply else None
+            intake.set_status(rows, status, error)
+            self.turns.closed(user.id)
+            self.retries.succeeded(user.id)
+        if outbox is not None and outbox.status == "pending" and not self.turns.abandoned:
+            self.sender.deliver(outbox.id)   # after the drain: sent by the next start
+        return True
+
+    def _apologise(self, user: db.User, rows: list[db.Inbox]) -> None:
+        """The turn failed ``retry.attempts`` times: say sorry instead of answering."""
+        failures = self.retries.failures(user.id)
+        log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
+                  rows[-1].id, failures)
+        self._commit_reply(user, rows, STORAGE_APOLOGY, "failed",
+                           f"gave up after {failures} failed attempts")
+
+    def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
+        return self.sender.enqueue(user.phone, format_reply_for(self.config, text),
+                                   user_id=user.id, inbox_id=row.id,
+                                   media_urls=getattr(text, "media", ()))  # posters
+
+    def _rate_limited(self, user: db.User) -> bool:
+        since = self.clock() - dt.timedelta(hours=1)
+        return recent_turns(user.id, since).count() >= self.config.rate_limit_per_hour
+
+    def _refuse(self, user: db.User, rows: list[db.Inbox]) -> None:
+        """Past the hourly limit: no model call, and one polite SMS per hour at most."""
+        intake.set_status(rows, "ignored", "rate limited")
+        now, hour = self.clock(), dt.timedelta(hours=1)
+        log.warning("inbox %s: user %s is over %d turns an hour", rows[-1].id, user.id,
+                    self.config.rate_limit_per_hour)
+        keys = [f"rate-limit:{user.id}:" + moment.strftime("%Y%m%d%H")
+                for moment in (now - hour, now)]
+        if not queued_since(keys, now - hour):
+            self.sender.send(user.phone, RATE_LIMIT_REPLY, user_id=user.id,
+                             dedupe_key=keys[-1])
+
+
+def burst_turns(texts: list[Text]) -> list[list[Text]]:
+    """The turns a burst of texts is answered in, each a list of texts.
+
+    HELP, RESET and an admin's APPROVE/DENY come first, each as a turn of its own (in
+    arrival order), then all other texts as one turn. The split depends only on the texts,
+    so a restart that finds the same rows queued makes the same turns and finds their
+    replies by the same rows.
+    """
+    alone = [[text] for text in texts if _answered_alone(text.incoming)]
+    rest = [text for text in texts if not _answered_alone(text.incoming)]
+    return alone + ([rest] if rest else [])
+
+
+def _answered_alone(incoming: Incoming) -> bool:
+    return incoming.keyword in ANSWERED_ALONE or incoming.decision is not None
+
+
+def stored_reply(user_id: int, text: str, since: dt.datetime) -> str | None:
+    """The reply a crashed turn already stored for ``text``, if it got that far.
+
+    A crash between the engine saving its reply and the reply reaching the outbox would
+    otherwise run the turn again: a second model call, and tools run twice (an add that then
+    answers "already in the library"). Found when the newest stored message is a plain
+    assistant reply and the user message before it is this text, stored since ``since``.
+    """
+    recent = newest_rows(user_id, STORED_REPLY_LOOKBACK)
+    if not recent or recent[0].role != "assistant" or recent[0].tool_calls \
+            or not recent[0].content:
+        return None
+    asked = next((m for m in recent[1:] if m.role == "user"), None)
+    if asked is None or asked.content != text or asked.created_at < since:
+        return None
+    return recent[0].content
