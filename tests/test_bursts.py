@@ -8,7 +8,6 @@ arrives; what the household sees is read from the fake Twilio.
 import pytest
 
 from mediabot.conversation.engine import NO_TEXT_REPLY, RESET_REPLY
-from mediabot.messaging.worker import NO_TEXT_REPLY
 from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr import API_KEY

@@ -3,7 +3,7 @@
 import pytest
 
 from mediabot.messaging.turn import RATE_LIMIT_REPLY
-from mediabot.messaging.worker import RATE_LIMIT_REPLY, UNKNOWN_SENDER_REPLY
+from mediabot.messaging.worker import UNKNOWN_SENDER_REPLY
 from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER, sign
 
