@@ -13,9 +13,7 @@ from mediabot.cli import main
 from tests.conftest import ADMIN, MEMBER
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import SEVERANCE_TVDB
-from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
-from tests.test_search_again import ask_why
-from tests.test_web import text
+from tests.support import ask_why, sent_to, text
 
 TERM = "Zebulon Quartz"
 QUERY_MARKS = ("term=", "Zebulon+Quartz", "Zebulon%20Quartz")

@@ -4,11 +4,14 @@ import os
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from mediabot.store import db
 from mediabot.cli import main
 from tests.conftest import ADMIN
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 
 def write_config(tmp_path, llm_url):

@@ -6,8 +6,11 @@ import threading
 import sqlite3
 import time
 
+import pytest
+
 from mediabot.trial.sim.loopback import wait_for
-from tests.test_e2e import serve  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 DRAIN_SECONDS = 2
 
@@ -18,7 +21,7 @@ def rows(daemon, sql):
 
 
 def test_sigterm_during_a_60_second_model_call_exits_in_time_and_answers_after_restart(
-        serve, fake_llm, fake_twilio):  # noqa: F811
+        serve, fake_llm, fake_twilio):
     daemon = serve(env={"MEDIABOT_SERVER_DRAIN_SECONDS": str(DRAIN_SECONDS)})
     fake_llm.enqueue_delay(60)
     fake_llm.enqueue_text("Too late: the daemon stopped before this arrived.")
@@ -55,7 +58,7 @@ def test_notices_still_sending_when_the_drain_ends_do_not_hold_the_stop(daemon_f
     from mediabot.daemon import NOTICE_GRACE_SECONDS
     from mediabot.arr.requests import record_request
     from tests.conftest import ADMIN
-    from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
+    from tests.support import SECRET, SEVERANCE, basic, sonarr_download
 
     daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET},
                         server={"drain_seconds": 1}, twilio={"timeout_seconds": 1})

@@ -16,7 +16,9 @@ import pytest
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN
-from tests.test_e2e import PUBLIC, serve  # noqa: F401  (the fixture that starts `mediabot serve`)
+from tests.support import PUBLIC
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"
@@ -25,7 +27,7 @@ REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_
 
 
 @pytest.fixture
-def daemon(serve, stack, fake_twilio):  # noqa: F811
+def daemon(serve, stack, fake_twilio):
     """The daemon, with Twilio's delivery reports for its public URL forwarded to it."""
     started = serve("\n" + stack.toml())
     fake_twilio.route_callbacks(PUBLIC, started.url)

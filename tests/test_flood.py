@@ -12,7 +12,8 @@ import pytest
 import requests
 
 from mediabot.trial.sim.loopback import wait_for
-from tests.test_e2e import serve  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 SLOW_CLIENTS = 150
 
@@ -63,7 +64,7 @@ class SlowClients:
         self.sockets = []
 
 
-def test_150_slow_header_clients_do_not_stop_healthz_or_a_signed_post(serve, fake_llm,  # noqa: F811
+def test_150_slow_header_clients_do_not_stop_healthz_or_a_signed_post(serve, fake_llm,
                                                                      fake_twilio):
     daemon = serve()
     fake_llm.enqueue_text("Still here.")

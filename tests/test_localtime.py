@@ -14,6 +14,8 @@ from mediabot.cli import main
 from mediabot.text.localtime import host_zone, local_text, zone_named
 from tests.conftest import ADMIN
 
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
+
 # (zone, now before the change, the next two airings: same UTC hour, either side of it)
 DST_CHANGES = {
     # New York falls back on Sunday 1 November 2026 (06:00 UTC)

@@ -7,9 +7,8 @@ import pytest
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 from tests.conftest import ADMIN, MEMBER
-from tests.test_household import (HAIL_MARY_2, PROPHECY, THREE, UK_OFFICE,  # noqa: F401
-                                  ask_for, house, last_tool_result, sent_to)
-from tests.test_web import settle, text
+from tests.support import (HAIL_MARY_2, PROPHECY, THREE, UK_OFFICE, ask_for,
+                           last_tool_result, settle, text)
 
 # path: ([requests] settings, the add, the second add the quota refuses, seasons counted)
 ADDS = {

@@ -13,10 +13,9 @@ from mediabot.config import SmsConfig
 from mediabot.arr.requests import record_request
 from mediabot.messaging.worker import Worker
 from tests.conftest import ADMIN, sign
-from tests.test_e2e import free_port
-from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
-from tests.test_web import URL, params, text
-from tests.test_worker import RecordingEngine, queue, users, wait_until  # noqa: F401
+from mediabot.trial.sim.loopback import free_port
+from tests.support import (SECRET, SEVERANCE, URL, RecordingEngine, basic, params, queue,
+                           sonarr_download, text, wait_until)
 
 
 class _CallbackLock:
@@ -39,7 +38,7 @@ class _CallbackLock:
         return result
 
 
-def test_a_message_arriving_as_a_turn_ends_is_not_lost(users):  # noqa: F811
+def test_a_message_arriving_as_a_turn_ends_is_not_lost(users):
     """The webhook's notify can land between the turn's "nothing more to do" and its
     clean-up; the message must still be answered, not left queued until a restart."""
     engine = RecordingEngine()

@@ -20,8 +20,9 @@ from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
 from mediabot.messaging.faults import STORAGE_APOLOGY, RetryPolicy
 from tests.conftest import ADMIN
-from tests.test_e2e import serve  # noqa: F401  (the fixture)
-from tests.test_web import text
+from tests.support import text
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 FULL = "database or disk is full"
 
@@ -171,7 +172,7 @@ def status_of(url: str) -> tuple[int, str]:
 
 @pytest.mark.skipif(_tmpfs_in_a_namespace() is not None,
                     reason=str(_tmpfs_in_a_namespace()))
-def test_a_disk_that_fills_mid_turn_answers_once_space_is_back(serve, fake_llm,  # noqa: F811
+def test_a_disk_that_fills_mid_turn_answers_once_space_is_back(serve, fake_llm,
                                                                fake_twilio, tmp_path):
     small = tmp_path / "small"
     small.mkdir()
