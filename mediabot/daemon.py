@@ -19,13 +19,13 @@ from mediabot.store import db
 
 from mediabot.store import migrations
 from mediabot.app import build_engine, open_storage
-from mediabot.config import Config
+from mediabot.config import Config, webhook_url
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
 from mediabot.text.sms import format_reply_for
 from mediabot.messaging.faults import RetryPolicy
-from mediabot.web import create_app, status_url, webhook_url
+from mediabot.web import create_app, status_url
 from mediabot.messaging.worker import Worker
 
 log = logging.getLogger(__name__)
