@@ -45,6 +45,15 @@ def write_config(folder: Path, **sections) -> Path:
     return path
 
 
+def dead_servers(*, from_number="+15550001111", account_sid="AC1", auth_token="token-123456"):
+    """[twilio] and [llm] tables pointing at a closed loopback port, for ``write_config``:
+    `mediabot check` then reports them unreachable at once."""
+    return {"twilio": {"account_sid": account_sid, "auth_token": auth_token,
+                       "from_number": from_number, "api_base_url": "http://127.0.0.1:9"},
+            "llm": {"base_url": "http://127.0.0.1:9/v1", "timeout_seconds": 1,
+                    "max_retries": 0}}
+
+
 def _toml_table(name: str, table) -> str:
     if isinstance(table, list):
         return "".join(_toml_keys(f"[[{name}]]", entry) for entry in table)

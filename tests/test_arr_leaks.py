@@ -13,7 +13,7 @@ from mediabot.cli import main
 from tests.conftest import ADMIN, MEMBER
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import SEVERANCE_TVDB
-from tests.support import ask_why, sent_to, text
+from tests.support import ask_why, sent_to, text, write_config
 
 TERM = "Zebulon Quartz"
 QUERY_MARKS = ("term=", "Zebulon+Quartz", "Zebulon%20Quartz")
@@ -27,9 +27,8 @@ def daemon(daemon_for, stack):
 
 
 def history_show(tmp_path) -> str:
-    config = tmp_path / "operator.toml"
-    config.write_text(f'[server]\npublic_url = "https://sms.example.com"\n'
-                      f'[database]\npath = "{tmp_path / "m.db"}"\n')
+    config = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                          database={"path": tmp_path / "m.db"})
     result = CliRunner().invoke(main, ["history", "show", ADMIN, "--config", str(config)])
     assert result.exit_code == 0, result.output
     return result.output
