@@ -4,7 +4,7 @@
 or terminal chat); it is never empty, since even a failed model call gets a fixed apology.
 Everything it needs is passed in through ``Services``, so tests hand in fakes.
 
-Confirmations (DESIGN section 6): a removal the model asks for waits for the person's very
+Confirmations (docs/architecture.md, "Confirmations"): a removal the model asks for waits for the person's very
 next text. Only a lone Y/N sent after the question answers it, and the question is asked
 when Twilio accepted its text, not when it was stored (``confirm.answers``): the worker passes
 ``alone=False`` for texts joined from a burst and the text's ``inbox_id``, so a "yes" that
