@@ -1,4 +1,5 @@
-"""The ``mediabot`` command: serve, chat, check, users, history.
+"""The ``mediabot`` command: serve, chat, demo, eval, check, users (list, add, remove, role)
+and history (show, clear).
 
 Logging is configured here, once, to stderr. Config problems end any command with one line
 per problem and exit code 2, never a traceback.

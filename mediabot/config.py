@@ -54,6 +54,16 @@ class ServerConfig:
         return zone_named(self.timezone)
 
 
+def webhook_url(public_url: str) -> str:
+    """The URL Twilio calls and signs: ``public_url`` + "/sms".
+
+    Operators also paste the webhook URL itself into public_url; taken literally, every SMS
+    would then be refused with 403, so a URL already ending in /sms is used as it is.
+    """
+    public = public_url.rstrip("/")
+    return public if public.endswith("/sms") else public + "/sms"
+
+
 @dataclass(frozen=True)
 class DatabaseConfig:
     path: str = "mediabot.db"

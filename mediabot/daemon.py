@@ -17,14 +17,14 @@ from waitress import create_server
 
 from mediabot.app import build_engine, open_storage
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
-from mediabot.config import Config
+from mediabot.config import Config, webhook_url
 from mediabot.messaging.faults import RetryPolicy
 from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
 from mediabot.messaging.worker import Worker
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations
 from mediabot.text.sms import format_reply_for
-from mediabot.web import create_app, status_url, webhook_url
+from mediabot.web import create_app, status_url
 
 log = logging.getLogger(__name__)
 NOTICE_SECONDS = 5.0

@@ -1,5 +1,11 @@
 """APScheduler jobs: expire confirmations, retry unsent replies, prune old history.
 
+The daemon runs five (``Daemon._jobs``): expire-confirmations and expire-approvals (every
+``[confirmation] sweep_interval_seconds``), retry-outbox (unsent replies), send-notices (the
+"ready to watch" texts gathered per burst) and prune-history (hourly, past ``[history]
+retention_days``). The first and the last are defined here; the others belong to their
+owners (the sender, the hooks, the household rules).
+
 Each job is a plain function of ``now`` so tests call it directly with a fixed clock; the
 scheduler only decides when. Jobs log and swallow their own errors so one bad run never
 stops the next.

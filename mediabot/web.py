@@ -15,7 +15,7 @@ import re
 from flask import Flask, jsonify, request
 from twilio.request_validator import RequestValidator
 
-from mediabot.config import Config
+from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
 from mediabot.messaging.intake import Inbound, Intake
 from mediabot.messaging.sender import record_delivery
@@ -84,16 +84,6 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
     if hooks is not None:
         hooks.init_app(app)
     return app
-
-
-def webhook_url(public_url: str) -> str:
-    """The URL Twilio calls and signs: ``public_url`` + "/sms".
-
-    Operators also paste the webhook URL itself into public_url; taken literally, every SMS
-    would then be refused with 403, so a URL already ending in /sms is used as it is.
-    """
-    public = public_url.rstrip("/")
-    return public if public.endswith("/sms") else public + "/sms"
 
 
 def status_url(public_url: str) -> str:

@@ -1,15 +1,15 @@
-"""Shared fixtures: a fresh database per test, fake servers shared per module (reset per test)."""
+"""Shared fixtures: a fresh database per test, fake servers shared per module (reset per test).
+Plain helpers (texting the webhook, payloads, a config.toml writer) are in tests/support.py."""
 
 import datetime as dt
+import signal
 
 import pytest
 
 from mediabot.config import parse_config
 from mediabot.store import db, migrations
 from tests.fakes.openai import FakeOpenAI
-
-ADMIN = "+15551230001"
-MEMBER = "+15551230002"
+from tests.support import ADMIN, ADMIN2, MEMBER, Serve, sign  # noqa: F401  (sign: re-exported)
 
 
 class Clock:
@@ -91,13 +91,6 @@ def fake_twilio(twilio_server):
     return twilio_server
 
 
-def sign(url: str, params: dict, token: str = "secret-token") -> str:
-    """X-Twilio-Signature exactly as Twilio computes it."""
-    from twilio.request_validator import RequestValidator
-
-    return RequestValidator(token).compute_signature(url, params)
-
-
 @pytest.fixture
 def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
@@ -164,3 +157,40 @@ def alex(engine):
 def sam(engine):
     """The configured member's user id."""
     return db.User.get(phone=MEMBER).id
+
+
+@pytest.fixture
+def users(database):
+    """Three bare users (ids) on a fresh database."""
+    return [db.User.create(phone=f"+1555000000{i}").id for i in range(3)]
+
+
+@pytest.fixture
+def house(daemon_for, stack):
+    """Build Daemons on the fake arrs with [requests] rules, and a second admin, Jo."""
+    from mediabot.trial.sim.arr import API_KEY
+
+    def build(*, sms=None, **requests):
+        daemon = daemon_for(
+            sonarr={"url": stack.servers["sonarr"].url, "api_key": API_KEY},
+            radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY},
+            requests=requests, server={"timezone": "UTC"}, sms=sms or {})
+        db.User.create(phone=ADMIN2, display_name="Jo", role="admin")
+        return daemon
+    return build
+
+
+@pytest.fixture
+def serve(tmp_path, fake_llm, fake_twilio):
+    """Start `mediabot serve` child processes on the fakes; killed after the test."""
+    made = []
+
+    def start(extra="", env=None, launcher=None):
+        s = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra)
+        s.env.update(env or {})
+        s.launcher = launcher or s.launcher
+        made.append(s)
+        return s.start()
+    yield start
+    for s in made:
+        s.stop(signal.SIGKILL)

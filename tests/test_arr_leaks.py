@@ -13,6 +13,7 @@ from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import SEVERANCE_TVDB
 from tests.conftest import ADMIN, MEMBER
+from tests.support import ask_why, sent_to, text, write_config
 from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
 from tests.test_search_again import ask_why
 from tests.test_web import text
@@ -29,9 +30,8 @@ def daemon(daemon_for, stack):
 
 
 def history_show(tmp_path) -> str:
-    config = tmp_path / "operator.toml"
-    config.write_text(f'[server]\npublic_url = "https://sms.example.com"\n'
-                      f'[database]\npath = "{tmp_path / "m.db"}"\n')
+    config = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                          database={"path": tmp_path / "m.db"})
     result = CliRunner().invoke(main, ["history", "show", ADMIN, "--config", str(config)])
     assert result.exit_code == 0, result.output
     return result.output

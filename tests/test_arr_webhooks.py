@@ -305,11 +305,12 @@ def test_series_and_movie_delete_forget_who_asked(serve, fake_twilio, clock):
 
 # -- the same through a real `mediabot serve` (waitress) ------------------------------------------
 
+@pytest.mark.e2e
 def test_mediabot_serve_takes_a_season_pack_by_put_with_a_latin1_password(tmp_path, fake_llm,
                                                                           fake_twilio):
     """Sonarr v4 set to PUT, a URL with a trailing slash and a non-ASCII password, against
     the real process; a body far over the limit is refused before it is read."""
-    from tests.test_e2e import Serve
+    from tests.support import Serve
 
     daemon = Serve(tmp_path, fake_llm.url, fake_twilio.url,
                    f'[notifications]\nwebhook_secret = "{NON_ASCII_SECRET}"\n').start()

@@ -14,7 +14,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN, sign
-from tests.test_web import URL, params, text
+from tests.support import URL, params, text
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"

@@ -4,31 +4,23 @@ import os
 import subprocess
 import sys
 
+import pytest
 from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.store import db
 from tests.conftest import ADMIN
+from tests.support import write_config
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 
-def write_config(tmp_path, llm_url):
-    path = tmp_path / "config.toml"
-    path.write_text(f"""
-[server]
-public_url = "https://sms.example.com"
-[database]
-path = "{tmp_path / 'chat.db'}"
-[llm]
-base_url = "{llm_url}/v1"
-api_key = "sk-test"
-timeout_seconds = 5
-max_retries = 0
-[[users]]
-phone = "{ADMIN}"
-name = "Alex"
-role = "admin"
-""")
-    return path
+def chat_config(tmp_path, llm_url):
+    return write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                        database={"path": tmp_path / "chat.db"},
+                        llm={"base_url": f"{llm_url}/v1", "api_key": "sk-test",
+                             "timeout_seconds": 5, "max_retries": 0},
+                        users=[{"phone": ADMIN, "name": "Alex", "role": "admin"}])
 
 
 def chat(config, stdin, *args):
@@ -38,7 +30,7 @@ def chat(config, stdin, *args):
 
 
 def test_chat_answers_each_line_with_memory_and_no_log_lines(tmp_path, fake_llm):
-    config = write_config(tmp_path, fake_llm.url)
+    config = chat_config(tmp_path, fake_llm.url)
     fake_llm.enqueue_text("Noted, you love Alien.")
     fake_llm.enqueue_text("Your favourite is Alien.")
     result = chat(config, "I love Alien\n\nwhat do I love?\n", "--as", "(555) 123-0001")
@@ -61,7 +53,7 @@ def chat_in_process(config, stdin, *args):
 
 
 def test_chat_needs_no_twilio_and_handles_keywords(tmp_path, fake_llm):
-    config = write_config(tmp_path, fake_llm.url)
+    config = chat_config(tmp_path, fake_llm.url)
     result = chat_in_process(config, "help\n")
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("bot> ") and "RESET" in result.stdout
@@ -69,7 +61,7 @@ def test_chat_needs_no_twilio_and_handles_keywords(tmp_path, fake_llm):
 
 
 def test_chat_rejects_a_bad_phone(tmp_path, fake_llm):
-    config = write_config(tmp_path, fake_llm.url)
+    config = chat_config(tmp_path, fake_llm.url)
     result = chat_in_process(config, "", "--as", "not-a-phone")
     assert result.exit_code == 2
     assert "Invalid value for --as: 'not-a-phone' is not a phone number" in result.output
@@ -77,7 +69,7 @@ def test_chat_rejects_a_bad_phone(tmp_path, fake_llm):
 
 
 def test_chat_as_a_number_that_is_nobodys_is_refused_and_adds_no_one(tmp_path, fake_llm):
-    config = write_config(tmp_path, fake_llm.url)
+    config = chat_config(tmp_path, fake_llm.url)
     result = chat_in_process(config, "hi\n", "--as", "555 999 8888")
     assert result.exit_code == 1
     assert ("+15559998888 is not a user, so there is nobody to chat as; add them first with "

@@ -17,6 +17,7 @@ from mediabot.config import load_config
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.prompt import history
 from mediabot.store import db
+from tests.support import write_config
 
 ALEX = "+15551234567"      # admin in [[users]]
 BO = "+15552223333"
@@ -25,10 +26,9 @@ BO = "+15552223333"
 @pytest.fixture
 def config_path(tmp_path):
     """A config without [twilio]: the users/history commands must not need it."""
-    path = tmp_path / "config.toml"
-    path.write_text(f'[server]\npublic_url = "https://sms.example.com"\n\n'
-                    f'[database]\npath = "{tmp_path / "mediabot.db"}"\n\n'
-                    f'[[users]]\nphone = "{ALEX}"\nname = "Alex"\nrole = "admin"\n')
+    path = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                        database={"path": tmp_path / "mediabot.db"},
+                        users=[{"phone": ALEX, "name": "Alex", "role": "admin"}])
     yield path
     db.database.close()
 
@@ -170,9 +170,8 @@ def test_users_list_shows_opted_out(started):
 
 
 def test_users_list_with_no_users_says_how_to_add_one(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text(f'[server]\npublic_url = "https://x.example"\n'
-                    f'[database]\npath = "{tmp_path / "m.db"}"\n')
+    path = write_config(tmp_path, server={"public_url": "https://x.example"},
+                        database={"path": tmp_path / "m.db"})
     result = run(path, "users", "list")
     assert result.exit_code == 0 and "mediabot users add PHONE --name NAME" in result.output
 
@@ -285,9 +284,8 @@ COMMANDS = [["check"], ["serve"], ["chat"], ["users", "list"],
 
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
 def test_config_errors_exit_2_with_one_line_each(tmp_path, args):
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "sms.example.com"\n'
-                    '[history]\nmax_messages = 0\n[llm]\nmodle = "x"\n')
+    path = write_config(tmp_path, server={"public_url": "sms.example.com"},
+                        history={"max_messages": 0}, llm={"modle": "x"})
     result = run(path, *args)
     assert result.exit_code == 2
     errors = [line for line in result.output.splitlines() if line.startswith("config error:")]
@@ -320,9 +318,8 @@ def test_bad_environment_override_exits_2(config_path):
 @pytest.mark.parametrize("args", [["users", "list"], ["history", "show", "+15551234567"],
                                   ["chat"]])
 def test_an_unopenable_database_is_one_line_not_a_traceback(tmp_path, args):
-    config = tmp_path / "config.toml"
-    config.write_text('[server]\npublic_url = "https://sms.example.com"\n[database]\n'
-                      f'path = "{tmp_path / "missing" / "dir" / "m.db"}"\n')
+    config = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                          database={"path": tmp_path / "missing" / "dir" / "m.db"})
     result = CliRunner().invoke(main, [*args, "--config", str(config)], input="")
     assert result.exit_code == 1, result.output
     assert "cannot open the database" in result.output and "[database] path" in result.output
@@ -333,9 +330,8 @@ def test_a_relative_database_path_is_beside_the_config_not_the_current_directory
         tmp_path, monkeypatch):
     elsewhere = tmp_path / "etc"
     elsewhere.mkdir()
-    config = elsewhere / "config.toml"
-    config.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                      '[database]\npath = "mediabot.db"\n')
+    config = write_config(elsewhere, server={"public_url": "https://sms.example.com"},
+                          database={"path": "mediabot.db"})
     for cwd in ("first", "second"):
         (tmp_path / cwd).mkdir()
     monkeypatch.chdir(tmp_path / "first")

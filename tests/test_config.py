@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from mediabot.config import ConfigError, load_config, parse_config, resolve_path
+from tests.support import write_config
 
 ROOT = Path(__file__).resolve().parent.parent
 SECRETS = {
@@ -171,9 +172,8 @@ def test_systemd_credentials_are_read_like_environment_overrides(tmp_path):
     creds.mkdir()
     (creds / "MEDIABOT_LLM_API_KEY").write_text("sk-from-credential\n")
     (creds / "MEDIABOT_TWILIO_AUTH_TOKEN").write_text("tok-cred")
-    config_file = tmp_path / "config.toml"
-    config_file.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                           '[twilio]\naccount_sid = "AC1"\nfrom_number = "+15550001111"\n')
+    config_file = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                               twilio={"account_sid": "AC1", "from_number": "+15550001111"})
     environ = {"CREDENTIALS_DIRECTORY": str(creds), "MEDIABOT_TWILIO_AUTH_TOKEN": "tok-env"}
     config = load_config(config_file, environ=environ)
     assert config.llm.api_key == "sk-from-credential"
@@ -185,9 +185,8 @@ def test_a_fetch_limit_below_max_messages_is_refused_with_the_fix(tmp_path):
 
     from mediabot.cli import main
 
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                    '[history]\nmax_messages = 30\nfetch_limit = 12\n')
+    path = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                        history={"max_messages": 30, "fetch_limit": 12})
     result = CliRunner().invoke(main, ["users", "list", "--config", str(path)])
     assert result.exit_code == 2
     assert result.output == (f"config error: {path}: [history] fetch_limit = 12 is smaller than "

@@ -4,10 +4,14 @@ the history core knows nothing of confirmations."""
 import subprocess
 import sys
 
+import pytest
+
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.prompt.history import get_history, save_message
 from mediabot.store import db
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 
 def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_users(database):

@@ -5,8 +5,7 @@ import pytest
 
 from mediabot.store import db
 from tests.conftest import ADMIN, sign
-from tests.test_household import ADMIN2, THREE, ask_for, house, sent_to  # noqa: F401
-from tests.test_web import settle, text
+from tests.support import ADMIN2, THREE, ask_for, sent_to, settle, text
 
 STATUS_URL = "https://sms.example.com/sms/status"
 NOT_YOURS = "There is no request 1 waiting for your answer, so nothing was decided."

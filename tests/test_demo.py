@@ -8,9 +8,12 @@ import subprocess
 import sys
 import threading
 
+import pytest
 import requests
 
 from mediabot.trial.sim.loopback import wait_for
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 
 def run_demo(tmp_path, stdin, *args, llm_url=None, **env):

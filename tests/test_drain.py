@@ -6,8 +6,11 @@ import sqlite3
 import threading
 import time
 
+import pytest
+
 from mediabot.trial.sim.loopback import wait_for
-from tests.test_e2e import serve  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 DRAIN_SECONDS = 2
 
@@ -55,7 +58,7 @@ def test_notices_still_sending_when_the_drain_ends_do_not_hold_the_stop(daemon_f
     from mediabot.daemon import NOTICE_GRACE_SECONDS
     from mediabot.store import db
     from tests.conftest import ADMIN
-    from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
+    from tests.support import SECRET, SEVERANCE, basic, sonarr_download
 
     daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET},
                         server={"drain_seconds": 1}, twilio={"timeout_seconds": 1})

@@ -16,7 +16,9 @@ import pytest
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN
-from tests.test_e2e import PUBLIC, serve  # noqa: F401  (the fixture that starts `mediabot serve`)
+from tests.support import PUBLIC
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"

@@ -15,6 +15,8 @@ from mediabot.config import parse_config
 from mediabot.trial.evaluation import render_table, run_eval
 from mediabot.trial.tasks import TASKS, select
 
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
+
 THREE = "Dune: Part Three"
 
 GOOD = {

@@ -12,7 +12,8 @@ import pytest
 import requests
 
 from mediabot.trial.sim.loopback import wait_for
-from tests.test_e2e import serve  # noqa: F401  (the fixture)
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 SLOW_CLIENTS = 150
 

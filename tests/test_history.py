@@ -260,7 +260,7 @@ def test_arguments_stored_as_objects_are_sent_as_json_text():
     assert json.loads(out[2]["tool_calls"][0]["function"]["arguments"]) == {"query": "dune"}
 
 
-# ------------------------------------------------- the portable shape (DESIGN section 4)
+# ------------------------------------- the portable shape (docs/architecture.md, prompt's shape)
 
 def roles(messages):
     return [m["role"] for m in body(messages)]

@@ -1,5 +1,5 @@
 """Property tests: whatever the stored history holds, the prompt is one that the OpenAI API
-and the common chat templates both accept (DESIGN section 4's portable shape).
+and the common chat templates both accept (the portable shape of docs/architecture.md).
 
 Histories are generated with the corruptions real deployments produce: tool results without
 a parent, calls whose results were lost in a crash, Ollama's ``call_0`` reused on every turn,

@@ -1,6 +1,5 @@
 """Sonarr/Radarr download webhooks: only the people who asked are told, once."""
 
-import base64
 import datetime as dt
 
 import pytest
@@ -9,15 +8,9 @@ from mediabot.arr.notices import episode_ranges
 from mediabot.arr.requests import record_request
 from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER
+from tests.support import SECRET, SEVERANCE, basic, sonarr_download
 
-SECRET = "hook-secret"
 DUNE_TWO = 693134
-SEVERANCE = 371980
-
-
-def basic(password, user="sonarr"):
-    token = base64.b64encode(f"{user}:{password}".encode()).decode()
-    return {"Authorization": f"Basic {token}"}
 
 
 def radarr_download(tmdb_id=DUNE_TWO, title="Dune: Part Two", upgrade=False):
@@ -34,23 +27,6 @@ def radarr_download(tmdb_id=DUNE_TWO, title="Dune: Part Two", upgrade=False):
                       "quality": "Bluray-1080p", "qualityVersion": 1, "size": 21_000_000_000},
         "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadClientType": "qBittorrent",
         "downloadId": "A1B2C3",
-    }
-
-
-def sonarr_download(episodes, upgrade=False, download_id="D4E5F6"):
-    """Shaped like Sonarr's WebhookImportPayload."""
-    return {
-        "eventType": "Download", "instanceName": "Sonarr", "applicationUrl": "",
-        "series": {"id": 3, "title": "Severance", "titleSlug": "severance",
-                   "path": "/tv/Severance", "tvdbId": SEVERANCE, "tvMazeId": 44933,
-                   "imdbId": "tt11280740", "type": "standard", "year": 2022},
-        "episodes": [{"id": 100 + n, "episodeNumber": n, "seasonNumber": s,
-                      "title": f"Episode {n}", "airDate": "2025-01-17",
-                      "airDateUtc": "2025-01-17T02:00:00Z", "seriesId": 3}
-                     for s, n in episodes],
-        "episodeFile": {"id": 77, "relativePath": "Season 02/Severance - S02E01.mkv",
-                        "quality": "WEBDL-1080p", "qualityVersion": 1, "size": 2_000_000_000},
-        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadId": download_id,
     }
 
 

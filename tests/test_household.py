@@ -2,7 +2,6 @@
 admins, a restart in between) and weekly quotas (under, at, over, a new week)."""
 
 import datetime as dt
-import json
 import signal
 
 import pytest
@@ -10,44 +9,20 @@ import pytest
 from mediabot.arr.requests import record_request
 from mediabot.conversation.household import week_start
 from mediabot.store import db
-from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN, MEMBER
-from tests.test_web import settle, text
-
-ADMIN2 = "+15551230003"
-THREE, HAIL_MARY_2 = 1170608, 653664          # Dune: Part Three; Dune Drifter (lookup only)
-UK_OFFICE, PROPHECY = 78107, 397360
-
-
-@pytest.fixture
-def house(daemon_for, stack):
-    def build(*, sms=None, **requests):
-        daemon = daemon_for(
-            sonarr={"url": stack.servers["sonarr"].url, "api_key": API_KEY},
-            radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY},
-            requests=requests, server={"timezone": "UTC"}, sms=sms or {})
-        db.User.create(phone=ADMIN2, display_name="Jo", role="admin")
-        return daemon
-    return build
-
-
-def ask_for(daemon, fake_llm, tool, arguments, sender=MEMBER, answer="Asked."):
-    fake_llm.enqueue_tool_calls([(tool, arguments)])
-    fake_llm.enqueue_text(answer)
-    text(daemon.app.test_client(), "get it please", sender=sender)
-    settle(daemon)
-
-
-def sent_to(fake_twilio, phone):
-    return [m["body"] for m in fake_twilio.sent if m["to"] == phone]
-
-
-def last_tool_result(user_phone):
-    row = (db.Message.select().join(db.User).where(db.User.phone == user_phone,
-                                                   db.Message.role == "tool")
-           .order_by(db.Message.id.desc()).first())
-    return json.loads(row.content)
+from tests.support import (
+    ADMIN2,
+    HAIL_MARY_2,
+    PROPHECY,
+    THREE,
+    UK_OFFICE,
+    ask_for,
+    last_tool_result,
+    sent_to,
+    settle,
+    text,
+)
 
 
 def test_a_members_add_waits_for_an_admin_and_runs_on_approve(house, stack, fake_llm,
@@ -176,8 +151,9 @@ def test_the_week_starts_monday_in_the_household_zone():
     assert week_start(sunday_night_utc, dt.UTC) == dt.datetime(2026, 11, 23, 0, 0)
 
 
+@pytest.mark.e2e
 def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):
-    from tests.test_e2e import Serve
+    from tests.support import Serve
 
     extra = f"""
 [[users]]

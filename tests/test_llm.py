@@ -11,6 +11,8 @@ from mediabot.conversation.llm import ChatModel, ModelError
 from mediabot.store import db
 from tests.conftest import ADMIN, make_config
 
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
+
 
 def test_starting_the_daemon_code_does_not_import_the_model_sdk():
     code = ("import sys; import mediabot.cli, mediabot.daemon, mediabot.app, mediabot.ops.checks; "

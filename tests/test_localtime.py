@@ -13,6 +13,9 @@ from mediabot.conversation.prompt import history
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text, zone_named
 from tests.conftest import ADMIN
+from tests.support import dead_servers, write_config
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 # (zone, now before the change, the next two airings: same UTC hour, either side of it)
 DST_CHANGES = {
@@ -63,10 +66,9 @@ def test_library_status_gives_the_next_airing_in_the_households_zone(engine_for,
 
 
 def test_history_show_prints_times_in_the_configured_zone(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                    'timezone = "Europe/London"\n'
-                    f'[database]\npath = "{tmp_path / "m.db"}"\n')
+    path = write_config(tmp_path, server={"public_url": "https://sms.example.com",
+                                          "timezone": "Europe/London"},
+                        database={"path": tmp_path / "m.db"})
     runner = CliRunner()
     assert runner.invoke(main, ["users", "add", ADMIN, "--name", "Alex",
                                 "--config", str(path)]).exit_code == 0
@@ -82,9 +84,8 @@ def test_history_show_prints_times_in_the_configured_zone(tmp_path):
 
 
 def test_an_unknown_zone_is_a_config_error_with_the_fix(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                    'timezone = "Europe/Londn"\n')
+    path = write_config(tmp_path, server={"public_url": "https://sms.example.com",
+                                          "timezone": "Europe/Londn"})
     result = CliRunner().invoke(main, ["users", "list", "--config", str(path)])
     assert result.exit_code == 2
     assert result.output == (
@@ -96,13 +97,10 @@ def test_an_unknown_zone_is_a_config_error_with_the_fix(tmp_path):
 def test_check_names_the_zone_times_are_shown_in(tmp_path, monkeypatch):
     monkeypatch.setenv("TZ", "Europe/Berlin")
     host_zone.cache_clear()
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.home.test"\n'
-                    f'[database]\npath = "{tmp_path / "m.db"}"\n'
-                    '[twilio]\naccount_sid = "AC1"\nauth_token = "token-123456"\n'
-                    'from_number = "+15557654321"\napi_base_url = "http://127.0.0.1:9"\n'
-                    '[llm]\nbase_url = "http://127.0.0.1:9/v1"\ntimeout_seconds = 1\n'
-                    'max_retries = 0\n')
+    path = write_config(
+        tmp_path, server={"public_url": "https://sms.home.test"},
+        database={"path": tmp_path / "m.db"},
+        **dead_servers(from_number="+15557654321"))
     try:
         first = CliRunner().invoke(main, ["check", "--config", str(path)]).output
         path.write_text(path.read_text().replace(

@@ -5,6 +5,7 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.text.masking import scrub
+from tests.support import dead_servers, write_config
 
 
 def test_scrub_hides_secrets_and_key_query_strings():
@@ -45,13 +46,10 @@ def test_check_shows_the_config_path_even_when_it_contains_a_secret(tmp_path):
     """The config line is our own path; a secret that happens to spell a folder stays shown."""
     folder = tmp_path / "supersecret"
     folder.mkdir()
-    path = folder / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                    f'[database]\npath = "{folder / "m.db"}"\n'
-                    '[twilio]\naccount_sid = "AC0"\nauth_token = "supersecret"\n'
-                    'from_number = "+15550001111"\napi_base_url = "http://127.0.0.1:9"\n'
-                    '[llm]\nbase_url = "http://127.0.0.1:9/v1"\ntimeout_seconds = 1\n'
-                    'max_retries = 0\n')
+    path = write_config(
+        folder, server={"public_url": "https://sms.example.com"},
+        database={"path": folder / "m.db"},
+        **dead_servers(account_sid="AC0", auth_token="supersecret"))
     result = CliRunner().invoke(main, ["check", "--config", str(path)])
     assert f"ok   config: {path} is valid" in result.output
     assert f"{folder / 'm.db'} will be created" in result.output
@@ -59,10 +57,9 @@ def test_check_shows_the_config_path_even_when_it_contains_a_secret(tmp_path):
 
 
 def test_a_url_in_a_config_error_shows_no_credentials(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                    '[sonarr]\nurl = "sonarr:8989/?apikey=0123456789abcdef"\napi_key = "k"\n'
-                    '[llm]\nbase_url = "ftp://me:pa55word@host/v1"\n')
+    path = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                        sonarr={"url": "sonarr:8989/?apikey=0123456789abcdef", "api_key": "k"},
+                        llm={"base_url": "ftp://me:pa55word@host/v1"})
     result = CliRunner().invoke(main, ["users", "list", "--config", str(path)])
     assert result.exit_code == 2
     assert "[sonarr] url = 'sonarr:8989/?apikey=***' is not an http(s) URL" in result.output

@@ -9,6 +9,7 @@ from mediabot.cli import main
 from mediabot.config import ConfigError, parse_config
 from mediabot.store import db
 from mediabot.text.phones import inbound_phone, normalise_phone
+from tests.support import dead_servers, write_config
 
 
 @pytest.mark.parametrize("text,region,expected", [
@@ -51,11 +52,9 @@ def test_twilio_senders_in_e164_are_taken_as_sent():
 
 
 def test_a_uk_household_writes_its_numbers_as_dialled_at_home(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.example.com"\n'
-                    f'[database]\npath = "{tmp_path / "m.db"}"\n'
-                    '[sms]\ndefault_region = "GB"\n'
-                    '[[users]]\nphone = "07700 900123"\nname = "Olivia"\nrole = "admin"\n')
+    path = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                        database={"path": tmp_path / "m.db"}, sms={"default_region": "GB"},
+                        users=[{"phone": "07700 900123", "name": "Olivia", "role": "admin"}])
     runner = CliRunner()
     added = runner.invoke(main, ["users", "add", "07700 900456", "--name", "Harry",
                                  "--config", str(path)])
@@ -91,13 +90,10 @@ def test_an_unknown_region_is_refused_with_the_fix():
 
 
 def test_check_warns_when_the_twilio_number_is_from_another_region(tmp_path):
-    path = tmp_path / "config.toml"
-    path.write_text('[server]\npublic_url = "https://sms.home.test"\n'
-                    f'[database]\npath = "{tmp_path / "m.db"}"\n'
-                    '[twilio]\naccount_sid = "AC1"\nauth_token = "token-123456"\n'
-                    'from_number = "+447700900001"\napi_base_url = "http://127.0.0.1:9"\n'
-                    '[llm]\nbase_url = "http://127.0.0.1:9/v1"\ntimeout_seconds = 1\n'
-                    'max_retries = 0\n')
+    path = write_config(
+        tmp_path, server={"public_url": "https://sms.home.test"},
+        database={"path": tmp_path / "m.db"},
+        **dead_servers(from_number="+447700900001"))
     output = CliRunner().invoke(main, ["check", "--config", str(path)]).output
     assert ("warn sms: your Twilio number +447700900001 is from GB, but numbers written "
             "without + and a country code (in [[users]], users add, chat --as) are read as US "

@@ -10,8 +10,7 @@ from mediabot.conversation.posters import Offered, choose_posters, web_urls
 from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
 from mediabot.store import db, migrations
 from tests.conftest import MEMBER, make_config
-from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
-from tests.test_web import settle, text
+from tests.support import settle, text
 
 TMDB = "https://image.tmdb.org/t/p/original/movie/{}/posters/65f2a8c1d4e6b.jpg"
 TVDB = "https://artworks.thetvdb.com/banners/v4/series/{}/posters/65f2a8c1d4e6b.jpg"

@@ -29,6 +29,8 @@ from mediabot.trial.sim.stack import Simulation
 from tests.conftest import ADMIN
 from tests.fakes.recording_proxy import RecordingProxy
 
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
+
 REPO = Path(__file__).resolve().parent.parent
 ENABLE = "RUN_REAL_MODEL"
 HOW = (f"run scripts/install-real-model.sh, then {ENABLE}=1 .venv/bin/python -m pytest "

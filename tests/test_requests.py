@@ -7,6 +7,16 @@ import pytest
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 from tests.conftest import ADMIN, MEMBER
+from tests.support import (
+    HAIL_MARY_2,
+    PROPHECY,
+    THREE,
+    UK_OFFICE,
+    ask_for,
+    last_tool_result,
+    settle,
+    text,
+)
 from tests.test_household import (  # noqa: F401
     HAIL_MARY_2,
     PROPHECY,

@@ -12,11 +12,20 @@ from mediabot.arr.requests import record_request
 from mediabot.config import SmsConfig
 from mediabot.messaging.worker import Worker
 from mediabot.store import db
+from mediabot.trial.sim.loopback import free_port
 from tests.conftest import ADMIN, sign
-from tests.test_e2e import free_port
-from tests.test_hooks import SECRET, SEVERANCE, basic, sonarr_download
-from tests.test_web import URL, params, text
-from tests.test_worker import RecordingEngine, queue, users, wait_until  # noqa: F401
+from tests.support import (
+    SECRET,
+    SEVERANCE,
+    URL,
+    RecordingEngine,
+    basic,
+    params,
+    queue,
+    sonarr_download,
+    text,
+    wait_until,
+)
 
 
 class _CallbackLock:

@@ -2,40 +2,17 @@
 and a new search (their command API) at most once per title in [requests]
 search_again_hours, whoever asks and across a restart."""
 
-import json
-
 import pytest
 
 from mediabot.arr.searches import SearchLimit
-from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import ARRIVAL_TMDB, HAIL_MARY_TMDB, SEVERANCE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.arr_stack import call_tool
-from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
-from tests.test_web import settle, text
+from tests.support import ask_why, sent_to
 
 SEARCHED = ("Arrival (2016): no release found yet (out since 2017-03-14, physical). "
             "Asked Radarr to search for it again.")
-
-
-def relay(body: dict) -> str:
-    """A model that passes the tool's sentence on, as a good one would."""
-    result = json.loads(body["messages"][-1]["content"])
-    return result.get("message") or f"Sorry: {result['error']}"
-
-
-def ask_why(daemon, fake_llm, kind, external_id, sender=MEMBER):
-    fake_llm.enqueue_tool_calls([("search_again", {"kind": kind, "id": external_id})])
-    fake_llm.set_responder(relay)
-    text(daemon.app.test_client(), "why isn't it downloading? look again", sender=sender)
-    settle(daemon)
-    return sent_to_last(daemon, sender)
-
-
-def sent_to_last(daemon, phone):
-    return db.Outbox.select().where(db.Outbox.to_number == phone).order_by(
-        db.Outbox.id.desc()).first().body
 
 
 def test_a_stalled_download_is_explained_in_sonarrs_words_and_not_searched(

@@ -20,8 +20,9 @@ from mediabot.messaging.faults import STORAGE_APOLOGY, RetryPolicy
 from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN
-from tests.test_e2e import serve  # noqa: F401  (the fixture)
-from tests.test_web import text
+from tests.support import text
+
+pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 FULL = "database or disk is full"
 

@@ -54,8 +54,9 @@ def test_every_parameter_the_model_sees_has_a_description():
             assert parameter.get("description", "").strip(), f"{function['name']}.{name}"
 
 
-# Sent on every model call (3,877 bytes before). The 8 tools and 14 parameters of DESIGN
-# section 5, with their types, enums and required lists but every description emptied, take
+# Sent on every model call (3,877 bytes before). The 8 tools and 14 parameters of the first
+# tool contract (docs/architecture.md, "Tools"), with their types, enums and required lists
+# but every description emptied, take
 # 2,155 bytes (bench/tool_payload.py prints it), so issue 11's 1.5 KB needs a smaller contract.
 # Issue 14 added a ninth tool, search_again (394 bytes with its separator), on top of that.
 SCHEMA_BUDGET = 2900 + 394

@@ -1,5 +1,5 @@
 """The message rules: OpenAI's (each rule, its index, the real API's wording), and the portable
-rules chat templates need on top (DESIGN section 4)."""
+rules chat templates need on top (docs/architecture.md, "The prompt's shape")."""
 
 import pytest
 

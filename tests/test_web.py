@@ -6,8 +6,7 @@ from mediabot.messaging.turn import RATE_LIMIT_REPLY
 from mediabot.messaging.worker import UNKNOWN_SENDER_REPLY
 from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER, sign
-
-URL = "https://sms.example.com/sms"
+from tests.support import URL, params, settle, text
 
 
 @pytest.fixture
@@ -19,23 +18,6 @@ def daemon(daemon_for):
 def client(daemon):
     return daemon.app.test_client()
 
-
-_sids = iter(range(10**6))
-
-
-def params(body, sender=ADMIN, sid=None):
-    return {"MessageSid": sid or f"SM{next(_sids):032d}", "AccountSid": "AC" + "0" * 32,
-            "From": sender, "To": "+15550001111", "Body": body, "NumMedia": "0"}
-
-
-def text(client, body, sender=ADMIN, sid=None, signature=None):
-    form = params(body, sender, sid)
-    headers = {"X-Twilio-Signature": signature if signature is not None else sign(URL, form)}
-    return client.post("/sms", data=form, headers=headers)
-
-
-def settle(daemon):
-    assert daemon.worker.wait_idle(10)
 
 
 def test_signed_sms_is_acknowledged_with_empty_twiml_and_answered(daemon, client, fake_llm,

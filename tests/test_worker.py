@@ -1,45 +1,13 @@
 """The worker's scheduling: one turn at a time per user, users in parallel, acks first."""
 
-import threading
 import time
 
 import pytest
 
 from mediabot.config import SmsConfig
-from mediabot.conversation.engine import Answer
 from mediabot.messaging.worker import Worker
 from mediabot.store import db
-
-
-class RecordingEngine:
-    """An engine that records each turn's text and can hold a turn open."""
-
-    def __init__(self):
-        self.turns: list[tuple[int, str]] = []
-        self.read = []   # each turn's Incoming, as the worker handed it over
-        self.release = threading.Event()
-        self.release.set()
-        self.running = 0
-        self.running_per_user: dict[int, int] = {}
-        self.max_running_per_user: dict[int, int] = {}
-        self._lock = threading.Lock()
-
-    def answer(self, incoming):
-        user_id, text = incoming.user.id, incoming.text
-        with self._lock:
-            self.running += 1
-            now = self.running_per_user[user_id] = self.running_per_user.get(user_id, 0) + 1
-            self.max_running_per_user[user_id] = max(now, self.max_running_per_user.get(user_id, 0))
-        self.release.wait(5)
-        with self._lock:
-            self.turns.append((user_id, text))
-            self.read.append(incoming)
-            self.running -= 1
-            self.running_per_user[user_id] -= 1
-        return Answer(None, incoming.user)  # nothing to send
-
-    def after_turn(self, answer):
-        pass
+from tests.support import RecordingEngine, queue, wait_until
 
 
 @pytest.fixture
@@ -55,12 +23,6 @@ def worker():
     yield worker
     engine.release.set()
     worker.shutdown(5)
-
-
-def queue(user_id, body):
-    row = db.Inbox.create(message_sid=f"SM{time.monotonic_ns()}", user=user_id,
-                          from_number="+15550000000", body=body)
-    return row
 
 
 def test_messages_during_a_turn_join_the_next_one(worker, users):
@@ -134,15 +96,6 @@ def test_shutdown_takes_no_new_work(worker, users):
     time.sleep(0.1)
     assert worker.engine.turns == []
     assert db.Inbox.get().status == "queued", "kept for the next start"
-
-
-def wait_until(predicate, timeout=3.0):
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if predicate():
-            return True
-        time.sleep(0.01)
-    return False
 
 
 @pytest.mark.parametrize("bodies, turns", [

@@ -8,7 +8,8 @@ model call gets a fixed apology, and the frame the model turn built, if one ran,
 terminal's way in: it reads a typed text and returns the reply. The model turn itself is
 ``turn.run_model_turn``. Everything is passed in through ``Services``, so tests hand in fakes.
 
-Confirmations: a removal the model asks for waits for the person's very next text. Only a
+Confirmations (docs/architecture.md, "Confirmations"): a
+removal the model asks for waits for the person's very next text. Only a
 lone Y/N sent after the question answers it, and the question is asked when Twilio
 accepted its text, not when it was stored (``confirm.answers``): texts joined from a burst
 carry no answer, and the text's inbox row decides whether it was already on its way. Any

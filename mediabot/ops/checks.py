@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from mediabot.config import Config, LLMConfig
+from mediabot.config import Config, LLMConfig, webhook_url
 from mediabot.store.db import Role
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
@@ -201,8 +201,6 @@ def _write_and_roll_back(file: Path) -> str | None:
 
 def check_server(config: Config) -> list[Line]:
     """public_url must be https for Twilio; the hooks need a webhook secret to work at all."""
-    from mediabot.web import webhook_url
-
     url = config.server.public_url
     if urlparse(url).scheme == "https":
         lines = [Line(OK, "server", f"Twilio should post to {webhook_url(url)}")]

@@ -96,7 +96,7 @@ TEMPLATES = {t.name: t for t in (
                  "deepseek-ai-DeepSeek-R1-Distill-Llama-8B.jinja",
                  bos="<｜begin▁of▁sentence｜>", eos="<｜end▁of▁sentence｜>",
                  drops_calls="it writes calls only when content is null, and vLLM turns null "
-                             "into \"\" (DESIGN section 4 sends \"\" too)"),
+                             "into \"\" (the portable shape sends \"\" too)"),
     ChatTemplate("command-r-plus", "CohereForAI-c4ai-command-r-plus-tool_use.jinja",
                  bos="<BOS_TOKEN>", eos="<|END_OF_TURN_TOKEN|>", tool_use=True),
     ChatTemplate("gemma-3", "google-gemma-3-it.jinja", bos="<bos>", eos="<end_of_turn>",

@@ -4,7 +4,7 @@ The core takes plain dicts in the OpenAI message shape (``role``, ``content``, `
 as a list, ``tool_call_id``, ``name``; keys starting with ``_`` such as the store's ``_id``
 are carried but never sent) and returns new dicts; it never mutates its input. Stored history
 keeps what really happened; only the prompt is reshaped. A prompt is built in five steps
-(DESIGN section 4):
+(docs/architecture.md, "The prompt's shape"):
 
 1. prune orphans — in a run of user messages with no assistant between them, keep the last;
 2. sanitise — drop tool results that do not directly follow their call, drop messages that

@@ -12,9 +12,10 @@ between) — never by a global set of ids, because Ollama reuses ``call_0`` on e
 Consecutive user messages are legal under OpenAI's rules.
 
 ``find_violation(messages)`` checks OpenAI's rules only (the fake server's 400s).
-``find_violation(messages, portable=True)`` also checks the portable rules of DESIGN section
-4: what the chat templates of open-model servers (vLLM, llama.cpp, Ollama, LM Studio) accept,
-which is stricter than OpenAI. They run after OpenAI's, on a list OpenAI would accept:
+``find_violation(messages, portable=True)`` also checks the portable rules
+(docs/architecture.md, "The prompt's shape"): what the chat templates of open-model servers
+(vLLM, llama.cpp, Ollama, LM Studio) accept, which is stricter than OpenAI. They run after
+OpenAI's, on a list OpenAI would accept:
 
 - at most one system (or developer) message, and only as the first message;
 - the first message after it is a user message;
