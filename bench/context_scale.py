@@ -35,8 +35,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mediabot.app import build_engine
 from mediabot.config import load_config
-from mediabot.messaging.intake import Inbound, Intake
-from mediabot.messaging.sender import Sender
+from mediabot.mailbox.intake import Inbound, Intake
+from mediabot.mailbox.sender import Sender
 from mediabot.messaging.worker import Worker
 from mediabot.scheduler import prune_history
 from mediabot.store import db, migrations

@@ -18,8 +18,8 @@ from waitress import create_server
 from mediabot.app import build_engine, open_storage
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.config import Config, webhook_url
+from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
 from mediabot.messaging.faults import RetryPolicy
-from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
 from mediabot.messaging.worker import Worker
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations

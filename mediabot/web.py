@@ -17,8 +17,8 @@ from twilio.request_validator import RequestValidator
 
 from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
-from mediabot.messaging.intake import Inbound, Intake
-from mediabot.messaging.sender import record_delivery
+from mediabot.mailbox.intake import Inbound, Intake
+from mediabot.mailbox.sender import record_delivery
 from mediabot.ops.health import WriteProbe, health
 from mediabot.store import db
 from mediabot.text.keywords import classify_keyword

@@ -95,8 +95,8 @@ def fake_twilio(twilio_server):
 def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
     from mediabot.daemon import Daemon
+    from mediabot.mailbox.sender import Backoff
     from mediabot.messaging.faults import RetryPolicy
-    from mediabot.messaging.sender import Backoff
 
     made = []
 

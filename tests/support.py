@@ -19,6 +19,7 @@ from pathlib import Path
 import requests
 
 from mediabot.conversation.engine import Answer
+from mediabot.conversation.incoming import read_text
 from mediabot.store import db
 from mediabot.trial.sim.loopback import free_port, wait_for
 
@@ -206,6 +207,11 @@ class RecordingEngine:
 
     def after_turn(self, answer):
         pass
+
+
+def answered(engine, user_id, text):
+    """One text read as the terminal reads it: the engine's Answer, for ``after_turn``."""
+    return engine.answer(read_text(db.User.get_by_id(user_id), text))
 
 
 def queue(user_id, body):

@@ -14,9 +14,6 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import SEVERANCE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.support import ask_why, sent_to, text, write_config
-from tests.test_household import house, sent_to  # noqa: F401  (the fixture)
-from tests.test_search_again import ask_why
-from tests.test_web import text
 
 TERM = "Zebulon Quartz"
 QUERY_MARKS = ("term=", "Zebulon+Quartz", "Zebulon%20Quartz")

@@ -14,7 +14,6 @@ from mediabot.conversation.engine import (
     STUCK_REPLY,
     extract_name,
 )
-from mediabot.conversation.incoming import read_text
 from mediabot.conversation.prompt import history
 from mediabot.conversation.prompt.history import UNANSWERED_LINE
 from mediabot.conversation.prompt.message_rules import find_violation
@@ -22,16 +21,12 @@ from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from tests.conftest import ADMIN
 from tests.fakes.openai import error_reply
+from tests.support import answered
 
 
 @pytest.fixture
 def engine(engine_for):
     return engine_for()
-
-
-def answered(engine, user_id, text):
-    """One text read as the terminal reads it: the engine's Answer, for ``after_turn``."""
-    return engine.answer(read_text(db.User.get_by_id(user_id), text))
 
 
 def non_system(request):

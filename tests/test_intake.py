@@ -7,7 +7,7 @@ import threading
 
 import pytest
 
-from mediabot.messaging.intake import Inbound, Intake
+from mediabot.mailbox.intake import Inbound, Intake
 from mediabot.store import db, migrations
 from tests.conftest import ADMIN
 

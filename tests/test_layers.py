@@ -19,6 +19,7 @@ LAYERS = [
     ["text"],
     ["store"],
     ["config"],
+    ["mailbox"],
     ["arr"],
     ["conversation"],
     ["messaging"],
@@ -146,7 +147,7 @@ def test_an_import_inside_a_function_that_reaches_up_is_named_with_its_line(tmp_
                             "import os\n\n\ndef check():\n"
                             "    from mediabot.web import webhook_url\n"})
     assert upward(edges(root)) == [
-        "mediabot/ops/checks.py:5: ops (layer 6) imports web (layer 7), which is above it; "
+        "mediabot/ops/checks.py:5: ops (layer 7) imports web (layer 8), which is above it; "
         "move what it needs down"]
 
 

@@ -6,9 +6,10 @@ import json
 
 import pytest
 
-from mediabot.conversation.posters import Offered, choose_posters, web_urls
-from mediabot.messaging.sender import Backoff, Sender, build_twilio_client
+from mediabot.conversation.posters import Offered, choose_posters
+from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
 from mediabot.store import db, migrations
+from mediabot.text.public_url import web_urls
 from tests.conftest import MEMBER, make_config
 from tests.support import settle, text
 

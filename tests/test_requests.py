@@ -17,17 +17,6 @@ from tests.support import (
     settle,
     text,
 )
-from tests.test_household import (  # noqa: F401
-    HAIL_MARY_2,
-    PROPHECY,
-    THREE,
-    UK_OFFICE,
-    ask_for,
-    house,
-    last_tool_result,
-    sent_to,
-)
-from tests.test_web import settle, text
 
 # path: ([requests] settings, the add, the second add the quota refuses, seasons counted)
 ADDS = {

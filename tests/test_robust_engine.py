@@ -11,7 +11,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.openai import Reply
-from tests.test_engine import answered
+from tests.support import answered
 
 
 @pytest.fixture

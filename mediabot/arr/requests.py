@@ -53,20 +53,16 @@ def record_request(user_id: int, service: str, external_id: int, title: str,
 
 
 def used_since(user_id: int, service: str, since: dt.datetime) -> int:
-    """The quota's count: movies (radarr) or seasons (sonarr) this person added since
-    ``since``, plus those still waiting for an admin's approval. A notify never counts."""
+    """The quota's count of adds: movies (radarr) or seasons (sonarr) this person added
+    since ``since``. A notify never counts. (What waits for an admin's approval is counted
+    by the household rules, which own approvals.)"""
     def count(model):
         return pw.fn.COUNT(model.id) if service == "radarr" else \
             pw.fn.COALESCE(pw.fn.SUM(model.seasons), 0)
     added = (db.Request.select(count(db.Request))
              .where(db.Request.user == user_id, db.Request.service == service,
                     db.Request.added_at >= since).scalar())
-    waiting = (db.Approval.select(count(db.Approval))
-               .where(db.Approval.user == user_id, db.Approval.service == service,
-                      db.Approval.status == db.ApprovalStatus.WAITING,
-                      db.Approval.created_at >= since)
-               .scalar())
-    return int(added or 0) + int(waiting or 0)
+    return int(added or 0)
 
 
 # -- for the download webhook (notices) -------------------------------------------------------

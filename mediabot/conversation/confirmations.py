@@ -25,9 +25,8 @@ import json
 import logging
 import re
 
-import peewee as pw
-
 from mediabot.conversation.prompt import history
+from mediabot.mailbox import intake, sender
 from mediabot.store import db
 
 log = logging.getLogger(__name__)
@@ -52,8 +51,7 @@ def create_pending(user_id: int, function_name: str, arguments: dict, prompt_tex
     """
     with db.database.atomic():
         db.PendingAction.delete().where(db.PendingAction.user == user_id).execute()
-        latest = (db.Inbox.select(pw.fn.MAX(db.Inbox.id))
-                  .where(db.Inbox.user == user_id).scalar())
+        latest = intake.newest_inbox_id_of(user_id)
         return db.PendingAction.create(
             user=user_id, function_name=function_name, arguments=json.dumps(arguments),
             prompt_text=prompt_text, created_at=now, asked_after_inbox=latest,
@@ -81,7 +79,7 @@ def question_of(action: db.PendingAction) -> db.Outbox | None:
     """The outbox row that carries the question (None in the chat, or not queued yet)."""
     if action.asked_in_inbox is None:
         return None
-    return db.Outbox.get_or_none(db.Outbox.inbox == action.asked_in_inbox)
+    return sender.reply_to(action.asked_in_inbox)
 
 
 def seen_before(text: db.Outbox | None, inbox_id: int) -> bool:
@@ -101,7 +99,6 @@ def find_pending(user_id: int) -> db.PendingAction | None:
 def active_pending(user_id: int, now: dt.datetime) -> db.PendingAction | None:
     """The user's pending action if it has not expired; an expired one is treated as gone."""
     action = find_pending(user_id)
-    action = find_pending(user_id)
     if action is None or action.expires_at <= now:
         return None
     return action
@@ -116,9 +113,7 @@ def take_pending(action: db.PendingAction) -> bool:
     if db.PendingAction.delete().where(db.PendingAction.id == action.id).execute() != 1:
         return False
     if action.asked_in_inbox is not None:
-        withdrawn = db.Outbox.update(status=db.OutboxStatus.CANCELLED, error=WITHDRAWN).where(
-            db.Outbox.inbox == action.asked_in_inbox,
-            db.Outbox.status == db.OutboxStatus.PENDING).execute()
+        withdrawn = sender.withdraw_reply(action.asked_in_inbox, WITHDRAWN)
         if withdrawn:
             log.info("the unsent question of user %s was withdrawn", action.user_id)
     return True

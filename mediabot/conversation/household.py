@@ -28,7 +28,8 @@ from mediabot.arr.requests import used_since, week_start
 from mediabot.arr.tools import AddRequest, ToolError
 from mediabot.config import RequestsConfig
 from mediabot.conversation import confirmations as confirm
-from mediabot.store import db
+from mediabot.mailbox import sender
+from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus, Role
 
 log = logging.getLogger(__name__)
@@ -91,14 +92,24 @@ class HouseRules:
 
     def used_this_week(self, user: db.User, service: str, now: dt.datetime) -> int:
         """Movies (radarr) or seasons (sonarr) added since Monday, waiting ones too."""
-        return used_since(user.id, service, week_start(now, self.zone))
+        since = week_start(now, self.zone)
+        return used_since(user.id, service, since) + self._waiting_since(user, service, since)
+
+    @staticmethod
+    def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
+        """What this person's requests still waiting for approval would add: movies
+        (radarr) or seasons (sonarr), counted like the adds themselves."""
+        rows = db.Approval.select().where(db.Approval.user == user.id,
+                                          db.Approval.service == service,
+                                          db.Approval.status == ApprovalStatus.WAITING,
+                                          db.Approval.created_at >= since)
+        return sum(1 if service == "radarr" else row.seasons for row in rows)
 
     def _approvers(self) -> list[db.User]:
         """The admins a request can be texted to: none when there is no way to text."""
         if self.notify is None:
             return []
-        return list(db.User.select().where(db.User.role == Role.ADMIN,
-                                           db.User.opted_out == False))  # noqa: E712
+        return users.active_admins()
 
     @staticmethod
     def _waiting(user: db.User, request: AddRequest, now) -> db.Approval | None:
@@ -146,8 +157,8 @@ class HouseRules:
         row = db.Approval.get_or_none(db.Approval.id == number)
         if row is None:
             return f"There is no request {number}."
-        if inbox_id is not None and not confirm.seen_before(db.Outbox.get_or_none(
-                db.Outbox.dedupe_key == approval_key(row.id, admin.id)), inbox_id):
+        asked = sender.text_by_key(approval_key(row.id, admin.id))
+        if inbox_id is not None and not confirm.seen_before(asked, inbox_id):
             log.info("user %s answered request %s without having been asked", admin.id, number)
             return (f"There is no request {number} waiting for your answer, so nothing was "
                     "decided.")

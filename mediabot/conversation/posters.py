@@ -13,9 +13,7 @@ import re
 from typing import NamedTuple
 
 from mediabot.arr.tools.format import label
-from mediabot.text.public_url import is_public_https
-
-MAX_POSTERS = 3
+from mediabot.text.public_url import web_urls
 
 
 class Offered(NamedTuple):
@@ -38,16 +36,6 @@ def with_media(text: str, media: list[str]) -> str:
     reply = Reply(text)
     reply.media = tuple(media)
     return reply
-
-
-def web_urls(urls, limit: int = MAX_POSTERS) -> list[str]:
-    """The URLs among ``urls`` Twilio may fetch (public https, no credentials), each once,
-    in order, at most ``limit``. The sender checks again what it is handed."""
-    seen = []
-    for url in urls:
-        if is_public_https(url) and url not in seen:
-            seen.append(url)
-    return seen[:limit]
 
 
 def choose_posters(offered: list[Offered], added: list[str], reply: str) -> list[str]:

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import peewee
 
 from mediabot.conversation.prompt.history import delete_messages_after, last_message_id
-from mediabot.messaging.intake import requeue
+from mediabot.mailbox.intake import requeue
 from mediabot.store import db
 
 log = logging.getLogger(__name__)

@@ -33,9 +33,9 @@ from mediabot.config import SmsConfig
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.incoming import Incoming, join_texts, read_text
 from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
-from mediabot.messaging import intake
+from mediabot.mailbox import intake
+from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
 from mediabot.messaging.faults import STORAGE_APOLOGY, OpenTurns, Retries, is_storage_fault
-from mediabot.messaging.sender import queued_since, recent_turns, reply_to
 from mediabot.store import db
 from mediabot.store.users import get_user, set_opted_out
 from mediabot.text.sms import format_reply_for

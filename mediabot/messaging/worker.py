@@ -21,7 +21,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
 from mediabot.config import SmsConfig
-from mediabot.messaging import intake
+from mediabot.mailbox import intake
 from mediabot.messaging.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
 from mediabot.messaging.turn import Answering
 from mediabot.store import db

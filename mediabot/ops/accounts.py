@@ -16,7 +16,7 @@ import click
 from mediabot.config import Config, UserConfig
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.prompt import history
-from mediabot.messaging import sender
+from mediabot.mailbox import sender
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local
 from mediabot.text.phones import normalise_phone

@@ -362,7 +362,7 @@ def _llm_failure(config: LLMConfig, exc: openai.OpenAIError) -> Line:
 
 def check_twilio_line(config: Config) -> Line:
     """``sender.check_twilio`` (credentials, from_number owned) as a Line."""
-    from mediabot.messaging.sender import build_twilio_client, check_twilio
+    from mediabot.mailbox.sender import build_twilio_client, check_twilio
 
     ok, text = check_twilio(build_twilio_client(config.twilio), config.twilio)
     text = text.removeprefix("twilio: ")

@@ -54,3 +54,16 @@ def _public_name(host: str) -> bool:
     if "." not in name or name.endswith(HOUSE_SUFFIXES):
         return False
     return bool(_TOP_LABEL.match(name.rsplit(".", 1)[1]))
+
+
+MAX_POSTERS = 3   # Twilio takes up to 10 media per message; three keep an MMS small
+
+
+def web_urls(urls, limit: int = MAX_POSTERS) -> list[str]:
+    """The URLs among ``urls`` Twilio may fetch (public https, no credentials), each once,
+    in order, at most ``limit``. The sender checks again what it is handed."""
+    seen = []
+    for url in urls:
+        if is_public_https(url) and url not in seen:
+            seen.append(url)
+    return seen[:limit]

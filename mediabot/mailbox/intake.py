@@ -235,6 +235,14 @@ def newest_inbox_id() -> int:
     """The id of the newest inbox row of anyone, 0 when there is none: a text recorded later
     has a larger id, so it marks "everything received so far"."""
     return db.Inbox.select(pw.fn.MAX(db.Inbox.id)).scalar() or 0
+
+
+def newest_inbox_id_of(user_id: int) -> int | None:
+    """The id of this person's newest inbox row (None before their first text)."""
+    return (db.Inbox.select(pw.fn.MAX(db.Inbox.id))
+            .where(db.Inbox.user == user_id).scalar())
+
+
 # -- the worker's side of the inbox ----------------------------------------------------------
 
 def users_with_unanswered() -> set[int]:

@@ -32,11 +32,11 @@ from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
 from mediabot.config import TwilioConfig
-from mediabot.conversation.posters import web_urls
-from mediabot.messaging.intake import newest_inbox_id
+from mediabot.mailbox.intake import newest_inbox_id
 from mediabot.store import users
 from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
 from mediabot.text import sms
+from mediabot.text.public_url import web_urls
 
 log = logging.getLogger(__name__)
 
@@ -369,6 +369,18 @@ def _describe(exc: Exception, *secrets: str) -> str:
 def reply_to(inbox_id: int) -> Outbox | None:
     """The reply already queued for an inbox row, if any (one at most: unique)."""
     return Outbox.get_or_none(Outbox.inbox == inbox_id)
+
+
+def text_by_key(dedupe_key: str) -> Outbox | None:
+    """The text queued under ``dedupe_key`` (unique), e.g. one admin's approval request."""
+    return Outbox.get_or_none(Outbox.dedupe_key == dedupe_key)
+
+
+def withdraw_reply(inbox_id: int, reason: str) -> int:
+    """Cancel the reply to ``inbox_id`` while it still waits in the outbox; how many were
+    (0 once Twilio has it: a text already sent cannot be called back)."""
+    return (Outbox.update(status=OutboxStatus.CANCELLED, error=reason)
+            .where(Outbox.inbox == inbox_id, Outbox.status == OutboxStatus.PENDING).execute())
 
 
 def recent_turns(user_id: int, since: dt.datetime):

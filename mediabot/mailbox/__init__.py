@@ -1,0 +1,7 @@
+"""The mailbox: texts in and out, and the two tables that hold them.
+
+``intake`` stores each webhook's text in the inbox (one group commit per burst of requests),
+``sender`` delivers the outbox through Twilio and records what Twilio said. Both sit below the
+conversation, because a confirmation's rule reads them: a question counts as asked only once
+Twilio accepted its text (docs/architecture.md, "Confirmations").
+"""
