@@ -1,6 +1,8 @@
 """Configuration: one TOML file plus ``MEDIABOT_<SECTION>_<KEY>`` environment overrides.
 
-The file is read with ``tomllib`` into frozen dataclasses. Every problem found becomes one
+The file is read with ``tomllib`` into frozen dataclasses. A secret may instead be named by
+a file holding it (``auth_token_file = "/run/secrets/..."`` or ``MEDIABOT_TWILIO_AUTH_TOKEN_FILE``),
+as containers pass secrets, so every command reads the secret the daemon reads. Every problem found becomes one
 line of a single ``ConfigError`` naming the file, the key, the bad value and the fix, so an
 operator fixes everything in one pass. Unknown sections and keys are errors: a typo must not
 be silently ignored.
@@ -24,6 +26,7 @@ ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
 ROLES = tuple(role.value for role in Role)   # plain strings, for click.Choice
 SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
+FILE_SUFFIX = "_file"   # <secret>_file names a file holding the secret
 
 
 class ConfigError(Exception):
@@ -224,6 +227,7 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
     raw = _database_beside(raw, file.absolute().parent)
+    raw = _secret_files_beside(raw, file.absolute().parent)
     raw = {name: table for name, table in raw.items() if name not in replaced}
     return parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
 
@@ -248,6 +252,22 @@ def _database_beside(raw: dict, folder: Path) -> dict:
     return {**raw, "database": {**table, "path": str(folder / path)}}
 
 
+def _secret_files_beside(raw: dict, folder: Path) -> dict:
+    """A relative ``<secret>_file`` in the file is relative to its folder, as the database."""
+    fixed = {}
+    for name, table in raw.items():
+        if isinstance(table, dict):
+            table = {key: str(folder / value) if _is_file_key(key) and isinstance(value, str)
+                     and value and not Path(value).is_absolute() else value
+                     for key, value in table.items()}
+        fixed[name] = table
+    return fixed
+
+
+def _is_file_key(key: str) -> bool:
+    return key.endswith(FILE_SUFFIX) and key[:-len(FILE_SUFFIX)] in SECRET_KEYS
+
+
 def _credentials(environ) -> dict[str, str]:
     """systemd credentials (LoadCredential=MEDIABOT_LLM_API_KEY:/path) as env-style settings.
 
@@ -269,7 +289,8 @@ def parse_config(raw: dict, *, source: str = "<config>", environ=None,
                  require_twilio: bool = True) -> Config:
     """Build a Config from a parsed TOML dict (plus environment overrides)."""
     problems: list[str] = []
-    raw = _apply_env(dict(raw), environ or {}, source, problems)
+    from_env: set[tuple[str, str]] = set()
+    raw = _apply_env(dict(raw), environ or {}, source, problems, from_env)
     sections = {}
     for name, value in raw.items():
         if name == "users":
@@ -281,6 +302,7 @@ def parse_config(raw: dict, *, source: str = "<config>", environ=None,
         if not isinstance(value, dict):
             problems.append(f"{source}: {name} = {value!r} must be a [{name}] table")
             continue
+        value = _read_secret_files(name, value, source, problems, from_env)
         sections[name] = _build_section(name, value, source, problems)
     users = _build_users(raw.get("users", []), source, problems, _region(sections.get("sms")))
     config = Config(**{n: s for n, s in sections.items() if s is not None},
@@ -291,7 +313,12 @@ def parse_config(raw: dict, *, source: str = "<config>", environ=None,
     return config
 
 
-def _apply_env(raw: dict, environ, source: str, problems: list[str]) -> dict:
+def _apply_env(raw: dict, environ, source: str, problems: list[str],
+               from_env: set | None = None) -> dict:
+    """MEDIABOT_<SECTION>_<KEY> over the file's values; ``from_env`` collects the
+    (section, key) pairs set here. A secret set here replaces the file's ``<secret>_file``
+    and the other way round; both set here is reported by ``_read_secret_files``."""
+    from_env = set() if from_env is None else from_env
     for var, text in environ.items():
         if not var.startswith(ENV_PREFIX) or var == ENV_PATH:
             continue
@@ -299,6 +326,9 @@ def _apply_env(raw: dict, environ, source: str, problems: list[str]) -> dict:
         section, _, key = rest.partition("_")
         cls = SECTIONS.get(section)
         fields = {f.name: f for f in dataclasses.fields(cls)} if cls else {}
+        if cls and _is_file_key(key) and key[:-len(FILE_SUFFIX)] in fields:
+            raw[section] = _set_from_env(raw.get(section), key, text, section, from_env)
+            continue
         if key not in fields:
             problems.append(f"environment: {var} is not a known setting; "
                             f"use MEDIABOT_<SECTION>_<KEY>, e.g. MEDIABOT_LLM_API_KEY")
@@ -308,10 +338,62 @@ def _apply_env(raw: dict, environ, source: str, problems: list[str]) -> dict:
         except ValueError as exc:
             problems.append(f"environment: {var} = {_show(key, text)}: {exc}")
             continue
-        table = dict(raw.get(section) or {})
-        table[key] = value
-        raw[section] = table
+        raw[section] = _set_from_env(raw.get(section), key, value, section, from_env)
     return raw
+
+
+def _set_from_env(table, key: str, value, section: str, from_env: set) -> dict:
+    table = dict(table) if isinstance(table, dict) else {}
+    table[key] = value
+    from_env.add((section, key))
+    twin = key[:-len(FILE_SUFFIX)] if _is_file_key(key) else key + FILE_SUFFIX
+    if (section, twin) not in from_env:
+        table.pop(twin, None)
+    return table
+
+
+def _read_secret_files(section: str, table: dict, source: str, problems: list[str],
+                       from_env: set) -> dict:
+    """``table`` with each ``<secret>_file`` replaced by the secret read from that file.
+
+    Fails (into ``problems``, naming the key or variable and the fix) when the file cannot
+    be read, is empty, or the secret is also given directly; never shows the secret."""
+    table, fields = dict(table), {f.name for f in dataclasses.fields(SECTIONS[section])}
+    for key in [k for k in table if _is_file_key(k) and k[:-len(FILE_SUFFIX)] in fields]:
+        path, secret = table.pop(key), key[:-len(FILE_SUFFIX)]
+        where = _origin(section, key, source, from_env)
+        if secret in table:
+            twin = _origin(section, secret, "", from_env).removeprefix("environment: ")
+            problems.append(f"{where} and {twin} are both set; keep one (the file for a "
+                            "container secret, the key otherwise)")
+        elif not isinstance(path, str) or not path:
+            problems.append(f"{where} = {path!r} must be the path of a file holding {secret}")
+        else:
+            table[secret] = _read_secret(path, f"{where} = {path!r}", secret, problems)
+    return table
+
+
+def _origin(section: str, key: str, source: str, from_env: set) -> str:
+    """Where a setting came from, as errors name it: the variable, or the file's key."""
+    if (section, key) in from_env:
+        return f"environment: {ENV_PREFIX}{section.upper()}_{key.upper()}"
+    return f"{source}: [{section}] {key}" if source else f"[{section}] {key}"
+
+
+def _read_secret(path: str, where: str, secret: str, problems: list[str]) -> str:
+    """The file's text, stripped; on failure a stand-in, so that the check for a missing
+    secret does not report the same problem twice (the ConfigError is raised anyway)."""
+    try:
+        with open(path, encoding="utf-8") as handle:
+            text = handle.read().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+        problems.append(f"{where}: cannot read it ({reason}); check the path, and that the "
+                        "user mediabot runs as may read the file")
+        return "(unread)"
+    if not text:
+        problems.append(f"{where}: the file is empty; put the {secret} in it")
+    return text or "(unread)"
 
 
 def _convert_env(text: str, expected: type):

@@ -193,3 +193,90 @@ def test_a_fetch_limit_below_max_messages_is_refused_with_the_fix(tmp_path):
                              "max_messages = 30; set fetch_limit to at least 30 (or lower "
                              "max_messages)\n")
     assert parse_config(with_(history={"max_messages": 30, "fetch_limit": 30}), environ={})
+
+
+FILE_BASE = ('[server]\npublic_url = "https://sms.example.com"\n'
+             '[twilio]\naccount_sid = "AC1"\nfrom_number = "+15550001111"\n')
+
+
+def test_secrets_are_read_from_the_files_the_config_or_environment_names(tmp_path):
+    (tmp_path / "secrets").mkdir()
+    for name, secret in [("twilio", "tok-file"), ("llm", "sk-file"), ("sonarr", "sonarr-file"),
+                         ("radarr", "radarr-file")]:
+        (tmp_path / "secrets" / name).write_text(secret + "\n")
+    config_file = tmp_path / "config.toml"
+    config_file.write_text(FILE_BASE.replace('account_sid = "AC1"\n', 'account_sid = "AC1"\n'
+                                             'auth_token_file = "secrets/twilio"\n')
+                           + '[llm]\napi_key_file = "secrets/llm"\n'
+                           + '[sonarr]\nurl = "http://sonarr:8989"\n'
+                           + '[radarr]\nurl = "http://radarr:7878"\n'
+                           + f'api_key_file = "{tmp_path / "nowhere"}"\n')
+    environ = {"MEDIABOT_SONARR_API_KEY_FILE": str(tmp_path / "secrets" / "sonarr"),
+               "MEDIABOT_RADARR_API_KEY_FILE": str(tmp_path / "secrets" / "radarr")}
+    config = load_config(config_file, environ=environ)
+    assert config.twilio.auth_token == "tok-file", "a relative path is beside the config file"
+    assert config.llm.api_key == "sk-file"
+    assert config.sonarr.api_key == "sonarr-file"
+    assert config.radarr.api_key == "radarr-file", "the environment's file beats the config's"
+    config = load_config(config_file, environ={**environ, "MEDIABOT_TWILIO_AUTH_TOKEN": "env"})
+    assert config.twilio.auth_token == "env", "a secret in the environment beats a file"
+
+
+def test_operator_commands_read_the_secret_files_the_daemon_reads(tmp_path):
+    from click.testing import CliRunner
+    from mediabot.cli import main
+
+    (tmp_path / "token").write_text("tok")
+    path = tmp_path / "config.toml"
+    path.write_text(FILE_BASE + 'auth_token_file = "token"\n'
+                    '[[users]]\nphone = "+15551234567"\nname = "Alex"\nrole = "admin"\n')
+    result = CliRunner().invoke(main, ["users", "list", "--config", str(path)], env={})
+    assert result.exit_code == 0, result.output
+    assert "Alex" in result.output
+    (tmp_path / "token").write_text("")
+    result = CliRunner().invoke(main, ["users", "list", "--config", str(path)])
+    assert result.exit_code == 2
+    assert result.output == (f"config error: {path}: [twilio] auth_token_file = "
+                             f"'{tmp_path / 'token'}': the file is empty; put the auth_token "
+                             "in it\n")
+
+
+@pytest.mark.parametrize("table,environ,expected", [
+    ({"api_key_file": "{missing}"}, {},
+     "cfg.toml: [llm] api_key_file = '{missing}': cannot read it (No such file or directory); "
+     "check the path, and that the user mediabot runs as may read the file"),
+    ({"api_key_file": "{folder}"}, {},
+     "cfg.toml: [llm] api_key_file = '{folder}': cannot read it (Is a directory); check the "
+     "path, and that the user mediabot runs as may read the file"),
+    ({"api_key_file": "{empty}"}, {},
+     "cfg.toml: [llm] api_key_file = '{empty}': the file is empty; put the api_key in it"),
+    ({}, {"MEDIABOT_LLM_API_KEY_FILE": "{empty}"},
+     "environment: MEDIABOT_LLM_API_KEY_FILE = '{empty}': the file is empty; put the api_key "
+     "in it"),
+    ({"api_key_file": "{secret}", "api_key": "s3cret"}, {},
+     "cfg.toml: [llm] api_key_file and [llm] api_key are both set; keep one (the file for a "
+     "container secret, the key otherwise)"),
+    ({}, {"MEDIABOT_LLM_API_KEY_FILE": "{secret}", "MEDIABOT_LLM_API_KEY": "s3cret"},
+     "environment: MEDIABOT_LLM_API_KEY_FILE and MEDIABOT_LLM_API_KEY are both set; keep one "
+     "(the file for a container secret, the key otherwise)"),
+    ({"api_key_file": ""}, {},
+     "cfg.toml: [llm] api_key_file = '' must be the path of a file holding api_key"),
+])
+def test_a_secret_file_that_cannot_serve_is_one_problem_naming_key_and_fix(
+        tmp_path, table, environ, expected):
+    places = {"missing": tmp_path / "missing", "folder": tmp_path, "empty": tmp_path / "empty",
+              "secret": tmp_path / "secret"}
+    places["empty"].write_text("\n")
+    places["secret"].write_text("s3cret")
+    fill = {k: str(v) for k, v in places.items()}
+    table = {k: v.format(**fill) for k, v in table.items()}
+    environ = {k: v.format(**fill) for k, v in environ.items()}
+    problems = problems_of(with_(llm=table), environ)
+    assert problems == [expected.format(**fill)]
+    assert "s3cret" not in "\n".join(problems)
+
+
+def test_file_keys_exist_only_for_secrets():
+    problems = problems_of(with_(llm={"model_file": "/x"}), {"MEDIABOT_LLM_BASE_URL_FILE": "/x"})
+    assert any("[llm] model_file is not a known key" in p for p in problems)
+    assert any("MEDIABOT_LLM_BASE_URL_FILE is not a known setting" in p for p in problems)
