@@ -224,6 +224,7 @@ def test_secrets_are_read_from_the_files_the_config_or_environment_names(tmp_pat
 
 def test_operator_commands_read_the_secret_files_the_daemon_reads(tmp_path):
     from click.testing import CliRunner
+
     from mediabot.cli import main
 
     (tmp_path / "token").write_text("tok")

@@ -13,7 +13,6 @@ a minute (README, "Running it in Docker", has the timings).
 import os
 import re
 import shutil
-import signal
 import subprocess
 import time
 from pathlib import Path
