@@ -3,9 +3,9 @@
 The file is read with ``tomllib`` into frozen dataclasses. A secret may instead be named by
 a file holding it (``auth_token_file = "/run/secrets/..."`` or
 ``MEDIABOT_TWILIO_AUTH_TOKEN_FILE``), as containers pass secrets, so every command reads the
-secret the daemon reads. Every problem found becomes one line of a single ``ConfigError`` naming the file, the key, the bad value and the fix, so an
-operator fixes everything in one pass. Unknown sections and keys are errors: a typo must not
-be silently ignored.
+secret the daemon reads. Every problem found becomes one line of a single ``ConfigError``
+naming the file, the key, the bad value and the fix, so an operator fixes everything in one
+pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 """
 
 import dataclasses
