@@ -29,6 +29,31 @@ def first_difference(before: dict, after: dict) -> str:
     return _history_change(old, new, k)
 
 
+def every_difference(before: dict, after: dict) -> list[str]:
+    """All the parts that changed, not only the first: the first difference hides the
+    later ones (a new clock line hides a new pruned line and a sliding window)."""
+    old, new = before.get("messages") or [], after.get("messages") or []
+    found = ["tool schemas"] if before.get("tools") != after.get("tools") else []
+    if old and new and old[0].get("role") == new[0].get("role") == "system":
+        found += _system_parts(old[0].get("content") or "", new[0].get("content") or "")
+        old, new = old[1:], new[1:]
+    if new[:len(old)] != old:
+        k = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), len(new))
+        found.append(_history_change(old, new, k, 1) if k < len(new) else "history shorter")
+    return found
+
+
+def _system_parts(old: str, new: str) -> list[str]:
+    """Which paragraphs of the system message changed: the clock line, the pruned-context
+    paragraph, or another one (named by its first words)."""
+    olds, news = old.split("\n\n"), new.split("\n\n")
+    changed = [p for p in news if p not in olds] + [p for p in olds if p not in news]
+    kinds = {"clock line" if p.startswith(CLOCK_MARK) else
+             "pruned-context paragraph" if p.startswith("Earlier messages were pruned") else
+             f"paragraph {p[:40]!r}" for p in changed}
+    return sorted(f"system: {kind}" for kind in kinds)
+
+
 def _changed_line(old: str | None, new: str | None) -> str:
     old_lines, new_lines = (old or "").split("\n"), (new or "").split("\n")
     for a, b in zip(old_lines, new_lines):
@@ -37,15 +62,15 @@ def _changed_line(old: str | None, new: str | None) -> str:
     return "lines added" if len(new_lines) > len(old_lines) else "lines removed"
 
 
-def _history_change(old: list[dict], new: list[dict], k: int) -> str:
+def _history_change(old: list[dict], new: list[dict], k: int, offset: int = 0) -> str:
     """The window slid (the new k-th message is an older request's later one), a pruned or
     summary note appeared, or a message was rewritten."""
     dropped = next((j - k for j in range(k + 1, len(old)) if old[j] == new[k]), None)
     if dropped:
-        return f"history window slid at message {k} ({dropped} oldest dropped)"
+        return f"history window slid at message {k + offset} ({dropped} oldest dropped)"
     role = new[k].get("role")
     content = str(new[k].get("content") or "")[:60]
-    return f"message {k} ({role}) differs: {content!r}"
+    return f"message {k + offset} ({role}) differs: {content!r}"
 
 
 def _post(base: str, path: str, payload: dict) -> dict:
@@ -83,6 +108,7 @@ def diagnose(base: str, requests: list[dict], rows: list[dict]) -> list[dict]:
                       if previous is not None and text is not None else None)
             out.append({"request": index, "stage": rows[index]["stage"],
                         "first_difference": first_difference(requests[index - 1], request),
+                        "every_difference": every_difference(requests[index - 1], request),
                         "shared_prefix_tokens": shared})
         previous = text
     return out
@@ -90,8 +116,10 @@ def diagnose(base: str, requests: list[dict], rows: list[dict]) -> list[dict]:
 
 def tally(diagnoses: list[dict]) -> dict:
     """How often each kind of break happened, by stage ("first" texts matter most)."""
-    counts = Counter((d["stage"], _kind(d["first_difference"])) for d in diagnoses)
-    return {f"{stage}: {kind}": n for (stage, kind), n in counts.most_common()}
+    first = Counter((d["stage"], _kind(d["first_difference"])) for d in diagnoses)
+    every = Counter((d["stage"], _kind(part)) for d in diagnoses for part in d["every_difference"])
+    return {"first": {f"{stage}: {kind}": n for (stage, kind), n in first.most_common()},
+            "every": {f"{stage}: {kind}": n for (stage, kind), n in every.most_common()}}
 
 
 def _kind(label: str) -> str:

@@ -100,6 +100,8 @@ def one_run(label: str, source: Path, swa_full: bool, args, tmp: Path) -> dict:
                     "database": str(tmp / f"{label}-{swa_full}-{time.time_ns()}.db")}
             texts = drive(source, plan, timeout=args.run_timeout)
         rows, requests = proxy.recorder.rows, proxy.recorder.requests
+        if args.requests:
+            Path(f"{args.requests}.{label}-{swa_full}.json").write_text(json.dumps(requests))
         breaks = diagnose(f"http://127.0.0.1:{port}", requests, rows)
         server_cpu = cpu_seconds(server.pid)
     finally:
@@ -159,6 +161,8 @@ def parse_args(argv=None):
     parser.add_argument("--reply-tokens", type=int, default=48,
                         help="[llm] max_reply_tokens: bounds the tiny model's rambling")
     parser.add_argument("--repack", action="store_true")
+    parser.add_argument("--requests", help="also write every recorded request (messages, "
+                        "tools) to REQUESTS.<label>-<swa>.json")
     parser.add_argument("--run-timeout", type=float, default=3600)
     args = parser.parse_args(argv)
     args.sources = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) if "=" in s
