@@ -1,0 +1,137 @@
+"""A loopback proxy between mediabot's OpenAI client and llama-server that records every
+chat completion, for ``bench/prompt_cache.py``.
+
+Every request is passed to llama-server unchanged and evaluated for real; the proxy keeps
+the request (messages, tools) and the server's figures: ``usage.prompt_tokens``,
+``timings.cache_n`` (prompt tokens reused from the KV cache), ``timings.prompt_n`` (tokens
+evaluated again), ``prompt_ms``, ``predicted_ms`` and the wall time.
+
+The driver posts ``/bench/text`` before each text: its index and, optionally, a tool call.
+The first answer of that text (the request whose last message is the user's) is then
+rewritten into that tool call in llama-server's own response shape (``finish_reason``
+"tool_calls", ``content`` null), so the tool-result round is exercised even though the tiny
+model rarely calls tools itself. A server error is passed back as it came (status and body)
+and recorded with no figures.
+"""
+
+import json
+import threading
+import time
+from http.client import HTTPConnection
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+class Recorder:
+    """What the proxy saw: one row per chat completion, plus the rendered requests."""
+
+    def __init__(self):
+        self.rows: list[dict] = []
+        self.requests: list[dict] = []
+        self.text, self.forced = -1, None
+        self.lock = threading.Lock()
+
+    def next_text(self, index: int, forced: dict | None) -> None:
+        with self.lock:
+            self.text, self.forced = index, forced
+
+    def take_forced(self, messages: list[dict]) -> dict | None:
+        """The text's scripted call, once, and only for its first request."""
+        with self.lock:
+            if messages and messages[-1].get("role") == "user" and self.forced:
+                forced, self.forced = self.forced, None
+                return forced
+            return None
+
+
+def stage(messages: list[dict]) -> str:
+    """Which request of a text this is: the first (the user's text is last), one after a
+    tool result, or another (e.g. a summary)."""
+    last = messages[-1].get("role") if messages else None
+    return {"user": "first", "tool": "after_tool"}.get(last, "other")
+
+
+def as_tool_call(response: dict, forced: dict, text: int) -> dict:
+    """``response`` with its answer replaced by ``forced``; usage and timings kept."""
+    call = {"type": "function", "id": f"bench{text:02d}",
+            "function": {"name": forced["name"], "arguments": forced["arguments"]}}
+    choice = response["choices"][0]
+    choice["message"] = {"role": "assistant", "content": None, "tool_calls": [call]}
+    choice["finish_reason"] = "tool_calls"
+    return response
+
+
+def row_for(recorder: Recorder, request: dict, response: dict | None, wall: float,
+            forced: dict | None) -> dict:
+    timings = (response or {}).get("timings") or {}
+    usage = (response or {}).get("usage") or {}
+    return {"request": len(recorder.rows), "text": recorder.text,
+            "stage": stage(request.get("messages") or []),
+            "prompt_tokens": usage.get("prompt_tokens"), "cache_n": timings.get("cache_n"),
+            "prompt_n": timings.get("prompt_n"), "prompt_ms": timings.get("prompt_ms"),
+            "predicted_n": timings.get("predicted_n"),
+            "predicted_ms": timings.get("predicted_ms"), "wall_s": round(wall, 3),
+            "forced_call": forced["name"] if forced else None}
+
+
+def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
+    class Handler(BaseHTTPRequestHandler):
+        def log_message(self, *args):
+            pass
+
+        def do_POST(self):
+            body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            if self.path == "/bench/text":
+                plan = json.loads(body)
+                recorder.next_text(plan["index"], plan.get("call"))
+                return self._answer(200, b"{}")
+            self._forward(body)
+
+        def _forward(self, body: bytes):
+            request = json.loads(body)
+            forced = recorder.take_forced(request.get("messages") or [])
+            started = time.perf_counter()
+            connection = HTTPConnection(*upstream, timeout=timeout)
+            connection.request("POST", self.path, body, {"Content-Type": "application/json"})
+            reply = connection.getresponse()
+            status, data = reply.status, reply.read()
+            connection.close()
+            wall = time.perf_counter() - started
+            response = json.loads(data) if status == 200 else None
+            if response is not None and forced:
+                data = json.dumps(as_tool_call(response, forced, recorder.text)).encode()
+            with recorder.lock:
+                recorder.rows.append(row_for(recorder, request, response, wall, forced))
+                recorder.requests.append({"messages": request.get("messages"),
+                                          "tools": request.get("tools")})
+            self._answer(status, data)
+
+        def _answer(self, status: int, data: bytes):
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data)
+
+    return Handler
+
+
+class Proxy:
+    """The proxy on 127.0.0.1 (any free port) in a thread of the bench process."""
+
+    def __init__(self, upstream_port: int, timeout: float = 900.0):
+        self.recorder = Recorder()
+        handler = make_handler(self.recorder, ("127.0.0.1", upstream_port), timeout)
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    def __enter__(self) -> "Proxy":
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.server.shutdown()
+        self.server.server_close()

@@ -1,0 +1,57 @@
+"""The 30 texts one household member (Sam, an admin) sends during an evening, for
+``bench/prompt_cache.py``: searches, adds, "what's downloading", a removal answered with Y,
+and small talk, with minutes passing between them.
+
+Each entry is (minutes since the previous text, the text, the tool call the first answer is
+turned into, or None). The tiny model rarely calls tools by itself, so the recording proxy
+rewrites that first answer into this call, in llama-server's own response shape; the
+prompt is still evaluated for real, and the tool then runs against the simulated library.
+Ids are the simulation's (mediabot/trial/sim/arr_fixtures.py): Dune Part Two 693134,
+Arrival 329865, Severance 371980, The Office (UK) 78107.
+"""
+
+import json
+
+DUNE_TWO, ARRIVAL, DUNE_1984 = 693134, 329865, 841
+SEVERANCE, OFFICE_UK = 371980, 78107
+
+
+def call(name: str, **arguments) -> dict:
+    return {"name": name, "arguments": json.dumps(arguments)}
+
+
+TEXTS = (
+    (0, "hi, it's Sam", None),
+    (3, "do we have dune?", call("search_media", query="dune")),
+    (2, "is dune part two in the library?", call("library_status", query="dune part two")),
+    (4, "what's downloading right now?", call("download_queue")),
+    (5, "thanks!", None),
+    (6, "can you find the office uk version", call("search_media", query="the office",
+                                                    kind="series")),
+    (2, "add the uk one please", call("add_series", tvdb_id=OFFICE_UK)),
+    (3, "how long until it's done?", call("download_queue")),
+    (7, "anything good coming out this week?", call("upcoming", days=7)),
+    (4, "cool", None),
+    (5, "search for arrival", call("search_media", query="arrival", kind="movie")),
+    (3, "how big is arrival on disk?", call("library_status", query="arrival", kind="movie")),
+    (2, "remove arrival, we never watch it", call("remove_media", kind="movie", id=ARRIVAL)),
+    (1, "Y", None),
+    (6, "what's downloading now", call("download_queue")),
+    (4, "is severance complete?", call("library_status", query="severance", kind="series")),
+    (3, "why is season 2 missing episodes?", call("search_again", kind="series",
+                                                  id=SEVERANCE)),
+    (5, "text me when it's ready", call("notify_me", kind="series", id=SEVERANCE)),
+    (2, "thank you", None),
+    (8, "find the old dune from the 80s", call("search_media", query="dune 1984",
+                                               kind="movie")),
+    (3, "add that one", call("add_movie", tmdb_id=DUNE_1984)),
+    (4, "what's in the queue?", call("download_queue")),
+    (5, "what's coming up in the next two weeks?", call("upcoming", days=14)),
+    (3, "who directed dune?", None),
+    (6, "do we have slow horses?", call("search_media", query="slow horses", kind="series")),
+    (2, "is it all downloaded?", call("library_status", query="slow horses", kind="series")),
+    (7, "how's the dune download going?", call("download_queue")),
+    (3, "ok great", None),
+    (4, "anything else new this week?", call("upcoming", days=7)),
+    (2, "goodnight!", None),
+)

