@@ -44,7 +44,7 @@ def announce(proxy: str, index: int, forced: dict | None) -> None:
 
 def converse(plan: dict) -> None:
     now = [START]
-    with Simulation(now=START.replace(tzinfo=dt.timezone.utc)) as sim:
+    with Simulation(now=START.replace(tzinfo=dt.UTC)) as sim:
         config = demo_config(config_for(plan), sim, plan["database"])
         open_storage(config)
         engine = Engine(build_services(config, clock=lambda: now[0]))

@@ -21,7 +21,7 @@ def first_difference(before: dict, after: dict) -> str:
     if before.get("tools") != after.get("tools"):
         return "tool schemas changed"
     old, new = before.get("messages") or [], after.get("messages") or []
-    k = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), None)
+    k = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), None)
     if k is None:
         return "prefix intact (messages appended)" if len(new) >= len(old) else "prompt shorter"
     if k == 0 and old[0].get("role") == new[0].get("role") == "system":
@@ -38,7 +38,7 @@ def every_difference(before: dict, after: dict) -> list[str]:
         found += _system_parts(old[0].get("content") or "", new[0].get("content") or "")
         old, new = old[1:], new[1:]
     if new[:len(old)] != old:
-        k = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), len(new))
+        k = next((i for i, (a, b) in enumerate(zip(old, new, strict=False)) if a != b), len(new))
         found.append(_history_change(old, new, k, 1) if k < len(new) else "history shorter")
     return found
 
@@ -56,7 +56,7 @@ def _system_parts(old: str, new: str) -> list[str]:
 
 def _changed_line(old: str | None, new: str | None) -> str:
     old_lines, new_lines = (old or "").split("\n"), (new or "").split("\n")
-    for a, b in zip(old_lines, new_lines):
+    for a, b in zip(old_lines, new_lines, strict=False):
         if a != b:
             return "clock line" if a.startswith(CLOCK_MARK) else f"line {a[:50]!r} -> {b[:50]!r}"
     return "lines added" if len(new_lines) > len(old_lines) else "lines removed"
@@ -89,7 +89,8 @@ def rendered(base: str, request: dict) -> str:
 
 def shared_tokens(base: str, old: str, new: str) -> int:
     """Tokens of the longest common prefix of two rendered prompts."""
-    n = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new)))
+    pairs = enumerate(zip(old, new, strict=False))
+    n = next((i for i, (a, b) in pairs if a != b), min(len(old), len(new)))
     return len(_post(base, "/tokenize", {"content": old[:n]})["tokens"]) if n else 0
 
 

@@ -38,11 +38,11 @@ from urllib.request import urlopen
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.cache_proxy import Proxy  # noqa: E402
-from bench.harness import CLOCK_TICKS, ROOT, free_port, loadavg, median  # noqa: E402
-from bench.household_script import TEXTS  # noqa: E402
-from bench.llama_setup import ensure_model, ensure_server  # noqa: E402
-from bench.prefix_diff import diagnose, tally  # noqa: E402
+from bench.cache_proxy import Proxy
+from bench.harness import CLOCK_TICKS, ROOT, free_port, loadavg, median
+from bench.household_script import TEXTS
+from bench.llama_setup import ensure_model, ensure_server
+from bench.prefix_diff import diagnose, tally
 
 TEMPLATE = ROOT / "tests" / "templates" / "Qwen-Qwen2.5-7B-Instruct.jinja"
 TARGETS = {"first_median": 0.90, "after_tool_median": 0.95, "overall_aggregate": 0.90,
@@ -82,7 +82,8 @@ def drive(source: Path, plan: dict, timeout: float) -> list[dict]:
     """The driver child against ``source``; its per-text lines. Its stderr on failure."""
     env = {**os.environ, "PYTHONPATH": str(source)}
     done = subprocess.run([sys.executable, str(DRIVER)], input=json.dumps(plan), text=True,
-                          capture_output=True, env=env, cwd=plan["workdir"], timeout=timeout)
+                          capture_output=True, env=env, cwd=plan["workdir"], timeout=timeout,
+                          check=False)
     if done.returncode:
         raise RuntimeError(f"driver failed on {source}:\n{done.stderr[-3000:]}")
     return [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
@@ -143,7 +144,7 @@ def summarise(rows: list[dict], texts: list[dict]) -> dict:
 
 def _commit(source: Path) -> str | None:
     done = subprocess.run(["git", "-C", str(source), "rev-parse", "--short", "HEAD"],
-                          capture_output=True, text=True)
+                          capture_output=True, text=True, check=False)
     return done.stdout.strip() or None
 
 
