@@ -11,6 +11,7 @@ pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 import dataclasses
 import datetime as dt
 import os
+import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +20,14 @@ from urllib.parse import urlparse
 from mediabot.store.db import Role
 from mediabot.text.localtime import zone_named
 from mediabot.text.masking import mask_url_secrets
-from mediabot.text.phones import DEFAULT_REGION, E164, is_region, normalise_phone
+from mediabot.text.phones import (
+    CHANNELS,
+    DEFAULT_REGION,
+    E164,
+    is_region,
+    normalise_phone,
+    split_channel,
+)
 
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
@@ -81,6 +89,13 @@ class TwilioConfig:
     api_base_url: str = ""
     validate_signature: bool = True
     timeout_seconds: float = 10.0
+    # WhatsApp on the same account: the sender (E.164, or "whatsapp:+1...", or the
+    # messaging service "MG..."); what a notice outside the 24-hour window does ("wait",
+    # "template", "sms"); the approved Content templates (HX...) for each kind of notice.
+    whatsapp_from: str = ""
+    whatsapp_outside_window: str = "wait"
+    whatsapp_ready_template: str = ""
+    whatsapp_approval_template: str = ""
 
 
 @dataclass(frozen=True)
@@ -151,6 +166,7 @@ class UserConfig:
     phone: str
     name: str = ""
     role: str = Role.MEMBER
+    channel: str = ""     # "sms" or "whatsapp" for notices; "": the one they used last
 
 
 @dataclass(frozen=True)
@@ -199,6 +215,7 @@ MIN_REPLY_TOKENS = 64   # a tool call with its arguments, or a three-sentence SM
 NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature"),
                      "requests": ("movies_per_week", "seasons_per_week")}
 CHOICES = {("sms", "unknown_senders"): ("ignore", "reply"),
+           ("twilio", "whatsapp_outside_window"): ("wait", "template", "sms"),
            ("requests", "approval"): ("none", "members")}
 SYSTEMD_STOP_SECONDS = 45  # TimeoutStopSec in systemd/mediabot.service
 
@@ -471,10 +488,10 @@ def _build_users(entries, source: str, problems: list[str],
         if not isinstance(entry, dict):
             problems.append(f"{where} must be a table with phone, name, role")
             continue
-        unknown = set(entry) - {"phone", "name", "role"}
+        unknown = set(entry) - {"phone", "name", "role", "channel"}
         if unknown:
             problems.append(f"{where}: {', '.join(sorted(unknown))} is not a known key; "
-                            "known keys are phone, name, role")
+                            "known keys are phone, name, role, channel")
         phone = entry.get("phone")
         if not isinstance(phone, str):
             problems.append(f"{where}: phone = {phone!r} must be a string, e.g. "
@@ -497,7 +514,12 @@ def _build_users(entries, source: str, problems: list[str],
         if not isinstance(name, str):
             problems.append(f"{where}: name = {name!r} must be a string")
             continue
-        users.append(UserConfig(phone=phone, name=name.strip(), role=role))
+        channel = entry.get("channel", "")
+        if channel not in ("", *CHANNELS):
+            problems.append(f"{where}: channel = {channel!r} is not a channel; use \"sms\" "
+                            "or \"whatsapp\", or leave it out for the one they used last")
+            continue
+        users.append(UserConfig(phone=phone, name=name.strip(), role=role, channel=channel))
     return tuple(users)
 
 
@@ -602,12 +624,33 @@ def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:
     if not twilio.auth_token:
         problems.append(f"{source}: [twilio] auth_token is required; copy it from the Twilio "
                         "console or set MEDIABOT_TWILIO_AUTH_TOKEN")
-    if not twilio.from_number and not twilio.messaging_service_sid:
+    if not twilio.from_number and not twilio.messaging_service_sid and not twilio.whatsapp_from:
         problems.append(f"{source}: [twilio] from_number or messaging_service_sid is required; "
                         "set from_number to your Twilio number, e.g. \"+15550001111\"")
     elif twilio.from_number and not E164.match(twilio.from_number):
         problems.append(f"{source}: [twilio] from_number = {twilio.from_number!r} is not in "
                         "E.164; write it like \"+15550001111\"")
+    return problems + _validate_whatsapp(twilio, source)
+
+
+def _validate_whatsapp(twilio: TwilioConfig, source: str) -> list[str]:
+    """``whatsapp_from`` is a number or a messaging service; the templates are Content SIDs;
+    a fallback names something that exists."""
+    problems = []
+    sender = twilio.whatsapp_from
+    if sender and not (E164.match(split_channel(sender)[1]) or sender.startswith("MG")):
+        problems.append(f"{source}: [twilio] whatsapp_from = {sender!r} is neither a number in "
+                        "E.164 (\"whatsapp:+14155238886\") nor a messaging service (MG...)")
+    for key in ("whatsapp_ready_template", "whatsapp_approval_template"):
+        value = getattr(twilio, key)
+        if value and not re.fullmatch(r"HX[0-9a-fA-F]{32}", value):
+            problems.append(f"{source}: [twilio] {key} = {value!r} is not a Content SID; copy "
+                            "the HX... SID of the approved template from the Content Template "
+                            "Builder")
+    if (sender and twilio.whatsapp_outside_window == "sms" and not twilio.from_number
+            and not twilio.messaging_service_sid):
+        problems.append(f"{source}: [twilio] whatsapp_outside_window = \"sms\" needs an SMS "
+                        "sender; set from_number, or choose \"wait\" or \"template\"")
     return problems
 
 

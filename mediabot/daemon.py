@@ -23,7 +23,6 @@ from mediabot.messaging.faults import RetryPolicy
 from mediabot.messaging.worker import Worker
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations
-from mediabot.text.sms import format_reply_for
 from mediabot.web import create_app, status_url
 
 log = logging.getLogger(__name__)
@@ -42,7 +41,8 @@ class Daemon:
         open_storage(config)
         self.engine = build_engine(config, clock, notify=self._notify)
         self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
-                             backoff=backoff, status_callback=_status_callback(config))
+                             backoff=backoff, status_callback=_status_callback(config),
+                             sms_config=config.sms)
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock, retry=retry)
         self.scheduler = build_scheduler(self._jobs(clock))
         self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)
@@ -65,8 +65,7 @@ class Daemon:
         }
 
     def _notify(self, user: db.User, text: str, key: str | None = None) -> None:
-        self.sender.send(user.phone, format_reply_for(self.config.sms, text), user_id=user.id,
-                         dedupe_key=key)
+        self.sender.send(user.phone, text, user_id=user.id, dedupe_key=key, shape=True)
 
     def start(self) -> None:
         """Recover what a crash left, start the jobs, bind the port (not yet serving).

@@ -22,7 +22,7 @@ from mediabot.mailbox.sender import record_delivery
 from mediabot.ops.health import WriteProbe, health
 from mediabot.store import db
 from mediabot.text.keywords import classify_keyword
-from mediabot.text.phones import inbound_phone
+from mediabot.text.phones import inbound_phone, split_channel
 from mediabot.text.sms import signature_ok
 
 log = logging.getLogger(__name__)
@@ -53,7 +53,7 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
         if not signed(sms_url):
             log.warning("/sms: rejected a request with a missing or invalid signature")
             return _error("invalid signature", 403)
-        inbound = _read_form(form, config.sms.default_region, db.utcnow())
+        inbound = _read_form(form, config.sms.default_region, clock())
         if isinstance(inbound, str):
             log.warning("/sms: malformed request (%s)", inbound)
             return _error(inbound, 400)
@@ -119,8 +119,8 @@ def _delivery_report(form) -> tuple[str, str, int | None] | str:
 
 
 def _read_form(form, region: str, now) -> Inbound | str:
-    """The webhook's message, its sender's number parsed and STOP-like words read once; or
-    what is wrong with the request."""
+    """The webhook's message, its sender's number parsed (SMS or "whatsapp:" + number: one
+    person either way) and STOP-like words read once; or what is wrong with the request."""
     sid, sender, body = form.get("MessageSid", ""), form.get("From", ""), form.get("Body", "")
     if not sid or len(sid) > 64:
         return "MessageSid is missing"
@@ -128,12 +128,13 @@ def _read_form(form, region: str, now) -> Inbound | str:
         return "From is missing"
     if len(body) > MAX_BODY_CHARS:
         return "Body is too long"
+    channel, number = split_channel(sender)
     try:
-        phone = inbound_phone(sender, region)
+        phone = inbound_phone(number, region)
     except ValueError:
         return "From is not a phone number"
     # STOP and its kin are never answered, even with the fixed unknown-sender reply.
-    return Inbound(sid, phone, body, now, classify_keyword(body) == "opt_out")
+    return Inbound(sid, phone, body, now, classify_keyword(body) == "opt_out", channel)
 
 
 def _accept(inbound: Inbound, config: Config, worker, intake: Intake) -> None:
@@ -151,7 +152,7 @@ def _accept(inbound: Inbound, config: Config, worker, intake: Intake) -> None:
     if recorded.user_id is None:
         log.debug("inbox %s: message from an unknown number ignored", recorded.inbox_id)
         if config.sms.unknown_senders == "reply" and not inbound.opt_out:
-            worker.reply_to_unknown(inbound.phone)
+            worker.reply_to_unknown(inbound.phone, inbound.channel)
         return
     log.debug("inbox %s: queued for user %s", recorded.inbox_id, recorded.user_id)
     worker.notify(recorded.user_id)

@@ -64,10 +64,10 @@ def add_messages(phone: str) -> int:
 def test_users_list_marks_config_users_not_yet_applied(config_path):
     result = run(config_path, "users", "list")
     assert result.exit_code == 0
-    assert result.output.splitlines()[0].split() == ["PHONE", "NAME", "ROLE", "OPT-OUT",
-                                                     "SOURCE"]
-    assert re.search(rf"{re.escape(ALEX)}\s+Alex\s+admin\s+-\s+\(config; added on next start\)",
-                     result.output)
+    assert result.output.splitlines()[0].split() == ["PHONE", "NAME", "ROLE", "CHANNEL",
+                                                     "OPT-OUT", "SOURCE"]
+    assert re.search(rf"{re.escape(ALEX)}\s+Alex\s+admin\s+sms\s+-\s+"
+                     r"\(config; added on next start\)", result.output)
 
 
 def test_users_add_normalises_the_phone_and_lists_it(started):
@@ -75,8 +75,9 @@ def test_users_add_normalises_the_phone_and_lists_it(started):
     assert result.exit_code == 0
     assert f"added {BO} (Bo) as member" in result.output
     listing = run(started, "users", "list").output
-    assert re.search(rf"{re.escape(ALEX)}\s+Alex\s+admin\s+-\s+\(config\)$", listing, re.M)
-    assert re.search(rf"{re.escape(BO)}\s+Bo\s+member\s+-$", listing, re.M)
+    assert re.search(rf"{re.escape(ALEX)}\s+Alex\s+admin\s+sms\s+-\s+\(config\)$", listing,
+                     re.M)
+    assert re.search(rf"{re.escape(BO)}\s+Bo\s+member\s+sms\s+-$", listing, re.M)
 
 
 def test_users_add_admin(started):
@@ -166,7 +167,8 @@ def test_removing_a_config_user_warns_it_comes_back(started):
 
 def test_users_list_shows_opted_out(started):
     db.User.update(opted_out=True).where(db.User.phone == ALEX).execute()
-    assert re.search(r"admin\s+opted out\s+\(config\)", run(started, "users", "list").output)
+    assert re.search(r"admin\s+sms\s+opted out\s+\(config\)",
+                     run(started, "users", "list").output)
 
 
 def test_users_list_with_no_users_says_how_to_add_one(tmp_path):

@@ -29,7 +29,6 @@ from mediabot.arr import requests
 from mediabot.arr.events import ArrEvent
 from mediabot.arr.tools.format import episode_code, sms_safe_title
 from mediabot.store import db
-from mediabot.text.sms import format_reply_for
 
 log = logging.getLogger(__name__)
 BURST_SECONDS = 60.0
@@ -180,8 +179,8 @@ class Notices:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
             return None
         key = f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{notice.id}:{tag}"
-        return self.sender.enqueue(user.phone, format_reply_for(self.sms_config, text),
-                                   user_id=user.id, dedupe_key=key[:255])
+        return self.sender.enqueue(user.phone, text, user_id=user.id, dedupe_key=key[:255],
+                                   shape=True)
 
 
 # -- what was announced and what only upgraded ---------------------------------------------

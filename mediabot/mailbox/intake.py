@@ -51,10 +51,11 @@ CHECKPOINT_EVERY = 100   # commits; the checkpointer then copies the WAL into th
 # repeated MessageSid is skipped: any other broken constraint raises (OR IGNORE would skip
 # it silently, and the message would be acknowledged as a "retry" and lost).
 INSERT = """
-INSERT INTO inbox (message_sid, user_id, from_number, body, received_at, status, error)
+INSERT INTO inbox (message_sid, user_id, from_number, body, received_at, status, error,
+                   channel)
 SELECT ?1, sender.id, ?2, ?3, ?4,
        CASE WHEN sender.id IS NULL THEN 'ignored' ELSE 'queued' END,
-       CASE WHEN sender.id IS NULL THEN 'unknown sender' END
+       CASE WHEN sender.id IS NULL THEN 'unknown sender' END, ?5
 FROM (SELECT (SELECT id FROM users WHERE phone = ?2) AS id) AS sender WHERE true
 ON CONFLICT (message_sid) DO NOTHING
 RETURNING id, user_id
@@ -65,13 +66,15 @@ UNANSWERED = ("queued", "processing")
 
 @dataclass(frozen=True)
 class Inbound:
-    """One webhook's message; ``opt_out`` marks the sender opted out in the same commit."""
+    """One webhook's message; ``opt_out`` marks the sender opted out in the same commit.
+    ``channel`` is where it came from ("sms" or "whatsapp"); ``phone`` is E.164 either way."""
 
     sid: str
     phone: str
     body: str
     received_at: dt.datetime
     opt_out: bool = False
+    channel: str = "sms"
 
 
 @dataclass(frozen=True)
@@ -218,8 +221,8 @@ class Intake:
         try:
             results = []
             for m in messages:
-                rows = connection.execute(INSERT, (m.sid, m.phone, m.body, m.received_at))\
-                    .fetchall()
+                rows = connection.execute(INSERT, (m.sid, m.phone, m.body, m.received_at,
+                                              m.channel)).fetchall()
                 result = Recorded(True, *rows[0]) if rows else Recorded(False)
                 if result.new and result.user_id is not None and m.opt_out:
                     connection.execute(OPT_OUT, (result.user_id,))
@@ -241,6 +244,28 @@ def newest_inbox_id_of(user_id: int) -> int | None:
     """The id of this person's newest inbox row (None before their first text)."""
     return (db.Inbox.select(pw.fn.MAX(db.Inbox.id))
             .where(db.Inbox.user == user_id).scalar())
+
+
+def channel_of(inbox_id: int) -> str:
+    """The channel inbox row ``inbox_id`` came in on ("sms" when the row is gone)."""
+    row = db.Inbox.get_or_none(db.Inbox.id == inbox_id)
+    return row.channel if row is not None else "sms"
+
+
+def last_channel(user_id: int) -> str | None:
+    """The channel of this person's newest text (None before their first)."""
+    row = (db.Inbox.select(db.Inbox.channel).where(db.Inbox.user == user_id)
+           .order_by(db.Inbox.id.desc()).first())
+    return row.channel if row is not None else None
+
+
+def last_received_on(user_id: int | None, phone: str, channel: str) -> dt.datetime | None:
+    """When this person (``user_id``, or for an unknown sender ``phone``) last texted us on
+    ``channel`` (WhatsApp's 24-hour window opens there); None when they never did."""
+    who = db.Inbox.user == user_id if user_id is not None else db.Inbox.from_number == phone
+    row = (db.Inbox.select(db.Inbox.received_at).where(who, db.Inbox.channel == channel)
+           .order_by(db.Inbox.id.desc()).first())
+    return row.received_at if row is not None else None
 
 
 # -- the worker's side of the inbox ----------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Outgoing SMS: an outbox row per reply, delivered through Twilio's REST API with retries.
+"""Outgoing texts (SMS or WhatsApp, see ``channels``): an outbox row per reply, delivered
+through Twilio's REST API with retries.
 
 Every reply is first written to the outbox (``enqueue``), then sent (``deliver``). The row
 is the record of every attempt and what makes delivery survive a crash: ``deliver_due``
@@ -31,15 +32,17 @@ from twilio.base.exceptions import TwilioException, TwilioRestException, TwilioS
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
-from mediabot.config import TwilioConfig
+from mediabot.config import SmsConfig, TwilioConfig
+from mediabot.mailbox import channels
 from mediabot.mailbox.intake import newest_inbox_id
 from mediabot.store import users
 from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
-from mediabot.text import sms
+from mediabot.text.phones import split_channel
 from mediabot.text.public_url import web_urls
 
 log = logging.getLogger(__name__)
 
+HELD = "waiting for the person's next WhatsApp message (outside the 24-hour window)"
 UNSUBSCRIBED = 21610
 AUTH_FAILED = 20003
 PERMANENT_HINTS = {
@@ -122,8 +125,10 @@ class Sender:
     """
 
     def __init__(self, client: Client, config: TwilioConfig, *, clock=utcnow, sleep=None,
-                 backoff: Backoff = Backoff(), status_callback: str = ""):
+                 backoff: Backoff = Backoff(), status_callback: str = "",
+                 sms_config: SmsConfig | None = None):
         self.client = client
+        self.sms_config = sms_config or SmsConfig()
         self.status_callback = status_callback
         self.config = config
         self.clock = clock
@@ -144,14 +149,20 @@ class Sender:
 
     def enqueue(self, to_number: str, body: str, *, user_id: int | None = None,
                 inbox_id: int | None = None, dedupe_key: str | None = None,
-                media_urls=()) -> Outbox | None:
+                media_urls=(), shape: bool = False) -> Outbox | None:
         """Write a ``pending`` row; with the same ``inbox_id`` or ``dedupe_key`` as an
         earlier row, return that row instead (no second row, so no second send).
-        ``media_urls`` go with it as MMS media (http(s) only, at most three).
+        ``media_urls`` go with it as media (http(s) only, at most three). The channel is
+        ``channels.choose``'s; with ``shape`` the body is written for it (SMS or WhatsApp
+        rules), else sent as given.
 
         Returns None for an empty body (Twilio would refuse it). Raises peewee's
         IntegrityError for a non-existent user or inbox id.
         """
+        channel = channels.choose(user_id, inbox_id, to_number)
+        to_number = split_channel(to_number)[1]
+        if shape:
+            body = channels.shape(channel, body, self.sms_config)
         if not body or not body.strip():
             log.warning("outbox: empty reply not queued (inbox %s)", inbox_id)
             return None
@@ -163,7 +174,8 @@ class Sender:
         try:
             with database.atomic():
                 row = Outbox.create(user=user_id, to_number=to_number, body=body,
-                                    segments=sms.count_segments(body), inbox=inbox_id,
+                                    channel=channel, inbox=inbox_id,
+                                    segments=channels.segments(channel, body),
                                     dedupe_key=dedupe_key, next_attempt_at=now, created_at=now,
                                     media=json.dumps(media) if media else None)
         except pw.IntegrityError:
@@ -171,7 +183,8 @@ class Sender:
             if existing is None:
                 raise
             return existing
-        log.info("outbox %d queued, %d segments, %d media", row.id, row.segments, len(media))
+        log.info("outbox %d queued (%s), %d segments, %d media", row.id, channel,
+                 row.segments, len(media))
         log.debug("outbox %d body: %s", row.id, body)
         return row
 
@@ -201,8 +214,11 @@ class Sender:
         row = Outbox.get_by_id(row_id)
         if self._opted_out(row):
             return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error="opted out"))
+        plan = channels.plan(row, self.config, now)
+        if plan.hold:
+            return self._hold(row, now)
         for attempt in range(1, self.backoff.attempts + 1):
-            outcome = self._attempt(row)
+            outcome = self._attempt(row, plan)
             if outcome.kind != "retry":
                 status = OutboxStatus.SENT if outcome.kind == "sent" else OutboxStatus.FAILED
                 return self._finish(row, status, outcome)
@@ -233,13 +249,16 @@ class Sender:
         user = _recipient(row)
         return bool(user and user.opted_out)
 
-    def _attempt(self, row: Outbox) -> Outcome:
+    def _attempt(self, row: Outbox, plan: channels.Plan) -> Outcome:
         """One ``messages.create``; its outcome is recorded on the row before returning."""
         try:
-            media = {"media_url": json.loads(row.media)} if row.media else {}
-            message = self.client.messages.create(to=row.to_number, body=row.body,
-                                                  **self._sender_fields(), **media)
+            media = json.loads(row.media) if row.media else []
+            fields = channels.message_fields(plan, row.to_number, row.body, media, self.config)
+            report = {"status_callback": self.status_callback} if self.status_callback else {}
+            message = self.client.messages.create(**fields, **report)
             outcome = Outcome("sent", sid=message.sid, state=message.status)
+            if plan.channel != row.channel or plan.template:
+                self._note_plan(row, plan)
         except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
             outcome = self._classify(exc, row.body)
         row.attempts += 1
@@ -251,11 +270,34 @@ class Sender:
                      outcome.kind, outcome.error)
         return outcome
 
-    def _sender_fields(self) -> dict:
-        report = {"status_callback": self.status_callback} if self.status_callback else {}
-        if self.config.messaging_service_sid:
-            return {"messaging_service_sid": self.config.messaging_service_sid, **report}
-        return {"from_": self.config.from_number, **report}
+    def _note_plan(self, row: Outbox, plan: channels.Plan) -> None:
+        """The row went otherwise than queued (on SMS, or as a template): say so and keep it."""
+        how = f"as WhatsApp template {plan.template}" if plan.template else f"on {plan.channel}"
+        log.info("outbox %d: outside WhatsApp's 24-hour window; sent %s", row.id, how)
+        Outbox.update(channel=plan.channel).where(Outbox.id == row.id).execute()
+
+    def _hold(self, row: Outbox, now: dt.datetime) -> str:
+        """Outside WhatsApp's window with nothing else allowed: wait for the person's next
+        message (``deliver_held``), checked again each retry round; dropped after a week."""
+        if channels.expired_hold(row.created_at, now):
+            return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error=(
+                "gave up: the person did not write on WhatsApp within a week")))
+        retry_at = now + dt.timedelta(seconds=self.backoff.retry_seconds)
+        Outbox.update(next_attempt_at=retry_at, error=HELD).where(Outbox.id == row.id).execute()
+        log.info("outbox %d waits: outside WhatsApp's 24-hour window (whatsapp_outside_window"
+                 " = %r)", row.id, self.config.whatsapp_outside_window)
+        return OutboxStatus.PENDING
+
+    def deliver_held(self, user_id: int) -> int:
+        """Send what waited for this person's WhatsApp window (they just wrote); how many."""
+        now = self.clock()
+        held = Outbox.update(next_attempt_at=now).where(
+            Outbox.user == user_id, Outbox.status == OutboxStatus.PENDING, Outbox.error == HELD)
+        if not held.execute():
+            return 0
+        rows = list(Outbox.select(Outbox.id).where(
+            Outbox.user == user_id, Outbox.error == HELD, Outbox.status == OutboxStatus.PENDING))
+        return sum(self.deliver(row.id, now=now) == OutboxStatus.SENT for row in rows)
 
     def _classify(self, exc: Exception, body: str) -> Outcome:
         """Retry on 429, 5xx and network trouble; anything else is permanent."""
@@ -281,8 +323,10 @@ class Sender:
         level = logging.INFO if status == OutboxStatus.SENT else logging.WARNING
         if outcome.code == AUTH_FAILED:
             level = logging.ERROR
-        log.log(level, "outbox %d %s, %d segments, %d attempts, twilio code %s", row.id,
-                status, row.segments, row.attempts, outcome.code)
+        log.log(level, "outbox %d %s (%s), %d segments, %d attempts, twilio code %s%s", row.id,
+                status, row.channel, row.segments, row.attempts, outcome.code,
+                f": {channels.describe_error(outcome.code)}"
+                if channels.describe_error(outcome.code) else "")
         return status
 
     def _postpone(self, row: Outbox, outcome: Outcome) -> str:
@@ -350,7 +394,7 @@ def _describe(exc: Exception, *secrets: str) -> str:
     they appear.
     """
     if isinstance(exc, TwilioRestException):
-        hint = PERMANENT_HINTS.get(exc.code)
+        hint = PERMANENT_HINTS.get(exc.code) or channels.describe_error(exc.code)
         text = f"HTTP {exc.status}, Twilio {exc.code}: {exc.msg}" + (f" ({hint})" if hint else "")
     elif isinstance(exc, TwilioServiceException):
         text = f"HTTP {exc.status}, Twilio {exc.code}: {exc.title}. {exc.detail or ''}".strip()

@@ -38,7 +38,6 @@ from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
 from mediabot.messaging.faults import STORAGE_APOLOGY, OpenTurns, Retries, is_storage_fault
 from mediabot.store import db
 from mediabot.store.users import get_user, set_opted_out
-from mediabot.text.sms import format_reply_for
 
 log = logging.getLogger(__name__)
 
@@ -187,6 +186,7 @@ class Answering:
             self.retries.succeeded(user.id)
         if outbox is not None and outbox.status == "pending" and not self.turns.abandoned:
             self.sender.deliver(outbox.id)   # after the drain: sent by the next start
+            self.sender.deliver_held(user.id)   # notices that waited for WhatsApp's window
         return True
 
     def _apologise(self, user: db.User, rows: list[db.Inbox]) -> None:
@@ -198,9 +198,9 @@ class Answering:
                            f"gave up after {failures} failed attempts")
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
-        return self.sender.enqueue(user.phone, format_reply_for(self.config, text),
-                                   user_id=user.id, inbox_id=row.id,
-                                   media_urls=getattr(text, "media", ()))  # posters
+        return self.sender.enqueue(user.phone, text, user_id=user.id, inbox_id=row.id,
+                                   media_urls=getattr(text, "media", ()),  # posters
+                                   shape=True)   # for the channel it came on
 
     def _rate_limited(self, user: db.User) -> bool:
         since = self.clock() - dt.timedelta(hours=1)

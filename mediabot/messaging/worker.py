@@ -25,6 +25,7 @@ from mediabot.mailbox import intake
 from mediabot.messaging.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
 from mediabot.messaging.turn import Answering
 from mediabot.store import db
+from mediabot.text.phones import SMS, channel_address, split_channel
 
 log = logging.getLogger(__name__)
 
@@ -211,17 +212,19 @@ class Worker:
         """Answer everything this user has queued, in this thread (tests, benches)."""
         self.answering.user(user_id)
 
-    def reply_to_unknown(self, from_number: str) -> None:
-        """The one fixed reply for an unknown number, when configured; once per number."""
+    def reply_to_unknown(self, from_number: str, channel: str = SMS) -> None:
+        """The one fixed reply for an unknown number, when configured; once per number, on
+        the channel it wrote on."""
         with self._lock:
             if self._closed:
                 return
-            self._pool.submit(self._send_unknown, from_number)
+            self._pool.submit(self._send_unknown, channel_address(channel, from_number))
 
-    def _send_unknown(self, from_number: str) -> None:
+    def _send_unknown(self, address: str) -> None:
+        from_number = split_channel(address)[1]
         try:
             with db.database.connection_context():
-                self.sender.send(from_number, UNKNOWN_SENDER_REPLY,
+                self.sender.send(address, UNKNOWN_SENDER_REPLY,
                                  dedupe_key=f"unknown:{from_number}")
         except Exception:
             log.exception("the reply to an unknown number could not be queued")

@@ -16,10 +16,10 @@ import click
 from mediabot.config import Config, UserConfig
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.prompt import history
-from mediabot.mailbox import sender
+from mediabot.mailbox import intake, sender
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local
-from mediabot.text.phones import normalise_phone
+from mediabot.text.phones import SMS, normalise_phone
 
 log = logging.getLogger(__name__)
 
@@ -70,9 +70,10 @@ def list_users(config: Config) -> list[str]:
     """
     rows = users.list_users()
     known = {user.phone for user in rows}
-    lines = [_user_line(user.phone, user.display_name, user.role, _status(user.opted_out),
-                        _origin(config, user)) for user in rows]
-    lines += [_user_line(u.phone, u.name, u.role, _status(False), "(config; added on next start)")
+    lines = [_user_line(user.phone, user.display_name, user.role, _channel(user),
+                        _status(user.opted_out), _origin(config, user)) for user in rows]
+    lines += [_user_line(u.phone, u.name, u.role, u.channel or SMS, _status(False),
+                         "(config; added on next start)")
               for u in config.users if u.phone not in known]
     return [USERS_HEADER, *lines] if lines else []
 
@@ -86,15 +87,26 @@ def _origin(config: Config, user: db.User) -> str:
     return "(config)"
 
 
+def _channel(user: db.User) -> str:
+    """Where their notices go: the channel they chose, else the one they last wrote on
+    ("whatsapp*": last used, not chosen), else SMS."""
+    if user.channel:
+        return user.channel
+    last = intake.last_channel(user.id)
+    return f"{last}*" if last else SMS
+
+
 def _status(opted_out: bool) -> str:
     return "opted out" if opted_out else "-"
 
 
-def _user_line(phone: str, name: str | None, role: str, status: str, origin: str) -> str:
-    return f"{phone:<16} {(name or '-'):<20} {role:<7} {status:<9} {origin}".rstrip()
+def _user_line(phone: str, name: str | None, role: str, channel: str, status: str,
+               origin: str) -> str:
+    return (f"{phone:<16} {(name or '-'):<20} {role:<7} {channel:<9} {status:<9} "
+            f"{origin}").rstrip()
 
 
-USERS_HEADER = _user_line("PHONE", "NAME", "ROLE", "OPT-OUT", "SOURCE")
+USERS_HEADER = _user_line("PHONE", "NAME", "ROLE", "CHANNEL", "OPT-OUT", "SOURCE")
 
 
 def add_user(phone: str, name: str, role: str) -> str:

@@ -82,6 +82,7 @@ class User(BaseModel):
     summary_through = pw.IntegerField(null=True)
     from_config = pw.BooleanField(default=False)
     created_at = pw.DateTimeField(default=utcnow)
+    channel = pw.CharField(null=True)   # "sms" or "whatsapp" chosen for notices; NULL: last used
 
     class Meta:
         table_name = "users"
@@ -133,6 +134,7 @@ class Inbox(BaseModel):
     received_at = pw.DateTimeField(default=utcnow)
     status = pw.CharField(default=InboxStatus.QUEUED)
     error = pw.TextField(null=True)
+    channel = pw.CharField(default="sms")   # "sms" or "whatsapp": where it came from
 
     class Meta:
         table_name = "inbox"
@@ -162,6 +164,7 @@ class Outbox(BaseModel):
     delivery = pw.CharField(null=True)          # queued, sent, delivered, undelivered, failed
     delivery_error = pw.IntegerField(null=True)  # Twilio's ErrorCode, e.g. 30003
     delivery_at = pw.DateTimeField(null=True)
+    channel = pw.CharField(default="sms")   # "sms" or "whatsapp": where it goes
 
     class Meta:
         table_name = "outbox"

@@ -208,10 +208,20 @@ def m011_request_added_at(db: pw.SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX requests_user_added ON requests (user_id, added_at)")
 
 
+def m012_channels(db: pw.SqliteDatabase) -> None:
+    """SMS and WhatsApp on one number: each text in and out keeps its channel ("sms" or
+    "whatsapp"; every older row was SMS), and a person may choose the channel notices go on
+    (NULL: the one they used last)."""
+    db.execute_sql("ALTER TABLE inbox ADD COLUMN channel VARCHAR(16) NOT NULL DEFAULT 'sms'")
+    db.execute_sql("ALTER TABLE outbox ADD COLUMN channel VARCHAR(16) NOT NULL DEFAULT 'sms'")
+    db.execute_sql("ALTER TABLE users ADD COLUMN channel VARCHAR(16)")
+    db.execute_sql("CREATE INDEX inbox_user_channel ON inbox (user_id, channel, id)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
-              m011_request_added_at]
+              m011_request_added_at, m012_channels]
 
 
 class StorageError(Exception):

@@ -1,4 +1,6 @@
-"""Phone numbers in E.164, the one form users are stored and matched in.
+"""Phone numbers in E.164, the one form users are stored and matched in, and the channel
+(SMS or WhatsApp) a number is texted on: Twilio writes a WhatsApp user as "whatsapp:+1...",
+the same person's number with a prefix, so both channels reach one user.
 
 Numbers are read with ``phonenumbers`` (Google's libphonenumber metadata): a number with its
 country code ("+44 7700 900123", "0044 7700 900123") is read as it is, one written the way
@@ -14,6 +16,9 @@ from phonenumbers import NumberParseException, PhoneNumberFormat, ValidationResu
 
 E164 = re.compile(r"^\+[1-9]\d{6,14}$")
 DEFAULT_REGION = "US"
+SMS, WHATSAPP = "sms", "whatsapp"      # the channels one number is texted on
+CHANNELS = (SMS, WHATSAPP)
+WHATSAPP_PREFIX = "whatsapp:"
 REASONS = {
     ValidationResult.TOO_SHORT: "too short",
     ValidationResult.TOO_LONG: "too long",
@@ -62,6 +67,19 @@ def inbound_phone(sender: str, region: str = DEFAULT_REGION) -> str:
     """Twilio's ``From``: already E.164 for phones (kept as sent, no parsing on the hot
     path); anything else is read like a typed number. ValueError when it is none."""
     return sender if E164.match(sender) else normalise_phone(sender, region)
+
+
+def split_channel(address: str) -> tuple[str, str]:
+    """Twilio's address of a person: "whatsapp:+14155552671" -> ("whatsapp", "+14155552671"),
+    a plain number -> ("sms", number). The number part is not checked here."""
+    if address[:len(WHATSAPP_PREFIX)].lower() == WHATSAPP_PREFIX:
+        return WHATSAPP, address[len(WHATSAPP_PREFIX):].strip()
+    return SMS, address
+
+
+def channel_address(channel: str, phone: str) -> str:
+    """Twilio's ``To``/``From`` for ``phone`` on ``channel`` (split_channel's inverse)."""
+    return WHATSAPP_PREFIX + phone if channel == WHATSAPP else phone
 
 
 def _parse_reason(exc: NumberParseException) -> str:

@@ -13,6 +13,11 @@ there, signed with the auth token (X-Twilio-Signature over that URL): "sent" the
 with an ErrorCode such as 30003 unreachable, 30005 unknown number, 30006 landline).
 Reports go only to loopback hosts, or through ``route_callbacks`` (a public URL that a
 reverse proxy would forward to a local daemon); ``callbacks`` records each post.
+
+WhatsApp as Twilio serves it: ``To``/``From`` as "whatsapp:+1...", a free-form message only
+within 24 hours of the person's last message (``open_window`` records one; otherwise 63016),
+a template send (``ContentSid`` HX..., ``ContentVariables`` JSON, no Body) allowed any time,
+one media item per message, and 21910 for an SMS sender paired with a WhatsApp recipient.
 """
 
 import base64
@@ -47,6 +52,11 @@ ERROR_MESSAGES = {
     21617: "The concatenated message body exceeds the 1600 character limit.",
     21620: "Invalid media URL(s)",
     21623: "Number of media files exceeds allowed limit",
+    21910: "Invalid From and To pair. From and To should be of the same channel",
+    63016: "Failed to send freeform message because you are outside the allowed window. "
+           "If you are using WhatsApp, please use a Message Template.",
+    21656: "The ContentVariables Parameter is invalid",
+    20422: "Invalid Parameter",
     20500: "An internal server error has occurred",
 }
 
@@ -69,6 +79,17 @@ class FakeTwilio:
         self._routes: dict[str, str] = {}
         self._lock = threading.Lock()
         self._epoch = 0     # bumped by reset(): a request that began before it is not recorded
+        self.windows: dict[str, float] = {}   # E.164 -> when they last wrote on WhatsApp
+
+    def open_window(self, phone: str, at: float | None = None) -> None:
+        """``phone`` wrote to the WhatsApp sender at ``at`` (now by default): free-form
+        messages to them are allowed for 24 hours from then."""
+        self.windows[phone] = time.time() if at is None else at
+
+    def whatsapp(self) -> list[dict]:
+        """The messages sent on WhatsApp."""
+        with self._lock:
+            return [m for m in self.sent if m["to"].startswith("whatsapp:")]
 
     def reset(self) -> None:
         """Forget what was sent and any scripted failure or delay (between tests). A send
@@ -83,6 +104,7 @@ class FakeTwilio:
             self.callbacks.clear()
             self._reports.clear()
             self._routes.clear()
+            self.windows.clear()
 
     def fail_next(self, status: int, code: int | None = None, message: str | None = None,
                   times: int = 1) -> None:
@@ -150,14 +172,16 @@ class FakeTwilio:
         if failure:
             status, code, text = failure
             return _error(status, code, text)
-        problem = _validate_message(form)
+        problem = _validate_message(form) or self._whatsapp_rules(form)
         if problem:
             return _error(400, problem)
         message = self._message(form)
         with self._lock:
             if request.environ["fake_twilio.epoch"] != self._epoch:
                 return _json(201, message)
-            self.sent.append({**message, "media_urls": form.getlist("MediaUrl")})
+            self.sent.append({**message, "media_urls": form.getlist("MediaUrl"),
+                              "content_sid": form.get("ContentSid"),
+                              "content_variables": form.get("ContentVariables")})
             final = self._reports.pop(0) if self._reports else ("delivered", None)
         if form.get("StatusCallback"):
             threading.Thread(target=self._report, args=(form["StatusCallback"], message, final),
@@ -197,6 +221,27 @@ class FakeTwilio:
         host = urlsplit(url).hostname
         return url if host in ("127.0.0.1", "localhost", "::1") else None
 
+    def _whatsapp_rules(self, form) -> int | None:
+        """Twilio's WhatsApp checks: same channel both ends, one media item, the 24-hour
+        window for anything but a template."""
+        to_whatsapp = form["To"].startswith("whatsapp:")
+        if form.get("From") and form["From"].startswith("whatsapp:") != to_whatsapp:
+            return 21910
+        if form.get("ContentSid"):
+            if not re.fullmatch(r"HX[0-9a-fA-F]{32}", form["ContentSid"]):
+                return 20422
+            try:
+                json.loads(form.get("ContentVariables") or "{}")
+            except ValueError:
+                return 21656
+            return None
+        if not to_whatsapp:
+            return None
+        if len(form.getlist("MediaUrl")) > 1:
+            return 21623
+        opened = self.windows.get(form["To"].removeprefix("whatsapp:"))
+        return None if opened is not None and time.time() - opened < 86400 else 63016
+
     def mms(self) -> list[dict]:
         """The messages sent with media."""
         with self._lock:
@@ -214,7 +259,8 @@ class FakeTwilio:
             "from": form.get("From") or None,
             "messaging_service_sid": form.get("MessagingServiceSid") or None,
             "num_media": str(len(media)),
-            "num_segments": "1" if media else str(count_segments(form.get("Body", ""))),
+            "num_segments": "1" if media or form["To"].startswith("whatsapp:")
+            else str(count_segments(form.get("Body", ""))),
             "price": None, "price_unit": "USD", "sid": sid, "status": "queued",
             "subresource_uris": {"media": f"{API}/Accounts/{self.account_sid}/Messages/"
                                           f"{sid}/Media.json"},
@@ -253,12 +299,12 @@ def _validate_message(form) -> int | None:
     """Twilio's own checks on a send, in its order; returns an error code or None."""
     if not form.get("To"):
         return 21604
-    if not re.fullmatch(r"\+[1-9]\d{6,14}", form["To"]):
+    if not re.fullmatch(r"(whatsapp:)?\+[1-9]\d{6,14}", form["To"]):
         return 21211
     if not form.get("From") and not form.get("MessagingServiceSid"):
         return 21606
     media = form.getlist("MediaUrl")
-    if not form.get("Body") and not media:
+    if not form.get("Body") and not media and not form.get("ContentSid"):
         return 21602
     if len(media) > 10:
         return 21623

@@ -1,0 +1,146 @@
+"""Which channel a text goes on, and how WhatsApp's 24-hour rule is kept.
+
+One person, one number, two channels. A reply goes back on the channel of the text it
+answers. Anything else (a download notice, an admin's approval request, an expiry notice)
+goes on the channel the person chose (``[[users]] channel``), else the one they last texted
+on, else SMS.
+
+WhatsApp lets a business send free-form text only within 24 hours of the person's last
+message (the customer service window); outside it Twilio refuses with 63016 and only an
+approved template (``ContentSid`` + ``ContentVariables``) may open a conversation. So each
+WhatsApp text is planned just before it is sent (a retry may find the window closed):
+inside the window it goes as written; outside, as ``[twilio] whatsapp_outside_window``
+says: "template" (the notice's kind has a template: it goes as that template with the text
+as its one variable ``{{1}}``; a kind without one falls back as "sms" when there is an SMS
+sender, else waits), "sms" (on SMS to the same number), or "wait" (it stays queued until
+the person writes again, then goes after their next message). Nothing is sent that Twilio
+would refuse with 63016.
+"""
+
+import datetime as dt
+import json
+from dataclasses import dataclass
+
+from mediabot.config import SmsConfig, TwilioConfig
+from mediabot.mailbox import intake
+from mediabot.store import users
+from mediabot.text.phones import SMS, WHATSAPP, channel_address, split_channel
+from mediabot.text.sms import count_segments, format_reply_for
+from mediabot.text.whatsapp import format_whatsapp
+
+WINDOW = dt.timedelta(hours=24)
+HOLD_LIMIT = dt.timedelta(days=7)   # a notice waiting for the window is dropped after this
+# Twilio's WhatsApp errors (https://www.twilio.com/docs/whatsapp/api/error-code-mapping):
+# none of them gets better by sending the same message again.
+WHATSAPP_ERRORS = {
+    63016: "outside WhatsApp's 24-hour window: only an approved template may be sent",
+    63003: "the number is not on WhatsApp (or cannot be reached there)",
+    63007: "[twilio] whatsapp_from is not a WhatsApp sender of this account",
+    63018: "WhatsApp's rate limit for this sender was reached",
+    63024: "the recipient cannot be messaged on WhatsApp (invalid or blocked)",
+    63032: "the person has asked businesses not to send them WhatsApp marketing",
+    63021: "WhatsApp refused the content (a template over 1024 characters, or its media)",
+    63112: "Meta disabled or restricted this WhatsApp Business Account",
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How one outbox row goes now: on ``channel``, as ``template`` (a Content SID) or
+    free-form; ``hold`` when it must wait for the person to open the window."""
+
+    channel: str
+    template: str = ""
+    hold: bool = False
+
+
+def choose(user_id: int | None, inbox_id: int | None, to_number: str) -> str:
+    """The channel a new text goes on: its inbox row's, else the person's choice, else the
+    one they last used; a "whatsapp:" address given as ``to_number`` says WhatsApp."""
+    if split_channel(to_number)[0] == WHATSAPP:
+        return WHATSAPP
+    if inbox_id is not None:
+        return intake.channel_of(inbox_id)
+    user = users.find_user(user_id) if user_id is not None else None
+    if user is None:
+        return SMS
+    return user.channel or intake.last_channel(user.id) or SMS
+
+
+def shape(channel: str, text: str, sms_config: SmsConfig) -> str:
+    """The model's (or a notice's) text written for ``channel``: WhatsApp's markup and
+    length, or the SMS rules (GSM-7 folding, ``[sms] max_reply_chars``)."""
+    return format_whatsapp(text) if channel == WHATSAPP else format_reply_for(sms_config, text)
+
+
+def segments(channel: str, body: str) -> int:
+    """SMS segments billed; a WhatsApp message is one message whatever its length."""
+    return 1 if channel == WHATSAPP else count_segments(body)
+
+
+def window_open(user_id: int | None, phone: str, now: dt.datetime) -> bool:
+    """Did this person write to us on WhatsApp in the last 24 hours?"""
+    last = intake.last_received_on(user_id, phone, WHATSAPP)
+    return last is not None and now - last < WINDOW
+
+
+def plan(row, config: TwilioConfig, now: dt.datetime) -> Plan:
+    """How outbox ``row`` goes at ``now`` (see the module docstring)."""
+    channel, dedupe_key = row.channel, row.dedupe_key
+    if channel != WHATSAPP or window_open(row.user_id, row.to_number, now):
+        return Plan(channel)
+    mode = config.whatsapp_outside_window
+    template = _template(kind(dedupe_key), config) if mode == "template" else ""
+    if template:
+        return Plan(WHATSAPP, template=template)
+    has_sms = bool(config.from_number or config.messaging_service_sid)
+    if mode in ("sms", "template") and has_sms:
+        return Plan(SMS)
+    return Plan(WHATSAPP, hold=True)
+
+
+def kind(dedupe_key: str | None) -> str:
+    """The kind of notice a text is, read from its dedupe key: "ready" (a download notice),
+    "approval" (an admin asked to approve), else "other"."""
+    head = (dedupe_key or "").split(":", 1)[0]
+    return head if head in ("ready", "approval") else "other"
+
+
+def _template(notice_kind: str, config: TwilioConfig) -> str:
+    return {"ready": config.whatsapp_ready_template,
+            "approval": config.whatsapp_approval_template}.get(notice_kind, "")
+
+
+def message_fields(plan_: Plan, to_number: str, body: str, media: list[str],
+                   config: TwilioConfig) -> dict:
+    """``messages.create`` arguments for a planned text (without the status callback)."""
+    fields: dict = {"to": channel_address(plan_.channel, to_number)}
+    fields.update(_sender(plan_.channel, config))
+    if plan_.template:
+        # Twilio: with a ContentSid, Body and MediaUrl must be left out.
+        return {**fields, "content_sid": plan_.template,
+                "content_variables": json.dumps({"1": body})}
+    fields["body"] = body
+    if media:   # WhatsApp carries one media item per message
+        fields["media_url"] = media[:1] if plan_.channel == WHATSAPP else media
+    return fields
+
+
+def _sender(channel: str, config: TwilioConfig) -> dict:
+    if channel == WHATSAPP:
+        sender = config.whatsapp_from
+        if sender.startswith("MG"):
+            return {"messaging_service_sid": sender}
+        return {"from_": channel_address(WHATSAPP, split_channel(sender)[1])}
+    if config.messaging_service_sid:
+        return {"messaging_service_sid": config.messaging_service_sid}
+    return {"from_": config.from_number}
+
+
+def describe_error(code: int | None) -> str | None:
+    """What a WhatsApp error code means for the operator, or None for other codes."""
+    return WHATSAPP_ERRORS.get(code) if code is not None else None
+
+
+def expired_hold(created_at: dt.datetime, now: dt.datetime) -> bool:
+    return now - created_at >= HOLD_LIMIT
