@@ -9,7 +9,15 @@ import pytest
 from mediabot.config import parse_config
 from mediabot.store import db, migrations
 from tests.fakes.openai import FakeOpenAI
-from tests.support import ADMIN, ADMIN2, MEMBER, Serve, sign  # noqa: F401  (sign: re-exported)
+from tests.support import (  # noqa: F401  (sign: re-exported)
+    ADMIN,
+    ADMIN2,
+    MEMBER,
+    SANDBOX,
+    Serve,
+    sign,
+)
+from tests.support import SECRET as WEBHOOK_SECRET
 
 
 class Clock:
@@ -177,6 +185,22 @@ def house(daemon_for, stack):
             requests=requests, server={"timezone": "UTC"}, sms=sms or {})
         db.User.create(phone=ADMIN2, display_name="Jo", role="admin")
         return daemon
+    return build
+
+
+@pytest.fixture
+def household(daemon_for, stack):
+    """A daemon with a WhatsApp sender beside its SMS number, on the fake arrs; ``requests``
+    adds [requests] rules (approval = "members") to its weekly movie quota of one."""
+    def build(requests=None, **twilio):
+        from mediabot.trial.sim.arr import API_KEY
+
+        return daemon_for(
+            sonarr={"url": stack.servers["sonarr"].url, "api_key": API_KEY},
+            radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY},
+            requests={"movies_per_week": 1, **(requests or {})}, server={"timezone": "UTC"},
+            notifications={"webhook_secret": WEBHOOK_SECRET},
+            twilio={"whatsapp_from": SANDBOX, **twilio})
     return build
 
 

@@ -32,6 +32,7 @@ ADMIN2 = "+15551230003"                      # the second admin the `house` fixt
 THREE, HAIL_MARY_2 = 1170608, 653664          # Dune: Part Three; Dune Drifter (lookup only)
 UK_OFFICE, PROPHECY = 78107, 397360
 
+SANDBOX = "whatsapp:+14155238886"                # Twilio's shared WhatsApp sandbox sender
 SECRET = "hook-secret"                        # [notifications] webhook_secret of the hook tests
 SEVERANCE = 371980
 

@@ -10,32 +10,15 @@ never earns a 63016. STOP on either channel silences the person on both.
 import json
 import time
 
-import pytest
-
 from mediabot.arr.requests import record_request
 from mediabot.ops.accounts import list_users
 from mediabot.store import db
-from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes import arr_webhooks as arr
-from tests.support import SECRET, THREE, basic, last_tool_result, settle, text
+from tests.support import SANDBOX, SECRET, THREE, basic, last_tool_result, settle, text
 
-SANDBOX = "whatsapp:+14155238886"
 READY_TEMPLATE = "HX" + "a" * 32
-
-
-@pytest.fixture
-def household(daemon_for, stack):
-    """A daemon with a WhatsApp sender beside its SMS number, on the fake arrs."""
-    def build(**twilio):
-        return daemon_for(
-            sonarr={"url": stack.servers["sonarr"].url, "api_key": API_KEY},
-            radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY},
-            requests={"movies_per_week": 1}, server={"timezone": "UTC"},
-            notifications={"webhook_secret": SECRET},
-            twilio={"whatsapp_from": SANDBOX, **twilio})
-    return build
 
 
 def on_whatsapp(daemon, fake_twilio, body, sender=MEMBER):

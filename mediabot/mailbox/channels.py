@@ -29,11 +29,12 @@ from mediabot.text.sms import count_segments, format_reply_for
 from mediabot.text.whatsapp import format_whatsapp
 
 WINDOW = dt.timedelta(hours=24)
+OUTSIDE_WINDOW = 63016
 HOLD_LIMIT = dt.timedelta(days=7)   # a notice waiting for the window is dropped after this
 # Twilio's WhatsApp errors (https://www.twilio.com/docs/whatsapp/api/error-code-mapping):
 # none of them gets better by sending the same message again.
 WHATSAPP_ERRORS = {
-    63016: "outside WhatsApp's 24-hour window: only an approved template may be sent",
+    OUTSIDE_WINDOW: "outside WhatsApp's 24-hour window: only an approved template may be sent",
     63003: "the number is not on WhatsApp (or cannot be reached there)",
     63007: "[twilio] whatsapp_from is not a WhatsApp sender of this account",
     63018: "WhatsApp's rate limit for this sender was reached",
@@ -84,10 +85,13 @@ def window_open(user_id: int | None, phone: str, now: dt.datetime) -> bool:
     return last is not None and now - last < WINDOW
 
 
-def plan(row, config: TwilioConfig, now: dt.datetime) -> Plan:
-    """How outbox ``row`` goes at ``now`` (see the module docstring)."""
+def plan(row, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = False) -> Plan:
+    """How outbox ``row`` goes at ``now`` (see the module docstring). ``window_closed``:
+    Twilio refused it with 63016, whatever our own record of the window says (the person's
+    last message may have reached another sender)."""
     channel, dedupe_key = row.channel, row.dedupe_key
-    if channel != WHATSAPP or window_open(row.user_id, row.to_number, now):
+    if channel != WHATSAPP or (not window_closed
+                               and window_open(row.user_id, row.to_number, now)):
         return Plan(channel)
     mode = config.whatsapp_outside_window
     template = _template(kind(dedupe_key), config) if mode == "template" else ""

@@ -217,14 +217,29 @@ class Sender:
         plan = channels.plan(row, self.config, now)
         if plan.hold:
             return self._hold(row, now)
+        outcome = self._attempts(row, plan)
+        if outcome.code == channels.OUTSIDE_WINDOW and not plan.template:
+            plan = channels.plan(row, self.config, now, window_closed=True)
+            log.info("outbox %d: Twilio says the WhatsApp window is closed (63016); "
+                     "whatsapp_outside_window = %r: %s", row.id,
+                     self.config.whatsapp_outside_window, _plan_words(plan))
+            if plan.hold:
+                return self._hold(row, now, refused=True)
+            outcome = self._attempts(row, plan)
+        if outcome.kind == "retry":
+            return self._postpone(row, outcome)
+        status = OutboxStatus.SENT if outcome.kind == "sent" else OutboxStatus.FAILED
+        return self._finish(row, status, outcome)
+
+    def _attempts(self, row: Outbox, plan: channels.Plan) -> Outcome:
+        """Up to ``backoff.attempts`` quick tries while the outcome is "retry"; the last."""
         for attempt in range(1, self.backoff.attempts + 1):
             outcome = self._attempt(row, plan)
             if outcome.kind != "retry":
-                status = OutboxStatus.SENT if outcome.kind == "sent" else OutboxStatus.FAILED
-                return self._finish(row, status, outcome)
+                break
             if attempt < self.backoff.attempts:
                 self.sleep(self.backoff.base_seconds * 2 ** (attempt - 1))
-        return self._postpone(row, outcome)
+        return outcome
 
     def deliver_due(self, now: dt.datetime | None = None, *, limit: int = 100) -> int:
         """Deliver every ``pending`` row due by ``now`` (oldest first); return how many
@@ -276,13 +291,16 @@ class Sender:
         log.info("outbox %d: outside WhatsApp's 24-hour window; sent %s", row.id, how)
         Outbox.update(channel=plan.channel).where(Outbox.id == row.id).execute()
 
-    def _hold(self, row: Outbox, now: dt.datetime) -> str:
+    def _hold(self, row: Outbox, now: dt.datetime, *, refused: bool = False) -> str:
         """Outside WhatsApp's window with nothing else allowed: wait for the person's next
-        message (``deliver_held``), checked again each retry round; dropped after a week."""
+        message (``deliver_held``), checked again each retry round; dropped after a week.
+        A row Twilio ``refused`` (63016 where we thought the window open) is not tried
+        again until they write: our record of the window cannot be trusted for them."""
         if channels.expired_hold(row.created_at, now):
             return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error=(
                 "gave up: the person did not write on WhatsApp within a week")))
-        retry_at = now + dt.timedelta(seconds=self.backoff.retry_seconds)
+        retry_at = (row.created_at + channels.HOLD_LIMIT if refused
+                    else now + dt.timedelta(seconds=self.backoff.retry_seconds))
         Outbox.update(next_attempt_at=retry_at, error=HELD).where(Outbox.id == row.id).execute()
         log.info("outbox %d waits: outside WhatsApp's 24-hour window (whatsapp_outside_window"
                  " = %r)", row.id, self.config.whatsapp_outside_window)
@@ -349,6 +367,12 @@ class Sender:
         user = _recipient(row)
         if user and users.set_opted_out(user, True):
             log.info("outbox %d: recipient unsubscribed at Twilio; user marked opted out", row.id)
+
+
+def _plan_words(plan: channels.Plan) -> str:
+    if plan.hold:
+        return "it waits for their next WhatsApp message"
+    return f"it goes as template {plan.template}" if plan.template else f"it goes on {plan.channel}"
 
 
 def _recipient(row: Outbox) -> User | None:

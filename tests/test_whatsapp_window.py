@@ -1,0 +1,134 @@
+"""WhatsApp's 24-hour window through the real daemon, beyond download notices: an admin's
+approval request outside it, a 63016 Twilio sends although our record says the window is
+open, and the other WhatsApp errors Twilio documents (none of them retried)."""
+
+import datetime as dt
+import json
+import logging
+import time
+
+import pytest
+
+from mediabot.store import db
+from tests.conftest import ADMIN, MEMBER
+from tests.support import THREE, ask_for, sent_to
+from tests.test_whatsapp import (
+    READY_TEMPLATE,
+    dune_is_ready,
+    last_sent,
+    never_refused,
+    on_whatsapp,
+    window_closes,
+)
+
+APPROVAL_TEMPLATE = "HX" + "b" * 32
+NOTICE = "Dune: Part Two is ready to watch."
+
+
+def question() -> str:
+    year = dt.date.today().year + 1
+    return f"Sam asked for Dune: Part Three ({year}). Reply APPROVE 1 or DENY 1"
+
+
+def members_add_waits(daemon, fake_llm, fake_twilio, clock):
+    """Alex (admin) last wrote on WhatsApp a day ago; then Sam asks for a film on SMS."""
+    fake_llm.enqueue_text("Hi Alex!")
+    on_whatsapp(daemon, fake_twilio, "hi", sender=ADMIN)
+    window_closes(fake_twilio, clock, ADMIN)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+
+
+def refused(fake_twilio) -> int:
+    """How many sends Twilio refused."""
+    posts = [r for r in fake_twilio.requests if r["path"].endswith("/Messages.json")]
+    return len(posts) - len(fake_twilio.sent)
+
+
+def test_outside_the_window_an_approval_request_goes_as_its_template(
+        household, fake_llm, fake_twilio, clock):
+    daemon = household({"approval": "members"}, whatsapp_outside_window="template",
+                       whatsapp_ready_template=READY_TEMPLATE,
+                       whatsapp_approval_template=APPROVAL_TEMPLATE)
+    members_add_waits(daemon, fake_llm, fake_twilio, clock)
+    [asked] = [m for m in fake_twilio.sent if m["to"] == "whatsapp:" + ADMIN][1:]
+    assert asked["content_sid"] == APPROVAL_TEMPLATE and asked["body"] == ""
+    assert json.loads(asked["content_variables"]) == {"1": question()}
+    never_refused(fake_twilio)
+
+
+def test_outside_the_window_an_approval_request_can_go_by_sms(household, fake_llm,
+                                                             fake_twilio, clock):
+    daemon = household({"approval": "members"}, whatsapp_outside_window="sms")
+    members_add_waits(daemon, fake_llm, fake_twilio, clock)
+    assert sent_to(fake_twilio, ADMIN) == [question()]
+    assert sent_to(fake_twilio, "whatsapp:" + ADMIN) == ["Hi Alex!"]
+    never_refused(fake_twilio)
+
+
+def test_outside_the_window_an_approval_request_waits_for_the_admins_next_message(
+        household, stack, fake_llm, fake_twilio, clock):
+    daemon = household({"approval": "members"})   # "wait"
+    members_add_waits(daemon, fake_llm, fake_twilio, clock)
+    assert sent_to(fake_twilio, "whatsapp:" + ADMIN) == ["Hi Alex!"]
+    fake_llm.enqueue_text("All quiet.")
+    on_whatsapp(daemon, fake_twilio, "anything new?", sender=ADMIN)
+    assert sent_to(fake_twilio, "whatsapp:" + ADMIN) == ["Hi Alex!", "All quiet.", question()]
+    on_whatsapp(daemon, fake_twilio, "APPROVE 1", sender=ADMIN)
+    assert stack.has("movie", THREE)
+    never_refused(fake_twilio)
+
+
+@pytest.mark.parametrize("mode", ["template", "sms", "wait"])
+def test_a_63016_where_we_thought_the_window_open_goes_the_configured_way(
+        household, fake_llm, fake_twilio, clock, mode):
+    """Sam's last WhatsApp message reached another sender, so Twilio's window is closed
+    while ours is open: the notice is refused once, then goes as ``mode`` says."""
+    daemon = household(whatsapp_outside_window=mode, whatsapp_ready_template=READY_TEMPLATE)
+    fake_llm.enqueue_text("Hi!")
+    on_whatsapp(daemon, fake_twilio, "hi")
+    fake_twilio.open_window(MEMBER, at=time.time() - 25 * 3600)
+    dune_is_ready(daemon, clock)
+    assert refused(fake_twilio) == 1
+    if mode == "template":
+        assert last_sent(fake_twilio)["content_sid"] == READY_TEMPLATE
+        assert json.loads(last_sent(fake_twilio)["content_variables"]) == {"1": NOTICE}
+    elif mode == "sms":
+        assert (last_sent(fake_twilio)["to"], last_sent(fake_twilio)["body"]) == (MEMBER, NOTICE)
+    else:
+        daemon.sender.deliver_due(clock() + dt.timedelta(hours=2))
+        assert fake_twilio.bodies() == ["Hi!"] and refused(fake_twilio) == 1, \
+            "not sent again until Sam writes"
+        fake_llm.enqueue_text("Not much.")
+        on_whatsapp(daemon, fake_twilio, "what's new?")
+        assert fake_twilio.bodies() == ["Hi!", "Not much.", NOTICE]
+    [row] = db.Outbox.select().where(db.Outbox.dedupe_key.startswith("ready"))
+    assert row.status == db.OutboxStatus.SENT
+
+
+WHATSAPP_ERRORS = {
+    63003: "the number is not on WhatsApp (or cannot be reached there)",
+    63007: "[twilio] whatsapp_from is not a WhatsApp sender of this account",
+    63018: "WhatsApp's rate limit for this sender was reached",
+    63024: "the recipient cannot be messaged on WhatsApp (invalid or blocked)",
+    63032: "the person has asked businesses not to send them WhatsApp marketing",
+}
+
+
+@pytest.mark.parametrize("code", sorted(WHATSAPP_ERRORS))
+def test_a_whatsapp_error_is_not_retried_and_is_logged_once_with_its_meaning(
+        household, fake_llm, fake_twilio, caplog, code):
+    daemon = household()
+    fake_twilio.fail_next(400, code, f"Twilio error {code}")
+    fake_llm.enqueue_text("Hi!")
+    with caplog.at_level(logging.INFO, logger="mediabot"):
+        on_whatsapp(daemon, fake_twilio, "hi")
+    posts = [r for r in fake_twilio.requests if r["path"].endswith("/Messages.json")]
+    assert len(posts) == 1, "not retried"
+    [row] = db.Outbox.select()
+    assert row.status == db.OutboxStatus.FAILED
+    assert row.error == (f"HTTP 400, Twilio {code}: Unable to create record: Twilio error {code} "
+                         f"({WHATSAPP_ERRORS[code]})")
+    final = [r.getMessage() for r in caplog.records if f"outbox {row.id} failed" in r.getMessage()]
+    assert final == [f"outbox {row.id} failed (whatsapp), 1 segments, 1 attempts, twilio code "
+                     f"{code}: {WHATSAPP_ERRORS[code]}"]
+    assert fake_twilio.auth_token not in caplog.text and "Hi!" not in caplog.text
