@@ -39,10 +39,16 @@ def format_whatsapp(text: str, *, max_chars: int = MAX_CHARS) -> str:
     for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"):
         if _FENCE.match(line):
             continue
-        heading = _HEADING.match(line)
-        line = f"*{heading.group(1)}*" if heading else _BULLET.sub(r"\1- ", line)
-        for pattern, replacement in _RULES:
-            line = pattern.sub(replacement, line)
-        lines.append(line.rstrip())
+        lines.append(_fold_line(line))
     joined = re.sub(r"\n{3,}", "\n\n", "\n".join(lines)).strip()
     return cut_text(joined, max_chars)
+
+
+def _fold_line(line: str) -> str:
+    """One line in WhatsApp's markup; a heading is made bold after its own markup is
+    folded, so its stars are not taken for Markdown's italics."""
+    heading = _HEADING.match(line)
+    line = heading.group(1) if heading else _BULLET.sub(r"\1- ", line)
+    for pattern, replacement in _RULES:
+        line = pattern.sub(replacement, line)
+    return f"*{line.strip('*')}*" if heading else line.rstrip()
