@@ -28,6 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SECRETS = (API_KEY, LLM_KEY, TWILIO_TOKEN, WEBHOOK_SECRET)
 PUBLIC_URL = "https://sms.smith-family.net"    # not the example's: see the placeholder test
 FROM_NUMBER = "+15557654321"
+WHATSAPP_NUMBER = "+15557654000"
+SERVICE = "MG" + "2" * 32
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +37,8 @@ def servers():
     """One set of fakes for the module; tests that change one restore it."""
     fakes = {"sonarr": FakeSonarr(), "radarr": FakeRadarr(),
              "twilio": FakeTwilio(account_sid=ACCOUNT_SID, auth_token=TWILIO_TOKEN,
-                                  owned_numbers=(FROM_NUMBER,))}
+                                  owned_numbers=(FROM_NUMBER, WHATSAPP_NUMBER),
+                                  messaging_services={SERVICE: "Smith household"})}
     running = {name: LoopbackServer(app).start() for name, app in fakes.items()}
     llm = FakeOpenAI(api_key=LLM_KEY).start()
     llm.set_responder(calls_a_tool_when_offered)
@@ -354,3 +357,65 @@ def test_the_examples_user_is_a_warning(tmp_path, servers):
     assert line(result, "config", "warn") == (
         f"warn config: [[users]] still holds the example's {example['name']} "
         f"({example['phone']}) as admin — replace it with a real person's phone and name")
+
+
+TEMPLATE = "HX" + "c" * 32
+
+
+@pytest.mark.parametrize(("sender", "said"), [
+    (f"whatsapp:{WHATSAPP_NUMBER}", f"sender whatsapp:{WHATSAPP_NUMBER} is a number of this "
+                                    "account"),
+    (SERVICE, f"sender is the messaging service {SERVICE} (Smith household); replies go from "
+              "its WhatsApp sender"),
+    ("whatsapp:+14155238886", "sender whatsapp:+14155238886 is Twilio's shared sandbox: only "
+                              "phones that sent it your sandbox's join word get messages; fine "
+                              "for trying, not for a household"),
+])
+def test_the_whatsapp_sender_is_looked_up_at_twilio(tmp_path, servers, caplog, sender, said):
+    result = run_check(tmp_path, servers, caplog, **{"twilio.whatsapp_from": f'"{sender}"'})
+    assert result.exit_code == 0, result.output
+    assert f"ok   whatsapp: {said}" in result.output.splitlines()
+    assert ("ok   whatsapp: outside the 24-hour window, notices and approval requests wait for "
+            "the person's next WhatsApp message (whatsapp_outside_window = \"wait\"; dropped "
+            "after 7 days)") in result.output.splitlines()
+
+
+@pytest.mark.parametrize(("sender", "said"), [
+    ("whatsapp:+15559990000", "whatsapp:+15559990000 is not a number of this account; set "
+                              "[twilio] whatsapp_from to your WhatsApp sender (Messaging > "
+                              "Senders > WhatsApp senders) or its messaging service (MG...)"),
+    ("MG" + "9" * 32, f"{'MG' + '9' * 32} is not a messaging service of this account; set "
+                      "[twilio] whatsapp_from to the MG... SID of the one with your WhatsApp "
+                      "sender"),
+])
+def test_a_whatsapp_sender_that_is_not_ours_fails(tmp_path, servers, sender, said):
+    result = run_check(tmp_path, servers, **{"twilio.whatsapp_from": f'"{sender}"'})
+    assert result.exit_code == 1
+    assert line(result, "whatsapp", "FAIL") == f"FAIL whatsapp: {said}"
+
+
+def test_no_whatsapp_lines_without_a_whatsapp_sender(tmp_path, servers):
+    output = run_check(tmp_path, servers).output
+    assert not re.search(r"^\S+\s+whatsapp: ", output, re.MULTILINE), output
+
+
+def test_templates_outside_the_window_name_how_each_notice_goes(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{
+        "twilio.whatsapp_from": f'"{SERVICE}"', "twilio.whatsapp_outside_window": '"template"',
+        "twilio.whatsapp_ready_template": f'"{TEMPLATE}"'})
+    assert result.exit_code == 0, result.output
+    assert (f"ok   whatsapp: outside the 24-hour window, download notices go as template "
+            f"{TEMPLATE}; approval requests go by SMS from {FROM_NUMBER}") in result.output
+
+
+def test_templates_missing_with_no_sms_to_fall_back_on_is_a_warning(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{
+        "twilio.from_number": None, "twilio.whatsapp_from": f'"{SERVICE}"',
+        "twilio.whatsapp_outside_window": '"template"',
+        "twilio.whatsapp_approval_template": f'"{TEMPLATE}"'})
+    assert result.exit_code == 0, result.output
+    assert line(result, "whatsapp", "warn") == (
+        "warn whatsapp: outside the 24-hour window, download notices wait for the next "
+        f"WhatsApp message; approval requests go as template {TEMPLATE} — set [twilio] "
+        "whatsapp_ready_template (an approved HX... Content SID) or an SMS from_number to "
+        "send them")

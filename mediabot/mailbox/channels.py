@@ -94,13 +94,17 @@ def plan(row, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = F
                                and window_open(row.user_id, row.to_number, now)):
         return Plan(channel)
     mode = config.whatsapp_outside_window
-    template = _template(kind(dedupe_key), config) if mode == "template" else ""
+    template = template_for(kind(dedupe_key), config) if mode == "template" else ""
     if template:
         return Plan(WHATSAPP, template=template)
-    has_sms = bool(config.from_number or config.messaging_service_sid)
-    if mode in ("sms", "template") and has_sms:
+    if mode in ("sms", "template") and sms_sender(config):
         return Plan(SMS)
     return Plan(WHATSAPP, hold=True)
+
+
+def sms_sender(config: TwilioConfig) -> str:
+    """What texts go from on SMS (the number, else the messaging service); "" for none."""
+    return config.from_number or config.messaging_service_sid
 
 
 def kind(dedupe_key: str | None) -> str:
@@ -110,7 +114,7 @@ def kind(dedupe_key: str | None) -> str:
     return head if head in ("ready", "approval") else "other"
 
 
-def _template(notice_kind: str, config: TwilioConfig) -> str:
+def template_for(notice_kind: str, config: TwilioConfig) -> str:
     return {"ready": config.whatsapp_ready_template,
             "approval": config.whatsapp_approval_template}.get(notice_kind, "")
 

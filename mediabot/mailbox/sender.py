@@ -92,6 +92,7 @@ def build_twilio_client(config: TwilioConfig) -> Client:
     client = Client(config.account_sid, config.auth_token, http_client=http)
     if config.api_base_url:
         client.api.base_url = config.api_base_url.rstrip("/")
+        client.messaging.base_url = client.api.base_url   # messaging services (check)
         client.edge = client.region = None  # TWILIO_EDGE/REGION would rewrite the host
     return client
 
@@ -111,7 +112,7 @@ def check_twilio(client: Client, config: TwilioConfig) -> tuple[bool, str]:
                 return False, (f"twilio: {config.from_number} is not a number of this "
                                "account; set [twilio] from_number to one you own")
     except (TwilioException, requests.RequestException) as exc:
-        return False, f"twilio: {_describe(exc, config.auth_token)}"
+        return False, f"twilio: {describe_failure(exc, config.auth_token)}"
     return True, f"twilio: ok ({account.friendly_name or account.sid}, {account.status})"
 
 
@@ -319,7 +320,7 @@ class Sender:
 
     def _classify(self, exc: Exception, body: str) -> Outcome:
         """Retry on 429, 5xx and network trouble; anything else is permanent."""
-        text = _describe(exc, self.config.auth_token, body)
+        text = describe_failure(exc, self.config.auth_token, body)
         if isinstance(exc, (TwilioRestException, TwilioServiceException)):
             retry = exc.status == 429 or exc.status >= 500
             code = exc.code if isinstance(exc.code, int) else None
@@ -410,7 +411,7 @@ def record_delivery(sid: str, state: str, error_code: int | None,
     return Outbox.get_by_id(row.id)
 
 
-def _describe(exc: Exception, *secrets: str) -> str:
+def describe_failure(exc: Exception, *secrets: str) -> str:
     """A one-line, secret-free description of a Twilio or network error.
 
     HTTP errors keep Twilio's status, code and message; network errors only their kind

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
-from mediabot.config import Config, LLMConfig, webhook_url
+from mediabot.config import Config, LLMConfig, TwilioConfig, webhook_url
 from mediabot.store.db import Role
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
@@ -59,6 +59,7 @@ def run_checks(config: Config) -> list[Line]:
         remote += _safely(kind, secrets, lambda kind=kind: check_arr(kind, config))
     remote += _safely("llm", secrets, lambda: check_model(config.llm))
     remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
+    remote += _safely("whatsapp", secrets, lambda: check_whatsapp(config))
     remote.append(check_household(config))
     return local + [dataclasses.replace(line, text=scrub(line.text, secrets))
                     for line in remote]
@@ -372,6 +373,43 @@ def check_twilio_line(config: Config) -> Line:
         host = config.twilio.api_base_url or "https://api.twilio.com"
         text += f" — can this host reach {host}? check [twilio] api_base_url and the network"
     return Line(FAIL, "twilio", text)
+
+
+def check_whatsapp(config: Config) -> list[Line]:
+    """The WhatsApp sender (looked up at Twilio) and what happens outside the 24-hour
+    window; nothing when ``[twilio] whatsapp_from`` is not set."""
+    from mediabot.mailbox.sender import build_twilio_client
+    from mediabot.mailbox.whatsapp_sender import check_whatsapp_sender
+
+    if not config.twilio.whatsapp_from:
+        return []
+    ok, text = check_whatsapp_sender(build_twilio_client(config.twilio), config.twilio)
+    return [Line(OK if ok else FAIL, "whatsapp", text), whatsapp_window_line(config.twilio)]
+
+
+def whatsapp_window_line(twilio: TwilioConfig) -> Line:
+    """How a notice and an approval request go outside WhatsApp's 24-hour window; a warn
+    when one of them can only wait (no template for it and no SMS to fall back on)."""
+    from mediabot.mailbox import channels
+
+    mode, sms = twilio.whatsapp_outside_window, channels.sms_sender(twilio)
+    if mode == "wait":
+        return Line(OK, "whatsapp", "outside the 24-hour window, notices and approval requests "
+                                    "wait for the person's next WhatsApp message "
+                                    "(whatsapp_outside_window = \"wait\"; dropped after 7 days)")
+    ways = {kind: (f"go as template {channels.template_for(kind, twilio)}"
+                   if mode == "template" and channels.template_for(kind, twilio)
+                   else f"go by SMS from {sms}" if sms else "") for kind in ("ready", "approval")}
+    said = "; ".join(f"{name} {ways[kind] or 'wait for the next WhatsApp message'}" for
+                     kind, name in (("ready", "download notices"),
+                                    ("approval", "approval requests")))
+    stuck = [key for kind, key in (("ready", "whatsapp_ready_template"),
+                                   ("approval", "whatsapp_approval_template")) if not ways[kind]]
+    if stuck:
+        return Line(WARN, "whatsapp", f"outside the 24-hour window, {said} — set [twilio] "
+                                      f"{' and '.join(stuck)} (an approved HX... Content SID) "
+                                      "or an SMS from_number to send them")
+    return Line(OK, "whatsapp", f"outside the 24-hour window, {said}")
 
 
 def summary(lines: list[Line]) -> str:

@@ -4,8 +4,10 @@ Point the real twilio SDK at it (``client.api.base_url = server.url``) and it an
 Twilio: HTTP Basic auth with the account sid and auth token (401 + error 20003 otherwise),
 201 with a message resource for ``POST .../Messages.json`` (repeatable ``MediaUrl`` fields
 make it an MMS: ``num_media``, and ``media_urls`` in ``sent``), Twilio's JSON error bodies, and
-the paged list shape for incoming phone numbers. ``sent`` records every accepted message;
-``fail_next`` and ``set_delay`` script failures and slowness.
+the paged list shape for incoming phone numbers, and the messaging services given as
+``messaging_services`` (``GET /v1/Services/MG...``, Twilio's messaging.twilio.com API).
+``sent`` records every accepted message; ``fail_next`` and ``set_delay`` script failures
+and slowness.
 
 Like Twilio, a message sent with a ``StatusCallback`` URL gets its delivery reports posted
 there, signed with the auth token (X-Twilio-Signature over that URL): "sent" then
@@ -65,11 +67,13 @@ class FakeTwilio:
     """WSGI app standing in for api.twilio.com for one account."""
 
     def __init__(self, account_sid: str = "AC" + "0" * 32, auth_token: str = "secret-token",
-                 owned_numbers=("+15550001111",), friendly_name: str = "mediabot test"):
+                 owned_numbers=("+15550001111",), friendly_name: str = "mediabot test",
+                 messaging_services: dict[str, str] | None = None):
         self.account_sid = account_sid
         self.auth_token = auth_token
         self.owned_numbers = list(owned_numbers)
         self.friendly_name = friendly_name
+        self.messaging_services = dict(messaging_services or {})   # MG... -> friendly name
         self.sent: list[dict] = []
         self.requests: list[dict] = []
         self._failures: list[tuple[int, int | None, str | None]] = []
@@ -153,6 +157,9 @@ class FakeTwilio:
             return _json(200, self._account())
         if path == f"{account}/IncomingPhoneNumbers.json" and request.method == "GET":
             return _json(200, self._incoming_numbers(request))
+        service = path.removeprefix("/v1/Services/")
+        if service in self.messaging_services and request.method == "GET":
+            return _json(200, self._service(service))
         return _error(404, 20404)
 
     def _authorised(self, request: Request) -> bool:
@@ -273,6 +280,13 @@ class FakeTwilio:
                 "friendly_name": self.friendly_name, "status": "active", "type": "Full",
                 "auth_token": self.auth_token, "date_created": now, "date_updated": now,
                 "uri": f"{API}/Accounts/{self.account_sid}.json", "subresource_uris": {}}
+
+    def _service(self, sid: str) -> dict:
+        """A messaging service (messaging.twilio.com/v1/Services/MG...), as Twilio shows it."""
+        now = datetime.now(UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+        return {"sid": sid, "account_sid": self.account_sid, "date_created": now,
+                "date_updated": now, "friendly_name": self.messaging_services[sid],
+                "url": f"https://messaging.twilio.com/v1/Services/{sid}", "links": {}}
 
     def _incoming_numbers(self, request: Request) -> dict:
         wanted = request.args.get("PhoneNumber")
