@@ -237,7 +237,8 @@ def _demo_serve(config) -> int:
     click.echo("The daemon answers SMS from Sam; replies arrive at a simulated Twilio and are "
                "printed here as 'SMS to ...'. Text it from another terminal (signed like Twilio):")
     click.echo("  " + stage.curl("what's downloading?"))
-    click.echo("or type a text here and press Enter. Ctrl-C stops.")
+    click.echo("or type a text here and press Enter (start it with wa: to send it on "
+               "WhatsApp). Ctrl-C stops.")
     stop = threading.Event()
     threading.Thread(target=stage.watch, args=(click.echo, stop), daemon=True).start()
     threading.Thread(target=stage.deliver_lines, args=(sys.stdin, click.echo),

@@ -180,3 +180,27 @@ def test_demo_serve_answers_every_typed_line_even_before_it_listens_and_after_a_
     assert process.returncode == 0, process.stderr.read()
     asked = [r["messages"][-1]["content"] for r in fake_llm.requests]
     assert [a for a in asked if "thanks" in a or "downloading" in a] == asked and len(asked) == 2
+
+
+def test_demo_serve_texts_on_whatsapp_a_line_typed_with_wa(tmp_path, fake_llm):
+    """A line typed as "wa: ..." is Sam's WhatsApp message: its reply comes back on
+    WhatsApp in WhatsApp's markup; a plain line stays SMS."""
+    fake_llm.enqueue_text("**Dune: Part Two** is at 45% 🎬")
+    fake_llm.enqueue_text("You're welcome, Sam.")
+    process, lines = serve_demo(tmp_path, fake_llm)
+    process.stdin.write("wa: what's downloading?\n")
+    process.stdin.flush()
+    try:
+        assert wait_for(lambda: "WhatsApp to +15555550100: *Dune: Part Two* is at 45% 🎬\n"
+                        in lines, 30), "".join(lines)
+        process.stdin.write("thanks\n")
+        process.stdin.flush()
+        assert wait_for(lambda: "SMS to +15555550100: You're welcome, Sam.\n" in lines, 30), \
+            "".join(lines)
+        assert any("start it with wa: to send it on WhatsApp" in line for line in lines)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+    assert process.returncode == 0, process.stderr.read()
+    asked = [r["messages"][-1]["content"] for r in fake_llm.requests]
+    assert asked == ["what's downloading?", "thanks"]

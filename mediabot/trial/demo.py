@@ -8,7 +8,9 @@ through the same engine, history and tools as ``chat``, on a throwaway database 
 ``--serve`` runs the whole daemon against the simulation plus a simulated Twilio, and prints
 a signed ``curl`` that plays Twilio, so the SMS path can be watched end to end. Lines typed
 in its terminal are sent as Sam's texts, every one: those typed before the daemon listens
-wait for it, and a failed send is reported while the reader goes on with the next line.
+wait for it, and a failed send is reported while the reader goes on with the next line. A
+line starting with ``wa:`` goes as Sam's WhatsApp message instead (to the house's WhatsApp
+sender, opening the 24-hour window), and replies to it come back on WhatsApp.
 """
 
 import dataclasses
@@ -34,6 +36,7 @@ from mediabot.config import (
 )
 from mediabot.conversation.prompt import history
 from mediabot.store.db import Role
+from mediabot.text.phones import SMS, WHATSAPP, channel_address, split_channel
 from mediabot.trial.sim.loopback import LoopbackServer, free_port, wait_for
 from mediabot.trial.sim.stack import Simulation
 from mediabot.trial.sim.twilio import FakeTwilio
@@ -47,6 +50,7 @@ environment:
   OpenAI:          [llm] api_key = "sk-..." (or MEDIABOT_LLM_API_KEY); model = "gpt-4o-mini"
   vLLM, llama.cpp, LM Studio: [llm] base_url = their http://host:port/v1 and the model's name"""
 RESULT_CHARS = 160
+TYPED_WHATSAPP = "wa:"         # a typed line starting so goes on WhatsApp
 READY_SECONDS = 60.0   # a typed line waits this long for the daemon to listen, per attempt
 SEND_ATTEMPTS = 3
 
@@ -148,16 +152,19 @@ class SmsStage:
     def config(self, config: Config, port: int) -> Config:
         twilio = TwilioConfig(account_sid=self.twilio.account_sid,
                               auth_token=self.twilio.auth_token, from_number=DEMO_HOUSE_NUMBER,
+                              whatsapp_from=channel_address(WHATSAPP, DEMO_HOUSE_NUMBER),
                               api_base_url=self.server.url)
         server = ServerConfig(public_url=self.public_url, host="127.0.0.1", port=port)
         return dataclasses.replace(config, twilio=twilio, server=server)
 
-    def signed(self, body: str) -> tuple[str, dict, str]:
-        """(url, form, X-Twilio-Signature) for one inbound SMS, as Twilio would sign it."""
+    def signed(self, body: str, channel: str = SMS) -> tuple[str, dict, str]:
+        """(url, form, X-Twilio-Signature) for one inbound SMS or WhatsApp message, as
+        Twilio would sign it."""
         url = self.public_url + "/sms"
         form = {"MessageSid": f"SMdemo{int(time.time())}{next(self._sids):06d}",
-                "AccountSid": self.twilio.account_sid, "From": DEMO_PHONE,
-                "To": DEMO_HOUSE_NUMBER, "Body": body, "NumMedia": "0"}
+                "AccountSid": self.twilio.account_sid,
+                "From": channel_address(channel, DEMO_PHONE),
+                "To": channel_address(channel, DEMO_HOUSE_NUMBER), "Body": body, "NumMedia": "0"}
         return url, form, RequestValidator(self.twilio.auth_token).compute_signature(url, form)
 
     def curl(self, body: str) -> str:
@@ -166,7 +173,13 @@ class SmsStage:
         return f"curl -s {url} -H {_shell_quote('X-Twilio-Signature: ' + signature)} {fields}"
 
     def post(self, body: str) -> int:
-        url, form, signature = self.signed(body)
+        """Post a typed line: "wa: ..." as a WhatsApp message (Sam opens the window), any
+        other as an SMS."""
+        channel = WHATSAPP if body.lower().startswith(TYPED_WHATSAPP) else SMS
+        if channel == WHATSAPP:
+            body = body[len(TYPED_WHATSAPP):].strip()
+            self.twilio.open_window(DEMO_PHONE)
+        url, form, signature = self.signed(body, channel)
         request = urllib.request.Request(url, data=urllib.parse.urlencode(form).encode(),
                                          headers={"X-Twilio-Signature": signature})
         with urllib.request.urlopen(request, timeout=10) as response:
@@ -214,12 +227,15 @@ class SmsStage:
                 self.deliver(line.strip(), echo)
 
     def watch(self, echo, stop: threading.Event, poll: float = 0.2) -> None:
-        """Print every SMS the daemon sends, as it arrives at the simulated Twilio."""
+        """Print every text the daemon sends ("SMS to ..." or "WhatsApp to ..."), as it
+        arrives at the simulated Twilio."""
         shown = 0
         while not stop.wait(poll):
             sent = list(self.twilio.sent)
             for message in sent[shown:]:
-                echo(f"SMS to {message['to']}: {message['body']}")
+                channel, to = split_channel(message["to"])
+                echo(f"{'WhatsApp' if channel == WHATSAPP else 'SMS'} to {to}: "
+                     f"{message['body']}")
             shown = len(sent)
 
     def close(self) -> None:
