@@ -18,7 +18,7 @@ from twilio.request_validator import RequestValidator
 from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox.intake import Inbound, Intake
-from mediabot.mailbox.sender import record_delivery
+from mediabot.mailbox.sender import record_delivery, send_again_after_63016
 from mediabot.ops.health import WriteProbe, health
 from mediabot.store import db
 from mediabot.text.keywords import classify_keyword
@@ -71,7 +71,8 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
             log.warning("/sms/status: malformed report (%s)", report)
             return _error(report, 400)
         row = record_delivery(*report, clock())
-        if row is not None and row.delivery in confirm.FAILED_DELIVERY:
+        if row is not None and not send_again_after_63016(row, clock()) \
+                and row.delivery in confirm.FAILED_DELIVERY:
             confirm.drop_undelivered(row)
         return "", 204
 

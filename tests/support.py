@@ -288,3 +288,20 @@ class Serve:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=60)
         return self.proc.returncode
+
+
+# -- Twilio's delivery reports -----------------------------------------------------------------
+
+STATUS_URL = "https://sms.example.com/sms/status"
+
+
+def report(client, sid, state, error_code=None, url=STATUS_URL, signature=None, to=None):
+    """Post Twilio's signed delivery report for message ``sid`` to /sms/status."""
+    to = to or ADMIN2
+    form = {"MessageSid": sid, "SmsSid": sid, "MessageStatus": state, "SmsStatus": state,
+            "AccountSid": "AC" + "0" * 32, "From": "+15550001111", "To": to,
+            "ApiVersion": "2010-04-01"}
+    if error_code is not None:
+        form["ErrorCode"] = str(error_code)
+    headers = {"X-Twilio-Signature": sign(url, form) if signature is None else signature}
+    return client.post("/sms/status", data=form, headers=headers)

@@ -4,21 +4,10 @@ approvals, and Twilio's delivery reports on /sms/status, through the in-process 
 import pytest
 
 from mediabot.store import db
-from tests.conftest import ADMIN, sign
-from tests.support import ADMIN2, THREE, ask_for, sent_to, settle, text
+from tests.conftest import ADMIN
+from tests.support import ADMIN2, STATUS_URL, THREE, ask_for, report, sent_to, settle, text
 
-STATUS_URL = "https://sms.example.com/sms/status"
 NOT_YOURS = "There is no request 1 waiting for your answer, so nothing was decided."
-
-
-def report(client, sid, state, error_code=None, url=STATUS_URL, signature=None):
-    form = {"MessageSid": sid, "SmsSid": sid, "MessageStatus": state, "SmsStatus": state,
-            "AccountSid": "AC" + "0" * 32, "From": "+15550001111", "To": ADMIN2,
-            "ApiVersion": "2010-04-01"}
-    if error_code is not None:
-        form["ErrorCode"] = str(error_code)
-    headers = {"X-Twilio-Signature": sign(url, form) if signature is None else signature}
-    return client.post("/sms/status", data=form, headers=headers)
 
 
 def approval_text(fake_twilio, phone) -> dict:

@@ -11,7 +11,7 @@ import pytest
 
 from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER
-from tests.support import THREE, ask_for, sent_to
+from tests.support import THREE, ask_for, report, sent_to
 from tests.test_whatsapp import (
     READY_TEMPLATE,
     dune_is_ready,
@@ -132,3 +132,45 @@ def test_a_whatsapp_error_is_not_retried_and_is_logged_once_with_its_meaning(
     assert final == [f"outbox {row.id} failed (whatsapp), 1 segments, 1 attempts, twilio code "
                      f"{code}: {WHATSAPP_ERRORS[code]}"]
     assert fake_twilio.auth_token not in caplog.text and "Hi!" not in caplog.text
+
+
+@pytest.mark.parametrize("mode", ["template", "sms", "wait"])
+def test_a_63016_reported_after_twilio_accepted_the_notice_sends_it_the_configured_way(
+        household, fake_llm, fake_twilio, clock, mode):
+    """Twilio accepts a free-form notice, then its delivery report says 63016 (Sam's last
+    message reached another sender): the notice is not lost but goes as ``mode`` says at
+    the next retry round; ``wait`` sends it after Sam's next message."""
+    daemon = household(whatsapp_outside_window=mode, whatsapp_ready_template=READY_TEMPLATE)
+    fake_llm.enqueue_text("Hi!")
+    on_whatsapp(daemon, fake_twilio, "hi")
+    dune_is_ready(daemon, clock)
+    notice = last_sent(fake_twilio)
+    assert (notice["to"], notice["body"]) == ("whatsapp:" + MEMBER, NOTICE)
+    response = report(daemon.app.test_client(), notice["sid"], "failed", 63016,
+                      to="whatsapp:" + MEMBER)
+    assert response.status_code == 204
+    daemon.sender.deliver_due(clock() + dt.timedelta(minutes=5))
+    if mode == "template":
+        assert last_sent(fake_twilio)["content_sid"] == READY_TEMPLATE
+        assert json.loads(last_sent(fake_twilio)["content_variables"]) == {"1": NOTICE}
+    elif mode == "sms":
+        assert (last_sent(fake_twilio)["to"], last_sent(fake_twilio)["body"]) == (MEMBER, NOTICE)
+    else:
+        assert fake_twilio.bodies() == ["Hi!", NOTICE], "not sent again until Sam writes"
+        fake_llm.enqueue_text("Not much.")
+        on_whatsapp(daemon, fake_twilio, "what's new?")
+        assert fake_twilio.bodies() == ["Hi!", NOTICE, "Not much.", NOTICE]
+    [row] = db.Outbox.select().where(db.Outbox.dedupe_key.startswith("ready"))
+    assert row.status == db.OutboxStatus.SENT
+
+
+def test_a_63016_reported_for_a_reply_is_not_sent_again(household, fake_llm, fake_twilio,
+                                                        clock):
+    """A reply reported failed is not sent later out of turn: it stays failed."""
+    daemon = household(whatsapp_outside_window="sms")
+    fake_llm.enqueue_text("Hi!")
+    on_whatsapp(daemon, fake_twilio, "hi")
+    reply = last_sent(fake_twilio)
+    report(daemon.app.test_client(), reply["sid"], "failed", 63016, to="whatsapp:" + MEMBER)
+    daemon.sender.deliver_due(clock() + dt.timedelta(minutes=5))
+    assert fake_twilio.bodies() == ["Hi!"]

@@ -37,12 +37,16 @@ from mediabot.mailbox import channels
 from mediabot.mailbox.intake import newest_inbox_id
 from mediabot.store import users
 from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
-from mediabot.text.phones import split_channel
+from mediabot.text.phones import WHATSAPP, split_channel
 from mediabot.text.public_url import web_urls
 
 log = logging.getLogger(__name__)
 
 HELD = "waiting for the person's next WhatsApp message (outside the 24-hour window)"
+# A notice Twilio accepted and then reported failed with 63016: our record of the window was
+# wrong (their last message reached another sender), so it goes again as whatsapp_outside_window
+# says instead of being lost.
+WINDOW_REFUSED = "WhatsApp reported its 24-hour window closed (63016); sent again"
 UNSUBSCRIBED = 21610
 AUTH_FAILED = 20003
 PERMANENT_HINTS = {
@@ -215,9 +219,10 @@ class Sender:
         row = Outbox.get_by_id(row_id)
         if self._opted_out(row):
             return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error="opted out"))
-        plan = channels.plan(row, self.config, now)
+        refused = row.error == WINDOW_REFUSED
+        plan = channels.plan(row, self.config, now, window_closed=refused)
         if plan.hold:
-            return self._hold(row, now)
+            return self._hold(row, now, refused=refused)
         outcome = self._attempts(row, plan)
         if outcome.code == channels.OUTSIDE_WINDOW and not plan.template:
             plan = channels.plan(row, self.config, now, window_closed=True)
@@ -409,6 +414,25 @@ def record_delivery(sid: str, state: str, error_code: int | None,
     level = logging.WARNING if state in ("undelivered", "failed") else logging.DEBUG
     log.log(level, "outbox %d %s (twilio error %s)", row.id, state, error_code)
     return Outbox.get_by_id(row.id)
+
+
+def send_again_after_63016(row: Outbox, now: dt.datetime) -> bool:
+    """A WhatsApp notice or approval request that Twilio accepted and then reported failed
+    with 63016 goes back to the outbox, marked so the next retry round sends it as
+    ``whatsapp_outside_window`` says (template, SMS, or waiting for the person's next
+    message). A reply or a removal question is not: sent later it would answer or ask
+    out of turn. True when the row was put back."""
+    if (row.channel != WHATSAPP or row.delivery_error != channels.OUTSIDE_WINDOW
+            or row.delivery not in ("failed", "undelivered")
+            or channels.kind(row.dedupe_key) == "other"):
+        return False
+    back = Outbox.update(status=OutboxStatus.PENDING, error=WINDOW_REFUSED, next_attempt_at=now,
+                         delivery=None, delivery_at=None).where(
+        Outbox.id == row.id, Outbox.status == OutboxStatus.SENT).execute()
+    if back:
+        log.info("outbox %d: WhatsApp reported its window closed (63016); it goes again as "
+                 "whatsapp_outside_window says", row.id)
+    return back == 1
 
 
 def describe_failure(exc: Exception, *secrets: str) -> str:
