@@ -123,7 +123,7 @@ def serve(config_path: str | None) -> None:
     from mediabot.daemon import StartupError
     from mediabot.daemon import serve as run
 
-    config = read_config(config_path)
+    config = read_config(config_path, require_model=True)
     storage_ready(config)
     try:
         code = run(config)
@@ -335,7 +335,7 @@ def check(config_path: str | None) -> None:
     """
     from mediabot.ops.checks import FAIL, run_checks, summary
 
-    config = read_config(config_path)
+    config = read_config(config_path, require_model=True)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line
         lines = run_checks(config)
     for line in lines:

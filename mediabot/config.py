@@ -212,12 +212,14 @@ def resolve_path(path: str | None, environ=os.environ) -> Path:
 
 
 def load_config(path: str | os.PathLike | None = None, environ=None, *,
-                require_twilio: bool = True, replaced: tuple[str, ...] = ()) -> Config:
+                require_twilio: bool = True, replaced: tuple[str, ...] = (),
+                require_model: bool = False) -> Config:
     """Read, override from the environment and validate; raise ConfigError on any problem.
 
     ``require_twilio=False`` serves commands that never touch Twilio (``mediabot chat``).
     ``replaced`` names sections the caller substitutes (``demo`` and ``eval`` run against a
     simulated Sonarr/Radarr): they are neither read, nor overridden, nor checked.
+    ``require_model`` (serve, check) refuses OpenAI's default URL without a key.
     """
     environ = os.environ if environ is None else environ
     file = resolve_path(os.fspath(path) if path else None, environ)
@@ -229,7 +231,10 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     raw = {name: table for name, table in raw.items() if name not in replaced}
     if problems:
         raise ConfigError(problems)
-    return parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+    config = parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+    if require_model and _validate_model_set(config.llm, str(file)):
+        raise ConfigError(_validate_model_set(config.llm, str(file)))
+    return config
 
 
 def _read_toml(file: Path) -> dict:
@@ -554,7 +559,6 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
                         "http(s) URL; write it like \"https://sms.example.com\"")
     if require_twilio:
         problems += _validate_twilio(config.twilio, source)
-        problems += _validate_model_set(config.llm, source)
     problems += _validate_port(config.server, source)
     problems += _validate_ranges(config, source)
     problems += _validate_drain(config.server, source)
