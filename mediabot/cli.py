@@ -366,7 +366,7 @@ def _open_operator_db(config_path: str | None, phone: str | None = None):
     from mediabot.ops.accounts import open_users_db, parse_phone
 
     config = read_config(config_path or _group_config_path(), require_twilio=False,
-                         replaced=("sonarr", "radarr"))   # never asked: no keys needed
+                         require_arr_keys=False)   # never asked: no keys needed
     number = parse_phone(phone, config.sms.default_region) if phone is not None else None
     storage_ready(config)
     with _quiet_logs(logging.WARNING):

@@ -213,7 +213,7 @@ def resolve_path(path: str | None, environ=os.environ) -> Path:
 
 def load_config(path: str | os.PathLike | None = None, environ=None, *,
                 require_twilio: bool = True, replaced: tuple[str, ...] = (),
-                require_model: bool = False) -> Config:
+                require_model: bool = False, require_arr_keys: bool = True) -> Config:
     """Read, override from the environment and validate; raise ConfigError on any problem.
 
     ``require_twilio=False`` serves commands that never touch Twilio (``mediabot chat``).
@@ -231,7 +231,8 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     raw = {name: table for name, table in raw.items() if name not in replaced}
     if problems:
         raise ConfigError(problems)
-    config = parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+    config = parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio,
+                          require_arr_keys=require_arr_keys)
     if require_model and _validate_model_set(config.llm, str(file)):
         raise ConfigError(_validate_model_set(config.llm, str(file)))
     return config
@@ -333,7 +334,7 @@ def _credentials(environ) -> dict[str, str]:
 
 
 def parse_config(raw: dict, *, source: str = "<config>", environ=None,
-                 require_twilio: bool = True) -> Config:
+                 require_twilio: bool = True, require_arr_keys: bool = True) -> Config:
     """Build a Config from a parsed TOML dict (plus environment overrides)."""
     problems: list[str] = []
     from_env: set[tuple[str, str]] = set()
@@ -354,7 +355,7 @@ def parse_config(raw: dict, *, source: str = "<config>", environ=None,
     users = _build_users(raw.get("users", []), source, problems, _region(sections.get("sms")))
     config = Config(**{n: s for n, s in sections.items() if s is not None},
                     users=users, source=source)
-    problems += _validate(config, source, require_twilio)
+    problems += _validate(config, source, require_twilio, require_arr_keys)
     if problems:
         raise ConfigError(problems)
     return config
@@ -548,7 +549,8 @@ def _build_users(entries, source: str, problems: list[str],
     return tuple(users)
 
 
-def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
+def _validate(config: Config, source: str, require_twilio: bool,
+              require_arr_keys: bool = True) -> list[str]:
     problems = []
     url = config.server.public_url
     if not url:
@@ -566,7 +568,7 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
     problems += _validate_timezone(config.server, source)
     problems += _validate_region(config.sms, source)
     for name in OPTIONAL_SECTIONS:
-        problems += _validate_arr(name, getattr(config, name), source)
+        problems += _validate_arr(name, getattr(config, name), source, require_arr_keys)
     if 0 < config.llm.max_reply_tokens < MIN_REPLY_TOKENS:
         problems.append(f"{source}: [llm] max_reply_tokens = {config.llm.max_reply_tokens} is "
                         f"too few for a tool call or an SMS reply; use at least "
@@ -687,7 +689,8 @@ def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:
     return problems
 
 
-def _validate_arr(name: str, arr: ArrConfig | None, source: str) -> list[str]:
+def _validate_arr(name: str, arr: ArrConfig | None, source: str,
+                  require_key: bool = True) -> list[str]:
     if arr is None:
         return []
     problems = []
@@ -698,7 +701,7 @@ def _validate_arr(name: str, arr: ArrConfig | None, source: str) -> list[str]:
     elif not _is_http_url(arr.url):
         problems.append(f"{source}: [{name}] url = {_show('url', arr.url)} is not an http(s) "
                         "URL")
-    if not arr.api_key:
+    if require_key and not arr.api_key:
         problems.append(f"{source}: [{name}] api_key is required when [{name}] is present; "
                         f"find it under Settings > General > Security in {name.title()}, "
                         f"or set MEDIABOT_{name.upper()}_API_KEY")
