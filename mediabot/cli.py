@@ -149,10 +149,10 @@ def chat(config_path: str | None, phone: str | None) -> None:
 
     config = read_config(config_path, require_twilio=False)
     storage_ready(config)
-    model_answers("chat", config.llm)
     with _quiet_logs(logging.WARNING):
         open_storage(config)
-        user = _chat_user(phone, config.sms.default_region)
+        user = _chat_user(phone, config.sms.default_region)   # local mistakes first
+        model_answers("chat", config.llm)
         engine = build_engine(config)
         if sys.stdin.isatty():
             click.echo(f"mediabot chat as {user.display_name or user.phone} ({user.role}). "
