@@ -19,7 +19,7 @@ ensure_venv() {
            exit 2 ;;
     esac
     local made
-    made=$(sed -n 's/^version\(_info\)\? *= *\([0-9]*\.[0-9]*\).*/\2/p' .venv/pyvenv.cfg 2>/dev/null | head -1)
+    made=$(sed -n 's/^version\(_info\)\? *= *\([0-9]*\.[0-9]*\).*/\2/p' .venv/pyvenv.cfg 2>/dev/null | head -1 || true)
     if [ -n "$made" ] && [ "$made" != "$version" ]; then
         echo "note: .venv was made by Python $made, not $python ($version); making it again" >&2
         rm -rf .venv
