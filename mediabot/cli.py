@@ -7,6 +7,7 @@ per problem and exit code 2, never a traceback.
 
 import contextlib
 import logging
+import os
 import sys
 
 import click
@@ -17,11 +18,30 @@ from mediabot.store import db, migrations
 
 log = logging.getLogger(__name__)
 CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
+VERBOSE_FLAGS = ("-v", "--verbose")
+JOURNAL_PRIORITIES = {logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4,
+                      logging.INFO: 6, logging.DEBUG: 7}   # syslog's numbers
 
 
-def setup_logging(verbose: bool = False) -> None:
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, stream=sys.stderr,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+class JournalFormatter(logging.Formatter):
+    """Under systemd (JOURNAL_STREAM is set) stderr goes to the journal, which stamps each
+    line itself and reads a ``<N>`` syslog priority prefix: so no second timestamp, and
+    ``journalctl -p warning`` filters by the real level."""
+
+    def __init__(self):
+        super().__init__("%(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        priority = JOURNAL_PRIORITIES.get(record.levelno, 6)
+        return "\n".join(f"<{priority}>{line}"
+                         for line in super().format(record).splitlines() or [""])
+
+
+def setup_logging(verbose: bool = False, environ=os.environ) -> None:
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(JournalFormatter() if environ.get("JOURNAL_STREAM") else
+                         logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO, handlers=[handler])
     for noisy in ("arrapi", "urllib3", "httpx", "httpx2", "httpcore", "httpcore2", "openai",
                   "twilio", "werkzeug", "apscheduler"):
         logging.getLogger(noisy).setLevel(logging.WARNING)
@@ -40,8 +60,42 @@ def read_config(path: str | None, **kwargs):
         sys.exit(2)
 
 
+def storage_ready(config) -> None:
+    """Exit 2 with one line when the database's folder is missing or running as root would
+    create the file the daemon then cannot write (``ops/storage.py``)."""
+    from mediabot.ops.storage import effective_uid, storage_problem
+
+    problem = storage_problem(config.database.path, effective_uid())
+    if problem:
+        click.echo(f"error: {problem}", err=True)
+        sys.exit(2)
+
+
+def model_answers(command: str, llm) -> None:
+    """Exit 1 with one line (the URL and why) unless the model server answers, accepts the
+    key and serves the model: a command that talks to it must not apologise per text."""
+    from mediabot.ops.checks import FAIL, check_llm
+    from mediabot.text.masking import mask_url_secrets, scrub
+
+    with _quiet_logs(logging.CRITICAL):
+        line = check_llm(llm)
+    if line.status == FAIL:
+        url = mask_url_secrets(llm.base_url)
+        text = scrub(line.text, [llm.api_key])
+        click.echo(f"mediabot {command}: {text if url in text else f'{url}: {text}'}",
+                   err=True)
+        sys.exit(1)
+
+
 class _Commands(click.Group):
-    """Every command: a database that cannot be opened is one line and exit 1."""
+    """Every command: a database that cannot be opened is one line and exit 1; ``-v`` is
+    taken anywhere before ``--`` (``mediabot serve -v`` as well as ``mediabot -v serve``)."""
+
+    def parse_args(self, ctx, args):
+        end = args.index("--") if "--" in args else len(args)
+        flags = [a for a in args[:end] if a in VERBOSE_FLAGS]
+        rest = [a for a in args[:end] if a not in VERBOSE_FLAGS]
+        return super().parse_args(ctx, flags[:1] + rest + args[end:])
 
     def invoke(self, ctx):
         try:
@@ -58,14 +112,19 @@ def main(verbose: bool) -> None:
     setup_logging(verbose)
 
 
-@main.command()
+@main.command(short_help="Run the daemon (webhook, worker, jobs).")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def serve(config_path: str | None) -> None:
-    """Run the daemon: the /sms webhook, the worker and the scheduled jobs."""
+    """Run the daemon: the /sms webhook, the worker and the scheduled jobs.
+
+    \b
+    Example: mediabot serve --config /etc/mediabot/config.toml
+    """
     from mediabot.daemon import StartupError
     from mediabot.daemon import serve as run
 
-    config = read_config(config_path)
+    config = read_config(config_path, require_model=True)
+    storage_ready(config)
     try:
         code = run(config)
     except StartupError as exc:
@@ -73,7 +132,7 @@ def serve(config_path: str | None) -> None:
     sys.exit(code)
 
 
-@main.command()
+@main.command(short_help="Talk to the bot in the terminal.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 @click.option("--as", "phone", metavar="PHONE",
               help="Talk as this user, who must exist (default: the first admin).")
@@ -82,13 +141,18 @@ def chat(config_path: str | None, phone: str | None) -> None:
 
     Only warnings and errors are logged (to stderr), so the dialogue stays readable;
     ``mediabot -v chat`` logs everything.
+
+    \b
+    Example: mediabot chat --as +15551234567
     """
     from mediabot.app import build_engine, open_storage
 
     config = read_config(config_path, require_twilio=False)
+    storage_ready(config)
     with _quiet_logs(logging.WARNING):
         open_storage(config)
-        user = _chat_user(phone, config.sms.default_region)
+        user = _chat_user(phone, config.sms.default_region)   # local mistakes first
+        model_answers("chat", config.llm)
         engine = build_engine(config)
         if sys.stdin.isatty():
             click.echo(f"mediabot chat as {user.display_name or user.phone} ({user.role}). "
@@ -124,7 +188,11 @@ def _converse(engine, user: db.User, show_tools: bool = False) -> None:
 @click.option("--member", is_flag=True, help="Talk as a member (members cannot remove media).")
 def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member: bool) -> None:
     """Talk to your model about a simulated media library: no Twilio, Sonarr or Radarr
-    needed. Only [llm] in the config (or MEDIABOT_LLM_* in the environment) is used."""
+    needed. Only [llm] in the config (or MEDIABOT_LLM_* in the environment) is used.
+
+    \b
+    Example: mediabot demo --member
+    """
     import tempfile
 
     from mediabot.trial.demo import NO_MODEL, demo_config, demo_database, model_missing
@@ -134,6 +202,7 @@ def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member:
     if model_missing(config.llm):
         click.echo(NO_MODEL, err=True)
         sys.exit(2)
+    model_answers("demo", config.llm)
     role = db.Role.MEMBER if member else db.Role.ADMIN
     with tempfile.TemporaryDirectory() as tmp, Simulation() as sim:
         config = demo_config(config, sim, demo_database(db_path, tmp), role)
@@ -159,7 +228,11 @@ def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member:
 def eval_command(config_path: str | None, task_names: str | None, repeat: int,
                  as_json: bool) -> None:
     """Run a fixed, versioned set of household tasks against the configured model and a
-    simulated library, each scored by what happened (tools, library, replies)."""
+    simulated library, each scored by what happened (tools, library, replies).
+
+    \b
+    Example: mediabot eval --tasks add_movie --repeat 1
+    """
     import json
 
     from mediabot.trial.demo import NO_MODEL, model_missing
@@ -168,8 +241,9 @@ def eval_command(config_path: str | None, task_names: str | None, repeat: int,
 
     config = _demo_source_config(config_path)
     if model_missing(config.llm):
-        click.echo(NO_MODEL, err=True)
+        click.echo(NO_MODEL.replace("mediabot demo", "mediabot eval", 1), err=True)
         sys.exit(2)
+    model_answers("eval", config.llm)
     try:
         tasks = select([n.strip() for n in task_names.split(",") if n.strip()]
                        if task_names else None)
@@ -255,10 +329,14 @@ def _demo_serve(config) -> int:
 @main.command(short_help="Check the config and every server mediabot uses.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def check(config_path: str | None) -> None:
-    """Check the config, database, Sonarr, Radarr, the model and Twilio; exit 1 on a FAIL."""
+    """Check the config, database, Sonarr, Radarr, the model and Twilio; exit 1 on a FAIL.
+
+    \b
+    Example: mediabot check --config /etc/mediabot/config.toml
+    """
     from mediabot.ops.checks import FAIL, run_checks, summary
 
-    config = read_config(config_path)
+    config = read_config(config_path, require_model=True)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line
         lines = run_checks(config)
     for line in lines:
@@ -283,13 +361,15 @@ def _quiet_logs(level: int):
 def _open_operator_db(config_path: str | None, phone: str | None = None):
     """(config, PHONE in E.164 or None) with the database open, for users/history commands.
 
-    Twilio keys are not needed. PHONE is read in [sms] default_region; a bad number is a
-    usage error before the database is touched.
+    Twilio, Sonarr and Radarr keys are not needed. PHONE is read in [sms] default_region;
+    a bad number is a usage error before the database is touched.
     """
     from mediabot.ops.accounts import open_users_db, parse_phone
 
-    config = read_config(config_path or _group_config_path(), require_twilio=False)
+    config = read_config(config_path or _group_config_path(), require_twilio=False,
+                         require_arr_keys=False)   # never asked: no keys needed
     number = parse_phone(phone, config.sms.default_region) if phone is not None else None
+    storage_ready(config)
     with _quiet_logs(logging.WARNING):
         open_users_db(config)
     return config, number
@@ -310,7 +390,11 @@ def users(config_path: str | None) -> None:
 @users.command("list", short_help="Every user, with phone, name, role, opt-out.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_list(config_path: str | None) -> None:
-    """Every user: phone, name, role, opted out, and "(config)" for [[users]] entries."""
+    """Every user: phone, name, role, opted out, and "(config)" for [[users]] entries.
+
+    \b
+    Example: mediabot users list
+    """
     from mediabot.ops.accounts import list_users
 
     config, _ = _open_operator_db(config_path)
@@ -319,35 +403,55 @@ def users_list(config_path: str | None) -> None:
         click.echo(line)
 
 
-@users.command("add")
+@users.command("add", short_help="Let a phone number text mediabot.")
 @click.argument("phone")
 @click.option("--name", required=True, help="What mediabot calls them.")
 @click.option("--role", type=click.Choice(ROLES), default=db.Role.MEMBER.value, show_default=True)
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_add(phone: str, name: str, role: str, config_path: str | None) -> None:
-    """Let PHONE text mediabot."""
+    """Let PHONE text mediabot.
+
+    \b
+    Example: mediabot users add +15551234567 --name Sam --role member
+    """
     from mediabot.ops.accounts import add_user
 
     _, phone = _open_operator_db(config_path, phone)
     click.echo(add_user(phone, name, role))
 
 
-@users.command("remove")
+@users.command("remove", short_help="Remove a user and all stored for them.")
 @click.argument("phone")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
-def users_remove(phone: str, config_path: str | None) -> None:
-    """Remove PHONE and everything stored for them (messages, requests)."""
-    from mediabot.ops.accounts import remove_user
+def users_remove(phone: str, yes: bool, config_path: str | None) -> None:
+    """Remove PHONE and everything stored for them (messages, requests). Asks first.
 
-    _echo_lines(remove_user(*_open_operator_db(config_path, phone)))
+    \b
+    Example: mediabot users remove +15551234567 --yes
+    """
+    from mediabot.ops.accounts import count_messages, find_user, remove_user
+
+    config, number = _open_operator_db(config_path, phone)
+    user = find_user(number, config)
+    if not yes and not click.confirm(f"Remove {user.display_name or number} ({number}) and "
+                                     f"their {count_messages(user)} stored messages and "
+                                     "requests?"):
+        click.echo("Nothing removed.")
+        return
+    _echo_lines(remove_user(config, number))
 
 
-@users.command("role")
+@users.command("role", short_help="Make a user an admin or a member.")
 @click.argument("phone")
 @click.argument("role", type=click.Choice(ROLES))
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def users_role(phone: str, role: str, config_path: str | None) -> None:
-    """Make PHONE an admin or a member (only admins may delete media)."""
+    """Make PHONE an admin or a member (only admins may delete media).
+
+    \b
+    Example: mediabot users role +15551234567 admin
+    """
     from mediabot.ops.accounts import set_role
 
     config, number = _open_operator_db(config_path, phone)
@@ -359,32 +463,40 @@ def _echo_lines(lines: list[str]) -> None:
         click.echo(line, err=line.startswith("warning:"))
 
 
-@main.group()
+@main.group(short_help="Read or clear a user's conversation.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def history(config_path: str | None) -> None:
     """Read or clear a user's stored conversation."""
 
 
-@history.command("show")
+@history.command("show", short_help="A user's recent messages and texts.")
 @click.argument("phone")
 @click.option("--limit", default=20, show_default=True, type=click.IntRange(min=1),
               help="How many of the newest messages.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def history_show(phone: str, limit: int, config_path: str | None) -> None:
     """Print PHONE's recent messages, oldest first, then the texts sent to them and
-    what Twilio reported for each (delivered, undelivered 30003, ...)."""
+    what Twilio reported for each (delivered, undelivered 30003, ...).
+
+    \b
+    Example: mediabot history show +15551234567 --limit 10
+    """
     from mediabot.ops.accounts import show_history
 
     config, number = _open_operator_db(config_path, phone)
     _echo_lines(show_history(config, number, limit))
 
 
-@history.command("clear")
+@history.command("clear", short_help="Forget a user's conversation.")
 @click.argument("phone")
 @click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 def history_clear(phone: str, yes: bool, config_path: str | None) -> None:
-    """Forget PHONE's conversation (as if they texted RESET)."""
+    """Forget PHONE's conversation (as if they texted RESET).
+
+    \b
+    Example: mediabot history clear +15551234567 --yes
+    """
     from mediabot.ops.accounts import clear_user_history, count_messages, find_user
 
     config, phone = _open_operator_db(config_path, phone)

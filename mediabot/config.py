@@ -18,6 +18,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from mediabot.store.db import Role
+from mediabot.text.envfile import parse_env_file
 from mediabot.text.localtime import zone_named
 from mediabot.text.masking import mask_url_secrets
 from mediabot.text.phones import (
@@ -32,6 +33,7 @@ from mediabot.text.phones import (
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
+ENV_FILE = "env"   # beside the config: MEDIABOT_*=... lines, systemd's EnvironmentFile=
 ROLES = tuple(role.value for role in Role)   # plain strings, for click.Choice
 SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
 FILE_SUFFIX = "_file"   # <secret>_file names a file holding the secret
@@ -217,6 +219,7 @@ NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature"),
 CHOICES = {("sms", "unknown_senders"): ("ignore", "reply"),
            ("twilio", "whatsapp_outside_window"): ("wait", "template", "sms"),
            ("requests", "approval"): ("none", "members")}
+MAX_PORT = 65535
 SYSTEMD_STOP_SECONDS = 45  # TimeoutStopSec in systemd/mediabot.service
 
 
@@ -226,27 +229,72 @@ def resolve_path(path: str | None, environ=os.environ) -> Path:
 
 
 def load_config(path: str | os.PathLike | None = None, environ=None, *,
-                require_twilio: bool = True, replaced: tuple[str, ...] = ()) -> Config:
+                require_twilio: bool = True, replaced: tuple[str, ...] = (),
+                require_model: bool = False, require_arr_keys: bool = True) -> Config:
     """Read, override from the environment and validate; raise ConfigError on any problem.
 
     ``require_twilio=False`` serves commands that never touch Twilio (``mediabot chat``).
     ``replaced`` names sections the caller substitutes (``demo`` and ``eval`` run against a
     simulated Sonarr/Radarr): they are neither read, nor overridden, nor checked.
+    ``require_model`` (serve, check) refuses OpenAI's default URL without a key.
     """
     environ = os.environ if environ is None else environ
-    environ = without_sections({**_credentials(environ), **environ}, replaced)
     file = resolve_path(os.fspath(path) if path else None, environ)
-    try:
-        raw = tomllib.loads(file.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise ConfigError([f"{file}: no such file; copy config.example.toml to {file} "
-                           "and fill in the required keys (or pass --config PATH)"]) from None
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
+    raw = _read_toml(file)
+    beside, problems = _env_file(file.absolute().parent / ENV_FILE)
+    environ = without_sections({**_credentials(environ), **beside, **environ}, replaced)
     raw = _database_beside(raw, file.absolute().parent)
     raw = _secret_files_beside(raw, file.absolute().parent)
     raw = {name: table for name, table in raw.items() if name not in replaced}
-    return parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio)
+    if problems:
+        raise ConfigError(problems)
+    config = parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio,
+                          require_arr_keys=require_arr_keys)
+    if require_model and _validate_model_set(config.llm, str(file)):
+        raise ConfigError(_validate_model_set(config.llm, str(file)))
+    return config
+
+
+def _read_toml(file: Path) -> dict:
+    """The config file's tables; ConfigError (one line with the fix) for every way reading
+    it fails: missing, a directory, unreadable by this user, not UTF-8, not TOML."""
+    try:
+        return tomllib.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise ConfigError([f"{file}: no such file; copy config.example.toml to {file} "
+                           "and fill in the required keys (or pass --config PATH)"]) from None
+    except IsADirectoryError:
+        raise ConfigError([f"{file}: is a directory, not a file; pass --config "
+                           f"{file / DEFAULT_PATH} (the file itself)"]) from None
+    except PermissionError:
+        raise ConfigError([f"{file}: permission denied; run the command as the user the "
+                           f"daemon runs as (sudo -u mediabot mediabot ...), or let that "
+                           f"user read it: chown root:mediabot {file} && chmod 0640 "
+                           f"{file}"]) from None
+    except UnicodeDecodeError:
+        raise ConfigError([f"{file}: not UTF-8 text (saved as UTF-16 or another encoding?); "
+                           "save it as UTF-8"]) from None
+    except OSError as exc:
+        raise ConfigError([f"{file}: cannot read it ({exc.strerror}); check the path"]) from None
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
+
+
+def _env_file(path: Path) -> tuple[dict[str, str], list[str]]:
+    """The ``env`` file beside the config (``MEDIABOT_*=...`` lines, what systemd's
+    ``EnvironmentFile=`` gives the daemon), so a command run by hand reads the same
+    secrets. None there: nothing. Unreadable: one problem naming the file and the fix."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return {}, []
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
+        return {}, [f"{path}: cannot read it ({reason}); it holds the daemon's secrets, so "
+                    "run the command as the user the daemon runs as (sudo -u mediabot "
+                    "mediabot ...)"]
+    settings, problems = parse_env_file(text, str(path))
+    return {k: v for k, v in settings.items() if k.startswith(ENV_PREFIX)}, problems
 
 
 def without_sections(environ, sections: tuple[str, ...]) -> dict:
@@ -303,7 +351,7 @@ def _credentials(environ) -> dict[str, str]:
 
 
 def parse_config(raw: dict, *, source: str = "<config>", environ=None,
-                 require_twilio: bool = True) -> Config:
+                 require_twilio: bool = True, require_arr_keys: bool = True) -> Config:
     """Build a Config from a parsed TOML dict (plus environment overrides)."""
     problems: list[str] = []
     from_env: set[tuple[str, str]] = set()
@@ -324,7 +372,7 @@ def parse_config(raw: dict, *, source: str = "<config>", environ=None,
     users = _build_users(raw.get("users", []), source, problems, _region(sections.get("sms")))
     config = Config(**{n: s for n, s in sections.items() if s is not None},
                     users=users, source=source)
-    problems += _validate(config, source, require_twilio)
+    problems += _validate(config, source, require_twilio, require_arr_keys)
     if problems:
         raise ConfigError(problems)
     return config
@@ -523,7 +571,8 @@ def _build_users(entries, source: str, problems: list[str],
     return tuple(users)
 
 
-def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
+def _validate(config: Config, source: str, require_twilio: bool,
+              require_arr_keys: bool = True) -> list[str]:
     problems = []
     url = config.server.public_url
     if not url:
@@ -534,13 +583,14 @@ def _validate(config: Config, source: str, require_twilio: bool) -> list[str]:
                         "http(s) URL; write it like \"https://sms.example.com\"")
     if require_twilio:
         problems += _validate_twilio(config.twilio, source)
+    problems += _validate_port(config.server, source)
     problems += _validate_ranges(config, source)
     problems += _validate_drain(config.server, source)
     problems += _validate_history(config.history, source)
     problems += _validate_timezone(config.server, source)
     problems += _validate_region(config.sms, source)
     for name in OPTIONAL_SECTIONS:
-        problems += _validate_arr(name, getattr(config, name), source)
+        problems += _validate_arr(name, getattr(config, name), source, require_arr_keys)
     if 0 < config.llm.max_reply_tokens < MIN_REPLY_TOKENS:
         problems.append(f"{source}: [llm] max_reply_tokens = {config.llm.max_reply_tokens} is "
                         f"too few for a tool call or an SMS reply; use at least "
@@ -597,14 +647,41 @@ def _validate_history(history: HistoryConfig, source: str) -> list[str]:
     return []
 
 
+# Names zoneinfo knows that are a fixed offset or an old POSIX rule, not a place: "EST"
+# never switches to daylight saving, so every time shown would be an hour off all summer.
+NOT_A_PLACE = {"EST": "America/New_York", "MST": "America/Denver", "HST": "Pacific/Honolulu",
+               "EST5EDT": "America/New_York", "CST6CDT": "America/Chicago",
+               "MST7MDT": "America/Denver", "PST8PDT": "America/Los_Angeles"}
+
+
 def _validate_timezone(server: ServerConfig, source: str) -> list[str]:
+    name = server.timezone
+    if name.upper() in NOT_A_PLACE:
+        return [f"{source}: [server] timezone = {name!r} is a fixed offset without daylight "
+                f"saving; use the place's IANA name, e.g. \"{NOT_A_PLACE[name.upper()]}\""]
     try:
         server.zone  # noqa: B018 - reading it raises ValueError for an unknown zone
     except ValueError:
-        return [f"{source}: [server] timezone = {server.timezone!r} is not a time zone; use an "
+        return [f"{source}: [server] timezone = {name!r} is not a time zone; use an "
                 "IANA name like \"America/New_York\" or \"Europe/London\" (list them with "
                 "`timedatectl list-timezones`), or leave it empty for this machine's zone"]
     return []
+
+
+def _validate_port(server: ServerConfig, source: str) -> list[str]:
+    if server.port <= MAX_PORT:
+        return []   # 0 and below: _validate_ranges
+    return [f"{source}: [server] port = {server.port} is not a TCP port; use one from 1 to "
+            f"{MAX_PORT}, e.g. 8080"]
+
+
+def _validate_model_set(llm: LLMConfig, source: str) -> list[str]:
+    """OpenAI's URL (the default) without a key: no [llm] written at all, most likely."""
+    if "api.openai.com" not in llm.base_url or llm.api_key:
+        return []
+    return [f"{source}: [llm] api_key is required for OpenAI ({llm.base_url}); set it (or "
+            "MEDIABOT_LLM_API_KEY), or point [llm] base_url and model at your own model "
+            "server, e.g. \"http://localhost:11434/v1\""]
 
 
 def _validate_region(sms: SmsConfig, source: str) -> list[str]:
@@ -623,7 +700,8 @@ def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:
                         "console (it starts with AC)")
     if not twilio.auth_token:
         problems.append(f"{source}: [twilio] auth_token is required; copy it from the Twilio "
-                        "console or set MEDIABOT_TWILIO_AUTH_TOKEN")
+                        "console into it, MEDIABOT_TWILIO_AUTH_TOKEN (the env file beside the "
+                        "config) or a file named by auth_token_file")
     if not twilio.from_number and not twilio.messaging_service_sid and not twilio.whatsapp_from:
         problems.append(f"{source}: [twilio] from_number or messaging_service_sid is required; "
                         "set from_number to your Twilio number, e.g. \"+15550001111\"")
@@ -654,7 +732,8 @@ def _validate_whatsapp(twilio: TwilioConfig, source: str) -> list[str]:
     return problems
 
 
-def _validate_arr(name: str, arr: ArrConfig | None, source: str) -> list[str]:
+def _validate_arr(name: str, arr: ArrConfig | None, source: str,
+                  require_key: bool = True) -> list[str]:
     if arr is None:
         return []
     problems = []
@@ -665,7 +744,7 @@ def _validate_arr(name: str, arr: ArrConfig | None, source: str) -> list[str]:
     elif not _is_http_url(arr.url):
         problems.append(f"{source}: [{name}] url = {_show('url', arr.url)} is not an http(s) "
                         "URL")
-    if not arr.api_key:
+    if require_key and not arr.api_key:
         problems.append(f"{source}: [{name}] api_key is required when [{name}] is present; "
                         f"find it under Settings > General > Security in {name.title()}, "
                         f"or set MEDIABOT_{name.upper()}_API_KEY")

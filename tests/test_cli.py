@@ -150,7 +150,7 @@ def test_re_roling_a_config_user_warns_that_the_file_wins(started):
 def test_users_remove_deletes_the_user_and_their_messages(started):
     run(started, "users", "add", BO, "--name", "Bo")
     user_id = add_messages(BO)
-    result = run(started, "users", "remove", BO)
+    result = run(started, "users", "remove", BO, input="y\n")
     assert result.exit_code == 0
     assert f"removed {BO} (Bo) and 4 stored messages" in result.output
     assert db.User.get_or_none(db.User.phone == BO) is None
@@ -159,7 +159,7 @@ def test_users_remove_deletes_the_user_and_their_messages(started):
 
 
 def test_removing_a_config_user_warns_it_comes_back(started):
-    result = run(started, "users", "remove", ALEX)
+    result = run(started, "users", "remove", ALEX, "--yes")
     assert result.exit_code == 0
     assert "which adds it back when mediabot next starts" in result.stderr
     assert "(config; added on next start)" in run(started, "users", "list").output
@@ -323,7 +323,7 @@ def test_an_unopenable_database_is_one_line_not_a_traceback(tmp_path, args):
     config = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
                           database={"path": tmp_path / "missing" / "dir" / "m.db"})
     result = CliRunner().invoke(main, [*args, "--config", str(config)], input="")
-    assert result.exit_code == 1, result.output
+    assert result.exit_code == 2, result.output
     assert "cannot open the database" in result.output and "[database] path" in result.output
     assert result.exception is None or isinstance(result.exception, SystemExit)
 

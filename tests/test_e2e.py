@@ -194,7 +194,7 @@ def test_a_busy_port_or_an_unwritable_database_is_one_clear_line(tmp_path, fake_
     assert "[server] host or port" in result.stderr and "Traceback" not in result.stderr
     result = subprocess.run(command, capture_output=True, text=True, timeout=30, env={
         **env, "MEDIABOT_DATABASE_PATH": str(tmp_path / "no" / "such" / "dir" / "m.db")})
-    assert result.returncode == 1
+    assert result.returncode == 2
     assert "cannot open the database" in result.stderr and "[database] path" in result.stderr
     assert "Traceback" not in result.stderr
 

@@ -178,8 +178,11 @@ def test_the_harness_itself_against_the_fake_server(fake_llm, tmp_path):
         replies = converse(write_config(tmp_path, proxy.url, sim), CONVERSATION[:2],
                            tmp_path / "chat.err")
     assert [reply for reply, _ in replies] == ["Hi Alex!", "Nothing is downloading."]
-    assert [shape(r)["tool_calls"] for r in proxy.records] == [[], ["download_queue"], []]
-    assert all(r.status == 200 and r.request["tool_choice"] == "auto" for r in proxy.records)
+    assert proxy.records[0].path.endswith("/models")   # chat asks the server first
+    calls = [r for r in proxy.records if r.path.endswith("/chat/completions")]
+    assert len(calls) == len(proxy.records) - 1
+    assert [shape(r)["tool_calls"] for r in calls] == [[], ["download_queue"], []]
+    assert all(r.status == 200 and r.request["tool_choice"] == "auto" for r in calls)
 
 
 @pytest.mark.realmodel

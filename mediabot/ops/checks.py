@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 from urllib.parse import urlparse
 
 from mediabot.config import Config, LLMConfig, TwilioConfig, webhook_url
+from mediabot.ops.storage import owner_problem
 from mediabot.store.db import Role
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
@@ -176,6 +177,9 @@ def check_database(path: str) -> Line:
     if not file.exists():
         return Line(OK, "database", f"{file} will be created on first start ({folder} is "
                                     "writable)")
+    problem = owner_problem(path)
+    if problem:
+        return Line(FAIL, "database", problem)
     problem = _write_and_roll_back(file)
     if problem:
         return Line(FAIL, "database", f"{file} is not writable ({problem}) — fix its "
