@@ -60,6 +60,18 @@ def read_config(path: str | None, **kwargs):
         sys.exit(2)
 
 
+def reachable_public_url(config) -> None:
+    """Exit 2 with one line when ``public_url`` is still config.example.toml's placeholder:
+    Twilio could never reach it, so every text would go unanswered (``check`` fails it too)."""
+    from mediabot.ops.checks import EXAMPLE_PUBLIC_URL
+
+    if config.server.public_url.rstrip("/") == EXAMPLE_PUBLIC_URL:
+        click.echo(f"config error: {config.source}: [server] public_url is still the example's "
+                   f"{EXAMPLE_PUBLIC_URL}, which Twilio cannot reach; set it to the https "
+                   "address Twilio calls (README: \"Reaching the webhook from home\")", err=True)
+        sys.exit(2)
+
+
 def storage_ready(config) -> None:
     """Exit 2 with one line when the database's folder is missing or running as root would
     create the file the daemon then cannot write (``ops/storage.py``)."""
@@ -125,10 +137,12 @@ def serve(config_path: str | None) -> None:
 
     config = read_config(config_path, require_model=True)
     storage_ready(config)
+    reachable_public_url(config)
     try:
         code = run(config)
     except StartupError as exc:
-        raise click.ClickException(str(exc)) from None
+        click.echo(f"Error: {exc}", err=True)   # as a ClickException prints it
+        sys.exit(exc.exit_code)
     sys.exit(code)
 
 

@@ -22,7 +22,7 @@ from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
 from mediabot.messaging.faults import RetryPolicy
 from mediabot.messaging.worker import Worker
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
-from mediabot.store import db, migrations
+from mediabot.store import db, migrations, users
 from mediabot.web import create_app, status_url
 
 log = logging.getLogger(__name__)
@@ -175,6 +175,19 @@ class _Stop(SystemExit):
 class StartupError(Exception):
     """The daemon cannot start; the message names the setting to fix."""
 
+    exit_code = 1
+
+
+class NobodyToAnswer(StartupError):
+    """No user at all, from the config or added by command: every text would be refused."""
+
+    exit_code = 2
+
+
+NO_USERS = ("nobody can text this mediabot: the config has no [[users]] and none were added "
+            "with `mediabot users add`; add yourself as an admin, e.g. [[users]] phone = "
+            "\"+15551234567\" role = \"admin\" (or: mediabot users add +15551234567 --role admin)")
+
 
 def serve(config: Config) -> int:
     """Run until SIGTERM/SIGINT; returns the exit code. Raises StartupError."""
@@ -182,6 +195,9 @@ def serve(config: Config) -> int:
         daemon = Daemon(config)
     except migrations.StorageError as exc:
         raise StartupError(str(exc)) from None
+    if not users.list_users():
+        daemon.worker.shutdown(0)
+        raise NobodyToAnswer(NO_USERS)
     try:
         daemon.start()
     except OSError as exc:

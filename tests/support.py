@@ -25,7 +25,7 @@ from mediabot.trial.sim.loopback import free_port, wait_for
 
 ADMIN = "+15551230001"                       # Alex, the configured admin
 MEMBER = "+15551230002"                      # Sam, the configured member
-PUBLIC = "https://sms.example.com"
+PUBLIC = "https://sms.household.test"   # not the example's, which serve refuses
 URL = PUBLIC + "/sms"
 
 ADMIN2 = "+15551230003"                      # the second admin the `house` fixture adds

@@ -203,6 +203,29 @@ def test_no_llm_section_is_refused_by_serve_and_check_not_silently_openai(tmp_pa
                "\"http://localhost:11434/v1\"\n")
 
 
+def test_serve_refuses_the_examples_public_url_which_twilio_cannot_reach(tmp_path):
+    config = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                          database={"path": tmp_path / "mediabot.db"}, **dead_servers(),
+                          users=[{"phone": ADMIN, "name": "Alex", "role": "admin"}])
+    result = run("serve", "--config", config)
+    assert (result.exit_code, result.output) == (
+        2, f"config error: {config}: [server] public_url is still the example's "
+           "https://sms.example.com, which Twilio cannot reach; set it to the https address "
+           "Twilio calls (README: \"Reaching the webhook from home\")\n")
+
+
+def test_serve_with_nobody_to_answer_is_one_line_and_exit_2(tmp_path):
+    """No [[users]] and nobody added by command: every text would be refused."""
+    config = write_config(tmp_path, server={"public_url": PUBLIC, "port": 9},
+                          database={"path": tmp_path / "mediabot.db"}, **dead_servers())
+    result = run("serve", "--config", config)
+    assert (result.exit_code, result.output) == (
+        2, "Error: nobody can text this mediabot: the config has no [[users]] and none were "
+           "added with `mediabot users add`; add yourself as an admin, e.g. [[users]] phone = "
+           "\"+15551234567\" role = \"admin\" (or: mediabot users add +15551234567 --role "
+           "admin)\n")
+
+
 # -- 5. a database made by root in the daemon's folder ---------------------------------------------
 
 @pytest.mark.skipif(os.geteuid() != 0, reason="needs root, as the mistake does")
