@@ -102,7 +102,7 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
     zone = services.config.server.zone
     system = build_system_prompt(
-        user.display_name, dropped=dropped or None, now=as_local(services.clock(), zone),
+        user.display_name, dropped=dropped or None, today=as_local(services.clock(), zone),
         tools=list(tools),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
@@ -203,7 +203,7 @@ class ModelTurn:
                  inbox_id: int | None = None):
         self.services, self.user, self.frame, self.inbox_id = services, user, frame, inbox_id
         self.config = services.config
-        self.history = history.get_history(user.id, self.config.history.fetch_limit)
+        self.history = history.recent_history(user.id, self.config.history.fetch_limit)
         self.context = tool_context(services, user)
         # what the turn's tools showed, for posters
         self.offered: list[tuple] = []
@@ -230,8 +230,8 @@ class ModelTurn:
                                  "evicted": metrics.evicted}
 
     def record(self, message: dict, prompt_tokens: int | None) -> None:
-        history.save_message(self.user.id, message, prompt_tokens=prompt_tokens)
-        self.history.append(message)
+        row = history.save_message(self.user.id, message, prompt_tokens=prompt_tokens)
+        self.history.append({**message, "_id": row})   # its prompt ids stay as they were
 
     def execute(self, call: dict) -> ToolOutcome:
         name, raw = call["function"]["name"], call["function"].get("arguments")
