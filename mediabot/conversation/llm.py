@@ -8,6 +8,7 @@ calls), and every SDK failure becomes one ``ModelError`` with a short reason.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice")   # dropped when refused
+# dropped when refused
+OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice", "parallel_tool_calls")
+# What a chat template wraps turns in; a small model sometimes writes them into its reply,
+# and everything from one on is the model playing the next turn itself.
+CONTROL_MARKERS = re.compile(
+    r"<\|im_end\|>|<\|im_start\|>|<end_of_turn>|<start_of_turn>|<\|eot_id\|>"
+    r"|<\|start_header_id\|>|<\|end\|>|<\|endoftext\|>|<\|user\|>|<\|assistant\|>|</s>")
+# llama.cpp answers 500 when the sampled output breaks the tool-call format: bad luck in
+# sampling, not a prompt the server refuses, so the same request is tried once more.
+SAMPLING_FAILURE = re.compile(r"does not match the expected|failed to parse", re.IGNORECASE)
 # Statuses that say "not now" rather than "not this request": the same prompt may work later.
 BUSY_STATUSES = frozenset({408, 425, 429, 502, 503, 504})
 # Statuses that say the operator's setup is wrong (key, model name, URL): no prompt helps.
@@ -91,7 +101,9 @@ class ChatModel:
         """One call, bounded by ``max_tokens`` (default ``[llm] max_reply_tokens``).
 
         ``tool_choice: "auto"`` goes with the tools: some servers (llama-cpp-python's
-        chatml-function-calling) ignore ``tools`` without it.
+        chatml-function-calling) ignore ``tools`` without it; ``parallel_tool_calls: false``
+        too, deliberately (small models mangle parallel calls; servers that refuse it get the
+        request again without it).
         """
         kwargs = {"model": self.config.model, "messages": messages,
                   "temperature": self.config.temperature,
@@ -99,10 +111,11 @@ class ChatModel:
         if tools:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = "auto"
+            kwargs["parallel_tool_calls"] = False   # one call a round: every server takes it
         import openai
 
         try:
-            response = self._create(kwargs)
+            response = self._create_resampled(kwargs)
         except openai.APITimeoutError as exc:
             raise ModelError("timeout",
                              f"no answer within {self.config.timeout_seconds:g} s") from exc
@@ -120,6 +133,19 @@ class ChatModel:
         words = api_error_message(exc)
         key = self.config.api_key
         return words.replace(key, "***") if key and len(key) >= 4 else words
+
+    def _create_resampled(self, kwargs: dict):
+        """``_create``, and once more with the same request when the server failed to sample
+        a well-formed answer (``SAMPLING_FAILURE``): a new draw usually works."""
+        import openai
+
+        try:
+            return self._create(kwargs)
+        except openai.InternalServerError as exc:
+            if not SAMPLING_FAILURE.search(api_error_message(exc, 1000)):
+                raise
+            log.warning("the model's answer did not match the tool-call format; asking again")
+            return self._create(kwargs)
 
     def _create(self, kwargs: dict):
         """Send the request; a parameter the model refuses (reasoning models take no
@@ -184,7 +210,8 @@ def _completion(response) -> Completion:
     raw = getattr(choices[0], "message", None)
     if raw is None:
         raise ModelError("error", "the answer had no message")
-    message: dict = {"role": "assistant", "content": _text(getattr(raw, "content", None))}
+    message: dict = {"role": "assistant",
+                     "content": without_markers(_text(getattr(raw, "content", None)))}
     calls = getattr(raw, "tool_calls", None)
     if calls and isinstance(calls, list):
         message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]
@@ -192,6 +219,14 @@ def _completion(response) -> Completion:
         message["content"] = ""
     usage = getattr(response, "usage", None)
     return Completion(message, getattr(usage, "prompt_tokens", None))
+
+
+def without_markers(text: str | None) -> str | None:
+    """The reply up to the first chat-template control marker (``CONTROL_MARKERS``)."""
+    if text is None:
+        return None
+    match = CONTROL_MARKERS.search(text)
+    return text if match is None else text[:match.start()].rstrip()
 
 
 def _text(content) -> str | None:
