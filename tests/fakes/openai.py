@@ -82,6 +82,7 @@ class FakeOpenAI:
     def __init__(self, *, models=DEFAULT_MODELS, api_key: str | None = None,
                  default_text: str = "OK."):
         self.models = list(models)
+        self.serves_any_model = False   # llama-server: lists its file, answers to any name
         self.api_key = api_key
         self.default_text = default_text
         self._lock = threading.Lock()
@@ -234,7 +235,7 @@ class FakeOpenAI:
             return _json(400, _error("We could not parse the JSON body of your request."))
         with self._lock:
             self._requests.append(body)
-        rejection = _reject(body, self.models)
+        rejection = _reject(body, None if self.serves_any_model else self.models)
         if rejection is None:
             rejection = self._render(body)
         if rejection is not None:
@@ -298,11 +299,12 @@ class FakeOpenAI:
         }
 
 
-def _reject(body: dict, models: list[str]) -> Response | None:
-    """The 400/404 the real API gives for this body, or None when it would accept it."""
+def _reject(body: dict, models: list[str] | None) -> Response | None:
+    """The 400/404 the real API gives for this body, or None when it would accept it
+    (``models`` None: any model name is served)."""
     if not body.get("model"):
         return _json(400, _error("you must provide a model parameter"))
-    if body["model"] not in models:
+    if models is not None and body["model"] not in models:
         return _model_not_found(body["model"])
     if "messages" not in body:
         return _json(400, _error("Missing required parameter: 'messages'.", param="messages",
