@@ -60,6 +60,7 @@ class ModelError(Exception):
 class Completion:
     message: dict
     prompt_tokens: int | None = None
+    cached_tokens: int | None = None   # of prompt_tokens, reused from the server's cache
 
 
 def build_client(config: LLMConfig) -> openai.OpenAI:
@@ -218,7 +219,9 @@ def _completion(response) -> Completion:
     elif not message["content"]:
         message["content"] = ""
     usage = getattr(response, "usage", None)
-    return Completion(message, getattr(usage, "prompt_tokens", None))
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Completion(message, getattr(usage, "prompt_tokens", None),
+                      getattr(details, "cached_tokens", None))
 
 
 def without_markers(text: str | None) -> str | None:
@@ -261,6 +264,7 @@ class LoopResult:
     model_calls: int = 0
     tools_called: list[str] = field(default_factory=list)
     prompt_tokens: int | None = None
+    cached_tokens: int | None = None
     estimated_tokens: int = 0
     evicted: int = 0
     stopped_by_tool: bool = False
@@ -305,7 +309,8 @@ def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]]
         result.estimated_tokens, result.evicted = metrics["estimated_tokens"], metrics["evicted"]
         completion = model.complete(messages, tools)
         result.model_calls += 1
-        result.prompt_tokens = completion.prompt_tokens
+        result.prompt_tokens, result.cached_tokens = (completion.prompt_tokens,
+                                                      completion.cached_tokens)
         message = completion.message
         if not message.get("tool_calls") and tools and not (message.get("content") or "").strip():
             message = _answer_in_words(model, messages, result)

@@ -156,9 +156,10 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
     history.save_message(user.id, {"role": "assistant", "content": reply},
                          prompt_tokens=result.prompt_tokens)
     log.info("turn user=%s model_calls=%d tools=%s estimated_tokens=%d prompt_tokens=%s "
-             "evicted=%d duration_ms=%d", user.id, result.model_calls,
+             "cached_tokens=%s evicted=%d duration_ms=%d", user.id, result.model_calls,
              ",".join(result.tools_called) or "-", result.estimated_tokens,
-             result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
+             result.prompt_tokens, result.cached_tokens, result.evicted,
+             (time.monotonic() - started) * 1000)
     posters = _posters(services.config, turn, reply, result.hit_round_limit)
     return with_media(reply, posters), turn.frame
 
