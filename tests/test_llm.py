@@ -103,6 +103,7 @@ def test_a_second_sampling_failure_is_an_error_not_a_refused_prompt(fake_llm):
     with pytest.raises(ModelError) as caught:
         model_for(fake_llm).complete(HELLO, [TOOL])
     assert caught.value.status == 500 and len(fake_llm.requests) == 2
+    assert caught.value.refused is False, "not a prompt to shrink"
 
 
 @pytest.mark.parametrize("said", [

@@ -31,7 +31,7 @@ CONTROL_MARKERS = re.compile(
     r"|<\|start_header_id\|>|<\|end\|>|<\|endoftext\|>|<\|user\|>|<\|assistant\|>|</s>")
 # llama.cpp answers 500 when the sampled output breaks the tool-call format: bad luck in
 # sampling, not a prompt the server refuses, so the same request is tried once more.
-SAMPLING_FAILURE = re.compile(r"does not match the expected|failed to parse", re.IGNORECASE)
+SAMPLING_FAILURE = re.compile(r"output that does not match the expected", re.IGNORECASE)
 # Statuses that say "not now" rather than "not this request": the same prompt may work later.
 BUSY_STATUSES = frozenset({408, 425, 429, 502, 503, 504})
 # Statuses that say the operator's setup is wrong (key, model name, URL): no prompt helps.
@@ -51,9 +51,11 @@ class ModelError(Exception):
     @property
     def refused(self) -> bool:
         """The server answered but would not take this request (a template error, a body it
-        cannot parse): a different prompt may work where waiting would not."""
+        cannot parse): a different prompt may work where waiting would not. A sampling
+        failure (``SAMPLING_FAILURE``) is not one: the prompt was read fine."""
         return (self.status is not None and self.status >= 400
-                and self.status not in BUSY_STATUSES | SETUP_STATUSES)
+                and self.status not in BUSY_STATUSES | SETUP_STATUSES
+                and not SAMPLING_FAILURE.search(str(self)))
 
 
 @dataclass
