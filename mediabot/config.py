@@ -105,7 +105,7 @@ class LLMConfig:
     base_url: str = "https://api.openai.com/v1"
     api_key: str = field(default="", repr=False)
     model: str = "gpt-4o-mini"
-    timeout_seconds: float = 30.0
+    timeout_seconds: float = 120.0   # a local model on a CPU reads ~1,800 tokens uncached
     max_retries: int = 1
     max_tool_rounds: int = 6
     temperature: float = 0.3

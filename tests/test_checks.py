@@ -182,6 +182,19 @@ def test_unknown_model_is_named_with_some_available(tmp_path, servers, caplog):
     assert "gpt-4o, gpt-4o-mini" in text and "[llm] model" in text
 
 
+def test_a_server_that_answers_to_any_model_name_passes(tmp_path, servers):
+    llm, listed = servers["llm"], servers["llm"].models
+    llm.models, llm.serves_any_model = ["/models/gemma-3-270m-q4_k_m.gguf"], True
+    try:
+        result = run_check(tmp_path, servers)
+    finally:
+        llm.models, llm.serves_any_model = listed, False
+    text = line(result, "llm", "ok")
+    assert "model gpt-4o-mini answered at" in text
+    assert "lists '/models/gemma-3-270m-q4_k_m.gguf' and answers to any name" in text
+    assert result.exit_code == 0
+
+
 def test_rejected_model_key(tmp_path, servers, caplog):
     result = run_check(tmp_path, servers, caplog, **{"llm.api_key": '"sk-wrong-key-9999"'})
     assert result.exit_code == 1

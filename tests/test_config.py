@@ -41,7 +41,7 @@ def test_defaults_are_the_documented_ones():
     assert config.database.path == "mediabot.db"
     assert config.llm.model == "gpt-4o-mini"
     assert (config.llm.timeout_seconds, config.llm.max_retries,
-            config.llm.max_tool_rounds) == (30, 1, 6)
+            config.llm.max_tool_rounds) == (120, 1, 6)
     assert config.llm.max_reply_tokens == 400
     h = config.history
     assert (h.max_messages, h.max_context_tokens, h.fetch_limit, h.summaries, h.retention_days) == (

@@ -137,6 +137,17 @@ def test_table_reports_pass_rate_calls_tokens_and_the_estimate_against_the_serve
     assert any(line.startswith("TOTAL") and "4/4" in line for line in lines)
 
 
+def test_the_share_of_prompt_tokens_the_server_had_cached_is_reported(fake_llm, config):
+    fake_llm.set_responder(scripted(GOOD))
+    result = run_eval(config, select(["have_it"]), repeat=2)
+    total = result["total"]
+    assert 0 < total["cached_tokens"] < total["prompt_tokens"]
+    assert total["cached_tokens"] == sum(a["cached_tokens"] for a in result["attempts"])
+    share = f"{total['cached_tokens'] / total['prompt_tokens']:.0%}"
+    assert (f"cached: {total['cached_tokens']} of {total['prompt_tokens']} prompt tokens came "
+            f"from the server's cache ({share})") in render_table(result)
+
+
 def test_a_call_that_fails_counts_but_leaves_the_estimate_ratio_to_the_answered_ones(
         fake_llm, config):
     fake_llm.enqueue_error(503, "overloaded")                  # have_it, run 1: no usage

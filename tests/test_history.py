@@ -418,7 +418,7 @@ def test_under_and_exactly_at_the_cap_nothing_is_evicted():
 
 def test_the_token_budget_counts_system_prompt_pruned_line_and_reserved_tokens():
     history = [user("x" * 400), reply("y" * 400)] * 5 + [user("now")]
-    for reserved in (0, 300):
+    for reserved in (0, 300, 450):   # in blocks, 300 still leaves the half window 0 leaves
         prompt = build_prompt(SYSTEM, history, max_tokens=600, reserved_tokens=reserved)
         assert prompt.metrics.estimated_tokens <= 600
         assert prompt.metrics.estimated_tokens == estimate_tokens(prompt.messages) + reserved

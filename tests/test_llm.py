@@ -79,6 +79,44 @@ def test_a_failed_call_carries_the_status_and_the_servers_words(fake_llm, status
     assert f"HTTP {status}: Input should be a valid string [***]" in str(error)
 
 
+def test_parallel_tool_calls_are_turned_off_deliberately_when_tools_go(fake_llm):
+    model = model_for(fake_llm)
+    model.complete(HELLO, [TOOL])
+    model.complete(HELLO)
+    with_tools, plain = fake_llm.requests
+    assert with_tools["parallel_tool_calls"] is False and "parallel_tool_calls" not in plain
+
+
+def test_a_sampling_failure_is_asked_again_as_the_same_request(fake_llm):
+    fake_llm.enqueue_error(500, "The model produced output that does not match the expected "
+                                "tool call format")
+    model = model_for(fake_llm)
+    assert model.complete(HELLO, [TOOL]).message["content"] == "OK."
+    first, second = fake_llm.requests
+    assert first == second
+
+
+def test_a_second_sampling_failure_is_an_error_not_a_refused_prompt(fake_llm):
+    for _ in range(2):
+        fake_llm.enqueue_error(500, "The model produced output that does not match the "
+                                    "expected format")
+    with pytest.raises(ModelError) as caught:
+        model_for(fake_llm).complete(HELLO, [TOOL])
+    assert caught.value.status == 500 and len(fake_llm.requests) == 2
+    assert caught.value.refused is False, "not a prompt to shrink"
+
+
+@pytest.mark.parametrize("said", [
+    "Dune is downloading.<|im_end|>\n<|im_start|>user\nthanks",
+    "Dune is downloading.<end_of_turn>\n<start_of_turn>user\nok",
+    "Dune is downloading. <|eot_id|>",
+    "Dune is downloading.</s>",
+])
+def test_chat_template_markers_are_cut_from_a_reply(fake_llm, said):
+    fake_llm.enqueue_text(said)
+    assert model_for(fake_llm).complete(HELLO).message["content"] == "Dune is downloading."
+
+
 def test_no_answer_is_not_a_refusal(fake_llm):
     model = model_for(fake_llm, base_url="http://127.0.0.1:9/v1", max_retries=0)
     with pytest.raises(ModelError) as caught:

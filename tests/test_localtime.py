@@ -43,15 +43,16 @@ def test_upcoming_and_now_are_in_the_households_zone_across_a_dst_change(
     fake_llm.enqueue_text("Slow Horses on Saturday.")
     engine.handle(alex, "what's on this week?")
     system = fake_llm.requests[0]["messages"][0]["content"]
-    assert f"It is now {said_now} (time zone {zone}); tools give times in this zone too." in system
+    today = said_now.split(",")[0]    # the day, never the minute: the prompt stays cached
+    assert f"Today is {today} (time zone {zone}); tools give times in this zone too." in system
     result = json.loads(fake_llm.requests[1]["messages"][-1]["content"])
     slow_horses = [e["airs"] for e in result["episodes"] if e["series"] == "Slow Horses"]
     assert slow_horses == airings
     clock.advance(days=7)
     fake_llm.enqueue_text("Nothing new.")
     engine.handle(alex, "anything else?")
-    assert f"It is now {week_later} (time zone {zone})" in fake_llm.requests[2]["messages"][0][
-        "content"]
+    assert f"Today is {week_later.split(',')[0]} (time zone {zone})" in fake_llm.requests[2][
+        "messages"][0]["content"]
 
 
 def test_library_status_gives_the_next_airing_in_the_households_zone(engine_for, fake_llm,

@@ -8,6 +8,7 @@ calls), and every SDK failure becomes one ``ModelError`` with a short reason.
 from __future__ import annotations
 
 import logging
+import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -21,7 +22,16 @@ if TYPE_CHECKING:
 log = logging.getLogger(__name__)
 
 
-OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice")   # dropped when refused
+# dropped when refused
+OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice", "parallel_tool_calls")
+# What a chat template wraps turns in; a small model sometimes writes them into its reply,
+# and everything from one on is the model playing the next turn itself.
+CONTROL_MARKERS = re.compile(
+    r"<\|im_end\|>|<\|im_start\|>|<end_of_turn>|<start_of_turn>|<\|eot_id\|>"
+    r"|<\|start_header_id\|>|<\|end\|>|<\|endoftext\|>|<\|user\|>|<\|assistant\|>|</s>")
+# llama.cpp answers 500 when the sampled output breaks the tool-call format: bad luck in
+# sampling, not a prompt the server refuses, so the same request is tried once more.
+SAMPLING_FAILURE = re.compile(r"output that does not match the expected", re.IGNORECASE)
 # Statuses that say "not now" rather than "not this request": the same prompt may work later.
 BUSY_STATUSES = frozenset({408, 425, 429, 502, 503, 504})
 # Statuses that say the operator's setup is wrong (key, model name, URL): no prompt helps.
@@ -41,15 +51,18 @@ class ModelError(Exception):
     @property
     def refused(self) -> bool:
         """The server answered but would not take this request (a template error, a body it
-        cannot parse): a different prompt may work where waiting would not."""
+        cannot parse): a different prompt may work where waiting would not. A sampling
+        failure (``SAMPLING_FAILURE``) is not one: the prompt was read fine."""
         return (self.status is not None and self.status >= 400
-                and self.status not in BUSY_STATUSES | SETUP_STATUSES)
+                and self.status not in BUSY_STATUSES | SETUP_STATUSES
+                and not SAMPLING_FAILURE.search(str(self)))
 
 
 @dataclass
 class Completion:
     message: dict
     prompt_tokens: int | None = None
+    cached_tokens: int | None = None   # of prompt_tokens, reused from the server's cache
 
 
 def build_client(config: LLMConfig) -> openai.OpenAI:
@@ -91,7 +104,9 @@ class ChatModel:
         """One call, bounded by ``max_tokens`` (default ``[llm] max_reply_tokens``).
 
         ``tool_choice: "auto"`` goes with the tools: some servers (llama-cpp-python's
-        chatml-function-calling) ignore ``tools`` without it.
+        chatml-function-calling) ignore ``tools`` without it; ``parallel_tool_calls: false``
+        too, deliberately (small models mangle parallel calls; servers that refuse it get the
+        request again without it).
         """
         kwargs = {"model": self.config.model, "messages": messages,
                   "temperature": self.config.temperature,
@@ -99,10 +114,11 @@ class ChatModel:
         if tools:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = "auto"
+            kwargs["parallel_tool_calls"] = False   # one call a round: every server takes it
         import openai
 
         try:
-            response = self._create(kwargs)
+            response = self._create_resampled(kwargs)
         except openai.APITimeoutError as exc:
             raise ModelError("timeout",
                              f"no answer within {self.config.timeout_seconds:g} s") from exc
@@ -120,6 +136,19 @@ class ChatModel:
         words = api_error_message(exc)
         key = self.config.api_key
         return words.replace(key, "***") if key and len(key) >= 4 else words
+
+    def _create_resampled(self, kwargs: dict):
+        """``_create``, and once more with the same request when the server failed to sample
+        a well-formed answer (``SAMPLING_FAILURE``): a new draw usually works."""
+        import openai
+
+        try:
+            return self._create(kwargs)
+        except openai.InternalServerError as exc:
+            if not SAMPLING_FAILURE.search(api_error_message(exc, 1000)):
+                raise
+            log.warning("the model's answer did not match the tool-call format; asking again")
+            return self._create(kwargs)
 
     def _create(self, kwargs: dict):
         """Send the request; a parameter the model refuses (reasoning models take no
@@ -184,14 +213,25 @@ def _completion(response) -> Completion:
     raw = getattr(choices[0], "message", None)
     if raw is None:
         raise ModelError("error", "the answer had no message")
-    message: dict = {"role": "assistant", "content": _text(getattr(raw, "content", None))}
+    message: dict = {"role": "assistant",
+                     "content": without_markers(_text(getattr(raw, "content", None)))}
     calls = getattr(raw, "tool_calls", None)
     if calls and isinstance(calls, list):
         message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]
     elif not message["content"]:
         message["content"] = ""
     usage = getattr(response, "usage", None)
-    return Completion(message, getattr(usage, "prompt_tokens", None))
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Completion(message, getattr(usage, "prompt_tokens", None),
+                      getattr(details, "cached_tokens", None))
+
+
+def without_markers(text: str | None) -> str | None:
+    """The reply up to the first chat-template control marker (``CONTROL_MARKERS``)."""
+    if text is None:
+        return None
+    match = CONTROL_MARKERS.search(text)
+    return text if match is None else text[:match.start()].rstrip()
 
 
 def _text(content) -> str | None:
@@ -226,6 +266,7 @@ class LoopResult:
     model_calls: int = 0
     tools_called: list[str] = field(default_factory=list)
     prompt_tokens: int | None = None
+    cached_tokens: int | None = None
     estimated_tokens: int = 0
     evicted: int = 0
     stopped_by_tool: bool = False
@@ -270,7 +311,8 @@ def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]]
         result.estimated_tokens, result.evicted = metrics["estimated_tokens"], metrics["evicted"]
         completion = model.complete(messages, tools)
         result.model_calls += 1
-        result.prompt_tokens = completion.prompt_tokens
+        result.prompt_tokens, result.cached_tokens = (completion.prompt_tokens,
+                                                      completion.cached_tokens)
         message = completion.message
         if not message.get("tool_calls") and tools and not (message.get("content") or "").strip():
             message = _answer_in_words(model, messages, result)

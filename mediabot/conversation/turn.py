@@ -102,7 +102,7 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
     zone = services.config.server.zone
     system = build_system_prompt(
-        user.display_name, dropped=dropped or None, now=as_local(services.clock(), zone),
+        user.display_name, dropped=dropped or None, today=as_local(services.clock(), zone),
         tools=list(tools),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
@@ -156,9 +156,10 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
     history.save_message(user.id, {"role": "assistant", "content": reply},
                          prompt_tokens=result.prompt_tokens)
     log.info("turn user=%s model_calls=%d tools=%s estimated_tokens=%d prompt_tokens=%s "
-             "evicted=%d duration_ms=%d", user.id, result.model_calls,
+             "cached_tokens=%s evicted=%d duration_ms=%d", user.id, result.model_calls,
              ",".join(result.tools_called) or "-", result.estimated_tokens,
-             result.prompt_tokens, result.evicted, (time.monotonic() - started) * 1000)
+             result.prompt_tokens, result.cached_tokens, result.evicted,
+             (time.monotonic() - started) * 1000)
     posters = _posters(services.config, turn, reply, result.hit_round_limit)
     return with_media(reply, posters), turn.frame
 
@@ -203,7 +204,7 @@ class ModelTurn:
                  inbox_id: int | None = None):
         self.services, self.user, self.frame, self.inbox_id = services, user, frame, inbox_id
         self.config = services.config
-        self.history = history.get_history(user.id, self.config.history.fetch_limit)
+        self.history = history.recent_history(user.id, self.config.history.fetch_limit)
         self.context = tool_context(services, user)
         # what the turn's tools showed, for posters
         self.offered: list[tuple] = []
@@ -230,8 +231,8 @@ class ModelTurn:
                                  "evicted": metrics.evicted}
 
     def record(self, message: dict, prompt_tokens: int | None) -> None:
-        history.save_message(self.user.id, message, prompt_tokens=prompt_tokens)
-        self.history.append(message)
+        row = history.save_message(self.user.id, message, prompt_tokens=prompt_tokens)
+        self.history.append({**message, "_id": row})   # its prompt ids stay as they were
 
     def execute(self, call: dict) -> ToolOutcome:
         name, raw = call["function"]["name"], call["function"].get("arguments")

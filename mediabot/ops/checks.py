@@ -313,17 +313,29 @@ def check_llm(config: LLMConfig) -> Line:
         return _llm_by_completion(client, config)
     if config.model in available:
         return Line(OK, "llm", f"model {config.model} is served at {config.base_url}")
+    if _completion_error(client, config) is None:   # llama-server lists its file path and
+                                                    # serves any name
+        return Line(OK, "llm", f"model {config.model} answered at {config.base_url} (the "
+                               f"server lists {available[0]!r} and answers to any name)")
     return _model_missing(config, available)
 
 
-def _llm_by_completion(client: openai.OpenAI, config: LLMConfig) -> Line:
+def _completion_error(client: openai.OpenAI, config: LLMConfig) -> openai.OpenAIError | None:
+    """What a one-token completion with ``model`` failed with; None when it answered."""
     import openai
 
     try:
         client.chat.completions.create(model=config.model, max_tokens=1,
                                        messages=[{"role": "user", "content": "Say OK."}])
     except openai.OpenAIError as exc:
-        return _llm_failure(config, exc)
+        return exc
+    return None
+
+
+def _llm_by_completion(client: openai.OpenAI, config: LLMConfig) -> Line:
+    error = _completion_error(client, config)
+    if error is not None:
+        return _llm_failure(config, error)
     return Line(OK, "llm", f"model {config.model} answered at {config.base_url} (the server "
                            "does not list its models)")
 

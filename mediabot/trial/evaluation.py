@@ -32,6 +32,7 @@ class ModelCall:
     estimated_tokens: int
     reported_tokens: int | None
     seconds: float
+    cached_tokens: int | None = None
 
 
 class RecordingModel:
@@ -43,15 +44,16 @@ class RecordingModel:
 
     def complete(self, messages, tools=None, **kwargs):
         """The wrapped call; a failed one is counted too, with no reported usage."""
-        started, reported = time.monotonic(), None
+        started, reported, cached = time.monotonic(), None, None
         estimate = history.estimate_tokens(
             messages + ([{"role": "system", "content": json.dumps(tools)}] if tools else []))
         try:
             completion = self._model.complete(messages, tools, **kwargs)
-            reported = completion.prompt_tokens
+            reported, cached = completion.prompt_tokens, completion.cached_tokens
             return completion
         finally:
-            self.calls.append(ModelCall(estimate, reported, time.monotonic() - started))
+            self.calls.append(ModelCall(estimate, reported, time.monotonic() - started,
+                                        cached))
 
     def __getattr__(self, name):
         return getattr(self._model, name)
@@ -67,6 +69,7 @@ class Attempt:
     reported_tokens: int | None      # the server's count over the calls it answered
     estimated_answered: int          # our estimate over those same calls
     seconds: float
+    cached_tokens: int | None = None  # of reported_tokens, reused from the server's cache
     replies: list[str] = field(default_factory=list)
 
 
@@ -103,7 +106,14 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
                    reported_tokens=(sum(c.reported_tokens or 0 for c in answered)
                                     if answered else None),
                    estimated_answered=sum(c.estimated_tokens for c in answered),
-                   seconds=time.monotonic() - started, replies=replies)
+                   seconds=time.monotonic() - started, replies=replies,
+                   cached_tokens=_cached(model.calls))
+
+
+def _cached(calls: list[ModelCall]) -> int | None:
+    """Cached prompt tokens over the calls that reported them; None when none did."""
+    reported = [c.cached_tokens for c in calls if c.cached_tokens is not None]
+    return sum(reported) if reported else None
 
 
 def run_eval(config: Config, tasks: tuple[Task, ...], repeat: int, progress=None) -> dict:
@@ -138,10 +148,26 @@ def _total(attempts: list[Attempt]) -> dict:
             "model_calls": round(statistics.mean(a.model_calls for a in attempts), 2)
             if attempts else 0,
             "prompt_tokens": reported_sum, "estimated_tokens": estimated,
+            "cached_tokens": _cached_total(attempts),
             # over the calls the server reported usage for (a timed-out call reports none)
             "estimate_ratio": round(compared / reported_sum, 2) if reported_sum else None,
             "median_seconds": round(statistics.median(a.seconds for a in attempts), 2)
             if attempts else 0.0}
+
+
+def _cached_total(attempts: list[Attempt]) -> int | None:
+    cached = [a.cached_tokens for a in attempts if a.cached_tokens is not None]
+    return sum(cached) if cached else None
+
+
+def _cache_line(total: dict) -> str:
+    """How much of the prompts the server read from its cache (a local server that keeps
+    it answers much sooner; docs: "Local models: keep the prompt cache")."""
+    cached, prompt = total.get("cached_tokens"), total.get("prompt_tokens")
+    if cached is None or not prompt:
+        return "cached: n/a (the server reports no usage.prompt_tokens_details.cached_tokens)"
+    return (f"cached: {cached} of {prompt} prompt tokens came from the server's cache "
+            f"({cached / prompt:.0%})")
 
 
 def render_table(result: dict) -> list[str]:
@@ -162,6 +188,7 @@ def render_table(result: dict) -> list[str]:
         lines.append("")
         lines += [f"{task}: {failure}" for task, failure in failing]
     lines.append("")
+    lines.append(_cache_line(result["total"]))
     lines.append("est/real: our 4-characters-a-token estimate over the server's prompt tokens "
                  "(above 1 we overcount; set [history] max_context_tokens from the real figure).")
     return lines

@@ -82,6 +82,8 @@ class FakeOpenAI:
     def __init__(self, *, models=DEFAULT_MODELS, api_key: str | None = None,
                  default_text: str = "OK."):
         self.models = list(models)
+        self._last_prompt = ""
+        self.serves_any_model = False   # llama-server: lists its file, answers to any name
         self.api_key = api_key
         self.default_text = default_text
         self._lock = threading.Lock()
@@ -234,7 +236,7 @@ class FakeOpenAI:
             return _json(400, _error("We could not parse the JSON body of your request."))
         with self._lock:
             self._requests.append(body)
-        rejection = _reject(body, self.models)
+        rejection = _reject(body, None if self.serves_any_model else self.models)
         if rejection is None:
             rejection = self._render(body)
         if rejection is not None:
@@ -281,6 +283,14 @@ class FakeOpenAI:
             return text_reply(answer)
         return self.tool_calls_reply(answer)
 
+    def _cached(self, prompt: str) -> int:
+        """Characters of ``prompt`` shared with the previous request's: a server's prompt
+        cache reuses that prefix (reported as usage.prompt_tokens_details.cached_tokens)."""
+        with self._lock:
+            before, self._last_prompt = self._last_prompt, prompt
+        return next((i for i, (a, b) in enumerate(zip(before, prompt, strict=False)) if a != b),
+                    min(len(before), len(prompt)))
+
     def _completion(self, body: dict, reply: Reply) -> dict:
         message = {"role": "assistant", "content": reply.content, "refusal": None}
         if reply.tool_calls:
@@ -288,21 +298,24 @@ class FakeOpenAI:
         prompt = len(json.dumps(body.get("messages"))) // 4 + len(json.dumps(body.get("tools",
                                                                                     []))) // 4
         completion = len(json.dumps(message)) // 4
+        cached = self._cached(json.dumps([body.get("tools", []), body.get("messages")])) // 4
         return {
             "id": f"chatcmpl-fake{next(self._ids)}", "object": "chat.completion",
             "created": int(time.time()), "model": body["model"], "system_fingerprint": "fp_fake",
             "choices": [{"index": 0, "message": message, "logprobs": None,
                          "finish_reason": "tool_calls" if reply.tool_calls else "stop"}],
             "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion},
+                      "total_tokens": prompt + completion,
+                      "prompt_tokens_details": {"cached_tokens": cached}},
         }
 
 
-def _reject(body: dict, models: list[str]) -> Response | None:
-    """The 400/404 the real API gives for this body, or None when it would accept it."""
+def _reject(body: dict, models: list[str] | None) -> Response | None:
+    """The 400/404 the real API gives for this body, or None when it would accept it
+    (``models`` None: any model name is served)."""
     if not body.get("model"):
         return _json(400, _error("you must provide a model parameter"))
-    if body["model"] not in models:
+    if models is not None and body["model"] not in models:
         return _model_not_found(body["model"])
     if "messages" not in body:
         return _json(400, _error("Missing required parameter: 'messages'.", param="messages",

@@ -14,12 +14,26 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
    of silently forgetting the attempt. Tool-call ids are renumbered to short per-prompt ids;
 3. shape — reshape, turn by turn (a user message and everything up to the next one), into
    the portable shape below;
-4. window — walk back in atomic units (a user message, a turn's reply, one stored call
-   message with all its results) until ``max_messages`` prompt messages or the token budget
-   is reached; the window starts at a user message and always holds the newest one;
+4. window — in atomic units (a user message, a turn's reply, one stored call message with
+   all its results), within ``max_messages`` prompt messages and the token budget, evicted
+   in blocks (``_window_start``): once full, the oldest units go until about half is left,
+   so most texts only append; the window starts at a user message and always holds the
+   newest one;
 5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
    Tool operations included: ..." or the caller's rolling ``summary``), then any stored
    system notes of the window, as paragraphs of that one message.
+
+The layout is cache-stable by construction. A local server (llama.cpp, Ollama, vLLM) reuses
+the longest common prefix of this prompt and the last one it read and evaluates the rest
+again, so the order is: what never changes first (the system prompt, then the tool schemas,
+which most templates render right after it, in the catalog's order), what changes rarely
+next (the pruned line or summary, and notes: they change only when a block is evicted, the
+tools listed in a fixed first-use order), the conversation last. Nothing that changes each
+text comes before it: the system prompt names the day, never the minute. The window's start
+is replayed from the fetched history (``recent_history``, whose first row moves only in
+steps), so it moves only at a block eviction; a stored call keeps its prompt id (derived from
+its row) for as long as it is in the window. bench/prompt_cache.py measures this on a real
+llama-server; tests/test_prompt_cache.py holds it on rendered templates.
 
 The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
 no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
@@ -58,6 +72,7 @@ are. The result always passes ``validate_messages`` (OpenAI's rules and the port
 a failure there is a bug and raises.
 """
 
+import itertools
 import json
 import logging
 from dataclasses import dataclass
@@ -82,7 +97,7 @@ __all__ = ["INTERRUPTED_RESULT", "PRUNED_LINE", "UNANSWERED_LINE", "Metrics", "P
            "build_llm_messages", "build_prompt", "clear_history", "count_messages",
            "delete_messages_after", "estimate_tokens", "get_history", "last_message_id",
            "newest_rows", "portable_arguments", "prune_before", "prune_orphaned_user_messages",
-           "save_message", "validate_messages"]
+           "recent_history", "save_message", "validate_messages"]
 log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
@@ -192,8 +207,8 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     units, left_out, bridged = shape(clean)
     fixed = message_chars({"content": system_prompt}) + reserved_tokens * CHARS_PER_TOKEN
     line_chars = message_chars({"content": PARAGRAPH + _context_line(units, summary)})
-    start = _window_start(units, max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
-                          line_chars)
+    start = _window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
+                                        line_chars))
     messages = _assemble(system_prompt, units[:start], units[start:], summary)
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
@@ -222,26 +237,48 @@ def _context_line(evicted: list[Unit], summary: str | None) -> str:
     return f"{PRUNED_LINE} Tool operations included: {', '.join(tools)}."
 
 
-def _window_start(units: list[Unit], max_messages: int, budget_chars: int,
-                  line_chars: int) -> int:
-    """Index of the first kept unit: the oldest user unit from which everything fits.
+@dataclass(frozen=True)
+class Limits:
+    """What a window may hold: prompt messages, characters, and the room a pruned line needs
+    (reserved whenever anything is evicted)."""
 
-    Walks back once. Keeping everything needs no pruned line; any eviction reserves room for
-    the longest line this history could need (the line can only shrink as more is kept).
-    The newest user unit is the fallback start, whatever it costs.
+    messages: int
+    chars: int
+    line_chars: int
+
+    def fit(self, count: int, chars: int, evicting: bool, share: float = 1.0) -> bool:
+        line = self.line_chars if evicting else 0
+        return count <= self.messages * share and chars + line <= self.chars * share
+
+
+def _window_start(units: list[Unit], limits: Limits) -> int:
+    """Index of the first kept unit: evicted in blocks, so most prompts only grow.
+
+    Replays the history unit by unit from its oldest user message: the window keeps its
+    start while it fits; when a unit overflows it, the start jumps forward to the oldest user
+    unit from which the rest fits in about half the limits (else in the whole limits, else
+    the newest user unit, whatever it costs). The start depends only on the history, never
+    moves back, and moves only when a block is evicted, so the prompt before the new text is
+    the prompt a server last read.
     """
     user_starts = [i for i, unit in enumerate(units) if unit.kind == "user"]
     if not user_starts:
         return len(units)
-    best, count, chars = user_starts[-1], 0, 0
-    for index in range(len(units) - 1, -1, -1):
-        count += len(units[index].messages)
-        chars += units[index].chars
-        if count > max_messages or chars > budget_chars:
-            break
-        if units[index].kind == "user" and (index == 0 or chars + line_chars <= budget_chars):
-            best = index
-    return best
+    counts = list(itertools.accumulate((len(u.messages) for u in units), initial=0))
+    chars = list(itertools.accumulate((u.chars for u in units), initial=0))
+
+    def fits(first: int, last: int, share: float = 1.0) -> bool:
+        return limits.fit(counts[last + 1] - counts[first], chars[last + 1] - chars[first],
+                          first > 0, share)
+
+    start = user_starts[0]
+    for last in range(start, len(units)):
+        if fits(start, last):
+            continue
+        later = [i for i in user_starts if start < i <= last]
+        start = next((i for i in later if fits(i, last, 0.5)),
+                     next((i for i in later if fits(i, last)), later[-1] if later else start))
+    return start
 
 
 def _assemble(system_prompt: str, evicted: list[Unit], kept: list[Unit],
@@ -325,6 +362,20 @@ def get_history(user_id, limit: int) -> list[dict]:
              .tuples())
     rows = cast(list[tuple], list(query))   # .tuples(): peewee's stubs still say models
     return [_row_to_message(*row) for row in reversed(rows)]
+
+
+def recent_history(user_id, limit: int) -> list[dict]:
+    """The user's recent messages for a prompt: at most ``limit``, from a first row that moves
+    on only in steps of half of it (and after a RESET or the retention job).
+
+    ``get_history``'s newest ``limit`` would start one row later at every message, and the
+    window (replayed from the first row) and the pruned line (naming the evicted tools) would
+    change with it: a server's prompt cache would then lose the prompt at every text.
+    """
+    step = max(1, limit // 2)
+    total = count_messages(user_id)
+    skip = max(0, -(-(total - limit) // step) * step)
+    return get_history(user_id, total - skip)
 
 
 def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name) -> dict:

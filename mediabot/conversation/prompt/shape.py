@@ -49,7 +49,10 @@ def message_chars(message: dict) -> int:
 # ------------------------------------------------------------------------ 2. sanitise
 
 def sanitise(history: list[dict]) -> tuple[list[dict], int, int]:
-    """Clean copies that can be sent, with fresh ids; also how many dropped and closed."""
+    """Clean copies that can be sent, with fresh ids; also how many dropped and closed.
+
+    A stored call (one with an ``_id``) gets an id derived from its row; others are numbered
+    in order ("call00001"), never clashing with the stored ones."""
     out, dropped, closed, index = [], 0, 0, 0
     ids = (f"call{n:05d}" for n in itertools.count(1))   # 9 alphanumerics: Mistral's rule too
     while index < len(history):
@@ -134,7 +137,9 @@ def _close_group(message: dict, calls: list[dict], results: list[dict], ids) -> 
                      if answers[i] is None and c["id"] == str(result.get("tool_call_id"))), None)
         if slot is not None:
             answers[slot] = result
-    fresh = [dict(call, id=next(ids)) for call in calls]
+    row = message.get("_id")
+    fresh = [dict(call, id=stored_call_id(row, n) if isinstance(row, int) else next(ids))
+             for n, call in enumerate(calls)]
     group = [{"role": "assistant", "content": _text(message.get("content")) or "",
               "tool_calls": fresh, **_private(message)}]
     for call, answer in zip(fresh, answers, strict=True):
@@ -144,6 +149,22 @@ def _close_group(message: dict, calls: list[dict], results: list[dict], ids) -> 
                       **(_private(answer) if answer else {"_closed": True})})
     lost = len(results) - sum(a is not None for a in answers)
     return group, lost, answers.count(None)
+
+
+def stored_call_id(row_id: int, index: int) -> str:
+    """The prompt id of a stored message's ``index``-th call: the same in every prompt while
+    the call is in the window (a template that renders ids keeps its cached prefix), and 9
+    alphanumerics, as Mistral's templates demand. Row ids up to 36**7 fit."""
+    return (_base36(row_id).rjust(7, "0") + _base36(index).rjust(2, "0"))[-9:]
+
+
+def _base36(number: int) -> str:
+    digits = ""
+    while True:
+        number, digit = divmod(number, 36)
+        digits = "0123456789abcdefghijklmnopqrstuvwxyz"[digit] + digits
+        if number == 0:
+            return digits
 
 
 def _simple_message(message: dict) -> dict | None:

@@ -53,7 +53,7 @@ class Summarizer:
 
     def _newly_evicted(self, user: db.User, system_prompt: str,
                        reserved_tokens: int) -> list[dict]:
-        rows = history.get_history(user.id, self.config.fetch_limit)
+        rows = history.recent_history(user.id, self.config.fetch_limit)
         prompt = history.build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
                                       max_tokens=self.config.max_context_tokens,
                                       summary=user.summary, reserved_tokens=reserved_tokens)

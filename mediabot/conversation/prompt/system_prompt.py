@@ -48,22 +48,25 @@ def _capabilities(tools, missing=()) -> str:
 
 
 def build_system_prompt(display_name: str | None = None, *, dropped: str | None = None,
-                        now: dt.datetime | None = None, tools=None, missing=()) -> str:
+                        today: dt.datetime | None = None, tools=None, missing=()) -> str:
     """The system prompt personalised with the user's name and any question just dropped.
 
-    The model never runs while a removal waits for its Y (the next text either answers it or
-    lets it lapse), so ``dropped`` is the line that told the person it lapsed. ``now``: an
-    aware datetime in the household's zone. ``tools``: names of the tools this person is
-    offered (None: all of them); ``missing``: "Sonarr" and/or "Radarr" when not configured,
-    so the model says so instead of guessing.
+    Nothing in it changes from one text to the next, so a server's prompt cache reuses it
+    and the tool schemas rendered after it: it names the day, never the minute (a clock line
+    here made a local server read the whole prompt again on every text). The model never
+    runs while a removal waits for its Y (the next text either answers it or lets it lapse),
+    so ``dropped`` is the line that told the person it lapsed. ``today``: an aware datetime
+    in the household's zone. ``tools``: names of the tools this person is offered (None: all
+    of them); ``missing``: "Sonarr" and/or "Radarr" when not configured, so the model says
+    so instead of guessing.
     """
     names = [name for name, _ in CAPABILITIES] if tools is None else tools
     parts = [INTRO, _capabilities(names, missing), GUIDELINES]
     if display_name:
         parts.append(f"You are talking with {display_name}; use their name now and then.")
-    if now is not None:
-        parts.append(f"It is now {now:%A %d %B %Y, %H:%M} {now:%Z} (time zone "
-                     f"{zone_label(now.tzinfo)}); tools give times in this zone too.")
+    if today is not None:
+        parts.append(f"Today is {today:%A %d %B %Y} (time zone {zone_label(today.tzinfo)}); "
+                     "tools give times in this zone too.")
     if dropped:
         parts.append("Their text did not answer mediabot's removal question, so nothing was "
                      "removed and the person has been told: \"" + dropped.strip() + "\" Answer "
