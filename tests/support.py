@@ -25,7 +25,9 @@ from mediabot.trial.sim.loopback import free_port, wait_for
 
 ADMIN = "+15551230001"                       # Alex, the configured admin
 MEMBER = "+15551230002"                      # Sam, the configured member
-PUBLIC = "https://sms.household.test"   # not the example's, which serve refuses
+PUBLIC = "https://sms.example.com"
+# `mediabot serve` children get their own: serve refuses the example's placeholder
+SERVE_PUBLIC = "https://sms.household.test"
 URL = PUBLIC + "/sms"
 
 ADMIN2 = "+15551230003"                      # the second admin the `house` fixture adds
@@ -231,7 +233,7 @@ class Serve:
         self.log = tmp / "serve.log"
         self.config = write_config(
             tmp,
-            server={"public_url": PUBLIC, "host": "127.0.0.1", "port": self.port},
+            server={"public_url": SERVE_PUBLIC, "host": "127.0.0.1", "port": self.port},
             database={"path": tmp / "mediabot.db"},
             twilio={"account_sid": "AC" + "0" * 32, "from_number": "+15550001111",
                     "api_base_url": twilio_url, "timeout_seconds": 3},
@@ -279,7 +281,7 @@ class Serve:
         form = {"MessageSid": sid or f"SM{os.getpid():08d}{next(self._sids):024d}",
                 "AccountSid": "AC" + "0" * 32, "From": sender, "To": "+15550001111",
                 "Body": body, "NumMedia": "0"}
-        headers = {"X-Twilio-Signature": sign(PUBLIC + "/sms", form)
+        headers = {"X-Twilio-Signature": sign(SERVE_PUBLIC + "/sms", form)
                    if signature is None else signature}
         return requests.post(self.url + "/sms", data=form, headers=headers, timeout=5)
 

@@ -17,7 +17,8 @@ import requests
 
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN, sign
-from tests.support import PUBLIC, Serve
+from tests.support import SERVE_PUBLIC as PUBLIC
+from tests.support import Serve
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 

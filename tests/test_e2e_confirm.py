@@ -16,7 +16,7 @@ import pytest
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN
-from tests.support import PUBLIC
+from tests.support import SERVE_PUBLIC as PUBLIC
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 

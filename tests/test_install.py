@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from mediabot.cli import main
 from mediabot.config import load_config
 from mediabot.store import db
-from tests.support import ADMIN, PUBLIC, Serve, dead_servers, write_config
+from tests.support import ADMIN, PUBLIC, SERVE_PUBLIC, Serve, dead_servers, write_config
 
 ROOT = Path(__file__).resolve().parent.parent
 BO = "+15552223333"
@@ -216,7 +216,7 @@ def test_serve_refuses_the_examples_public_url_which_twilio_cannot_reach(tmp_pat
 
 def test_serve_with_nobody_to_answer_is_one_line_and_exit_2(tmp_path):
     """No [[users]] and nobody added by command: every text would be refused."""
-    config = write_config(tmp_path, server={"public_url": PUBLIC, "port": 9},
+    config = write_config(tmp_path, server={"public_url": SERVE_PUBLIC, "port": 9},
                           database={"path": tmp_path / "mediabot.db"}, **dead_servers())
     result = run("serve", "--config", config)
     assert (result.exit_code, result.output) == (
