@@ -4,6 +4,7 @@ Each test writes a real config file, runs the real command through click's CliRu
 reads its lines; the real arrapi, openai and twilio clients do real HTTP to the fakes.
 """
 
+import dataclasses
 import os
 import re
 import tomllib
@@ -18,7 +19,7 @@ from mediabot.ops.checks import _safely, check_server
 from mediabot.trial.sim.arr import API_KEY, FakeRadarr, FakeSonarr
 from mediabot.trial.sim.loopback import LoopbackServer
 from mediabot.trial.sim.twilio import FakeTwilio
-from tests.fakes.openai import FakeOpenAI, error_reply
+from tests.fakes.openai import FakeOpenAI, error_reply, text_reply
 
 LLM_KEY = "sk-test-llm-key-0001"
 TWILIO_TOKEN = "twilio-auth-token-0001"
@@ -239,9 +240,61 @@ def test_a_model_that_returns_no_tool_calls_is_a_warning_with_the_fix(tmp_path, 
     assert result.exit_code == 0 and result.output.splitlines()[-1].endswith("(1 warning)")
 
 
+def test_a_model_that_drops_tools_names_the_chat_template_and_each_servers_fix(tmp_path,
+                                                                               servers):
+    servers["llm"].set_responder(lambda body: "Nothing is downloading.")
+    try:
+        text = line(run_check(tmp_path, servers), "tools", "warn")
+    finally:
+        servers["llm"].set_responder(calls_a_tool_when_offered)
+    assert "the usual cause is the server's chat template, which drops the tool schemas" in text
+    assert "start llama-server with --jinja and --chat-template-file <a template that renders " \
+           "tools" in text
+    assert "Ollama: a model whose Modelfile TEMPLATE handles .Tools" in text
+
+
+def test_a_fast_model_is_timed_and_passes(tmp_path, servers):
+    result = run_check(tmp_path, servers)
+    text = line(result, "speed", "ok")
+    assert "a typical text (2,000 prompt tokens + 100 reply tokens) takes ~" in text
+    assert "within [llm] timeout_seconds = 5" in text
+    probe = [body for body in servers["llm"].requests if "Check " in str(body["messages"])][-1]
+    assert probe["max_tokens"] == 16 and "tools" not in probe
+
+
+def test_a_model_too_slow_for_the_timeout_is_a_warning_naming_the_key(tmp_path, servers):
+    """llama-server's timings: 50 prompt tokens/s and 4 reply tokens/s make a typical text
+    2000/50 + 100/4 = 65 s, over a 5 s timeout."""
+    servers["llm"].timings = {"prompt_n": 400, "prompt_per_second": 50.0,
+                              "predicted_n": 16, "predicted_per_second": 4.0}
+    try:
+        result = run_check(tmp_path, servers)
+    finally:
+        servers["llm"].timings = None
+    assert line(result, "speed", "warn") == (
+        "warn speed: reads ~50 prompt tokens/s, writes ~4.0 reply tokens/s; a typical text "
+        "(2,000 prompt tokens + 100 reply tokens) would take ~65 s, over [llm] timeout_seconds "
+        "= 5 — raise [llm] timeout_seconds to at least 98, or use a smaller or faster model "
+        "(a GPU), and keep the server's prompt cache on so most texts read only what is new")
+    assert result.exit_code == 0, "a warning, not a failure"
+
+
+def test_without_timings_the_prompt_speed_comes_from_usage_and_time(tmp_path, servers):
+    slow = dataclasses.replace(text_reply("OK"), delay=1.0)
+    servers["llm"].set_responder(
+        lambda body: slow if "Check " in str(body["messages"]) else calls_a_tool_when_offered(body))
+    try:
+        result = run_check(tmp_path, servers, **{"llm.timeout_seconds": "3"})
+    finally:
+        servers["llm"].set_responder(calls_a_tool_when_offered)
+    text = line(result, "speed", "warn")
+    assert "reply speed not reported (llama.cpp's timings give it)" in text
+    assert "over [llm] timeout_seconds = 3 — raise [llm] timeout_seconds" in text
+
+
 def test_no_tool_probe_when_the_model_check_failed(tmp_path, servers):
     result = run_check(tmp_path, servers, **{"llm.model": '"gpt-9-imaginary"'})
-    assert "tools:" not in result.output
+    assert "tools:" not in result.output and "speed:" not in result.output
 
 
 def test_bad_twilio_credentials(tmp_path, servers, caplog):

@@ -161,6 +161,22 @@ def test_a_call_that_fails_counts_but_leaves_the_estimate_ratio_to_the_answered_
                                           / second["reported_tokens"], 2)
 
 
+def test_the_server_count_over_the_estimate_is_shown_before_and_after_calibration(
+        fake_llm, config):
+    """A tokenizer counting 1.3 tokens per estimated one: the raw estimate is 30% low, the
+    calibrated one (the ratio learnt from the calls before) is close to the server's count."""
+    fake_llm.set_responder(scripted(GOOD))
+    fake_llm.usage_scale = 1.3
+    result = run_eval(config, select(["have_it", "downloading"]), repeat=3)
+    total = result["total"]
+    assert total["real_ratio"] == pytest.approx(1.3, abs=0.02)
+    assert total["calibrated_ratio"] == pytest.approx(1.0, abs=0.05)
+    line = (f"real/estimate: {total['real_ratio']:.2f} before calibration, "
+            f"{total['calibrated_ratio']:.2f} after (the prompt budget is kept in the server's "
+            "tokens with the ratio learnt per model)")
+    assert line in render_table(result)
+
+
 def test_unknown_task_names_are_named(fake_llm):
     with pytest.raises(ValueError, match="unknown task nope; the tasks are have_it"):
         select(["nope"])

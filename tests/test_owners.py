@@ -29,6 +29,7 @@ OWNERS = {
     "Import": "mediabot.arr.notices",
     "Approval": "mediabot.conversation.household",
     "Search": "mediabot.arr.searches",
+    "TokenCalibration": "mediabot.conversation.prompt.calibration",
     "HealthProbe": "mediabot.ops.health",  # health_probe: raw SQL today, no model yet
 }
 

@@ -37,7 +37,7 @@ from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from mediabot.conversation.posters import Offered, choose_posters, with_media
-from mediabot.conversation.prompt import history
+from mediabot.conversation.prompt import calibration, history
 from mediabot.conversation.prompt.summaries import Summarizer
 from mediabot.conversation.prompt.system_prompt import build_system_prompt
 from mediabot.store import db
@@ -155,6 +155,8 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
     reply = note + _reply_text(turn, result)
     history.save_message(user.id, {"role": "assistant", "content": reply},
                          prompt_tokens=result.prompt_tokens)
+    calibration.observe(services.config.llm.model, result.estimated_tokens,
+                        result.prompt_tokens, services.clock())
     log.info("turn user=%s model_calls=%d tools=%s estimated_tokens=%d prompt_tokens=%s "
              "cached_tokens=%s evicted=%d duration_ms=%d", user.id, result.model_calls,
              ",".join(result.tools_called) or "-", result.estimated_tokens,
@@ -206,6 +208,7 @@ class ModelTurn:
         self.config = services.config
         self.history = history.recent_history(user.id, self.config.history.fetch_limit)
         self.context = tool_context(services, user)
+        self.ratio = calibration.ratio_for(self.config.llm.model)   # server tokens/estimated
         # what the turn's tools showed, for posters
         self.offered: list[tuple] = []
         self.added: list[str] = []
@@ -224,8 +227,9 @@ class ModelTurn:
         summary = self.user.summary if h.summaries and not self.minimal else None
         prompt = history.build_prompt(self.frame.system, self.history,
                                       max_messages=h.max_messages,
-                                      max_tokens=h.max_context_tokens, summary=summary,
-                                      reserved_tokens=self.frame.reserved)
+                                      max_tokens=calibration.estimate_budget(
+                                          h.max_context_tokens, self.ratio),
+                                      summary=summary, reserved_tokens=self.frame.reserved)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}

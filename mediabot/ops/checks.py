@@ -256,16 +256,54 @@ PROBE_TOOL = {"type": "function", "function": {
     "name": "download_queue", "description": "What is downloading now.",
     "parameters": {"type": "object", "properties": {}}}}
 PROBE_MESSAGES = [{"role": "user", "content": "What is downloading? Call download_queue."}]
-NO_TOOL_CALLS_FIX = ("use a model that calls tools, and a server that passes them on: "
-                     "llama.cpp: start llama-server with --jinja; llama-cpp-python: "
-                     "--chat_format chatml-function-calling; vLLM: --enable-auto-tool-choice "
-                     "--tool-call-parser; Ollama: a model tagged 'tools'")
+NO_TOOL_CALLS_FIX = ("the usual cause is the server's chat template, which drops the tool "
+                     "schemas (the model never sees them; mediabot's prompt budget stops "
+                     "counting them once the server's token counts show it): "
+                     "llama.cpp: start llama-server with --jinja and --chat-template-file "
+                     "<a template that renders tools, e.g. the model's own from its "
+                     "Hugging Face repo>; llama-cpp-python: --chat_format "
+                     "chatml-function-calling; vLLM: --enable-auto-tool-choice "
+                     "--tool-call-parser; Ollama: a model whose Modelfile TEMPLATE handles "
+                     ".Tools (one tagged 'tools')")
 
 
 def check_model(config: LLMConfig) -> list[Line]:
-    """The model line, then (when the model answers) whether it calls tools."""
+    """The model line, then (when the model answers) whether it calls tools and how fast."""
     line = check_llm(config)
-    return [line] if line.status == FAIL else [line, check_tool_calls(config)]
+    if line.status == FAIL:
+        return [line]
+    return [line, check_tool_calls(config), check_speed(config)]
+
+
+def check_speed(config: LLMConfig) -> Line:
+    """Would a typical text (``speed.TYPICAL_PROMPT`` + ``TYPICAL_REPLY`` tokens) finish within
+    ``[llm] timeout_seconds``? One timed request; a warning, with the key and the fix, when
+    not (every such text would end in an apology instead of an answer)."""
+    import openai
+
+    from mediabot.ops import speed
+
+    typical = (f"a typical text ({speed.TYPICAL_PROMPT:,} prompt tokens + "
+               f"{speed.TYPICAL_REPLY} reply tokens)")
+    timeout = config.timeout_seconds
+    try:
+        measured = speed.measure(config)
+    except openai.OpenAIError as exc:
+        return Line(WARN, "speed", f"could not time the model ({type(exc).__name__}): "
+                                   f"{typical} may not finish within [llm] timeout_seconds = "
+                                   f"{timeout:g}")
+    rates = f"reads ~{measured.prompt_per_second:,.0f} prompt tokens/s, " + (
+        f"writes ~{measured.reply_per_second:,.1f} reply tokens/s" if measured.reply_per_second
+        else "reply speed not reported (llama.cpp's timings give it)")
+    seconds = measured.typical_seconds()
+    if seconds <= timeout:
+        return Line(OK, "speed", f"{rates}; {typical} takes ~{seconds:,.1f} s, within [llm] "
+                                 f"timeout_seconds = {timeout:g}")
+    return Line(WARN, "speed", f"{rates}; {typical} would take ~{seconds:,.0f} s, over [llm] "
+                               f"timeout_seconds = {timeout:g} — raise [llm] timeout_seconds "
+                               f"to at least {seconds * 1.5:,.0f}, or use a smaller or faster "
+                               "model (a GPU), and keep the server's prompt cache on so most "
+                               "texts read only what is new")
 
 
 def check_tool_calls(config: LLMConfig) -> Line:

@@ -277,5 +277,18 @@ class Search(BaseModel):
         indexes = ((("service", "external_id"), True),)
 
 
+class TokenCalibration(BaseModel):
+    """Per model name, the server's prompt tokens per estimated token: a running mean of
+    what the server reported over what we estimated, over ``samples`` turns."""
+
+    model = pw.CharField(unique=True)
+    ratio = pw.FloatField()
+    samples = pw.IntegerField()
+    updated_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "token_calibration"
+
+
 MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
-          Approval, Search)
+          Approval, Search, TokenCalibration)

@@ -218,10 +218,21 @@ def m012_channels(db: pw.SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX inbox_user_channel ON inbox (user_id, channel, id)")
 
 
+def m013_token_calibration(db: pw.SqliteDatabase) -> None:
+    """Per model, how many of the server's prompt tokens one estimated token is (learnt from
+    the usage it reports), so the prompt budget is kept in the server's tokens."""
+    db.execute_sql("""CREATE TABLE token_calibration (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        model VARCHAR(255) NOT NULL UNIQUE,
+        ratio REAL NOT NULL,
+        samples INTEGER NOT NULL,
+        updated_at DATETIME NOT NULL)""")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
-              m011_request_added_at, m012_channels]
+              m011_request_added_at, m012_channels, m013_token_calibration]
 
 
 class StorageError(Exception):

@@ -20,7 +20,7 @@ from mediabot.config import Config
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.engine import Engine
 from mediabot.conversation.llm import ChatModel
-from mediabot.conversation.prompt import history
+from mediabot.conversation.prompt import calibration, history
 from mediabot.store import db, users
 from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
 from mediabot.trial.sim.stack import Simulation
@@ -71,11 +71,15 @@ class Attempt:
     seconds: float
     cached_tokens: int | None = None  # of reported_tokens, reused from the server's cache
     replies: list[str] = field(default_factory=list)
+    calibrated_answered: float = 0.0  # the estimate times the ratio learnt before each call
+    ratio: float | None = None        # the server's tokens per estimated one, learnt so far
 
 
-def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attempt:
+def run_attempt(task: Task, config: Config, workdir: Path, index: int,
+                ratio: float | None = None) -> Attempt:
     """One run of ``task`` on a fresh library and database; a model failure is a failed
-    attempt (its apology is the reply), never an exception."""
+    attempt (its apology is the reply), never an exception. ``ratio`` is what the earlier
+    attempts taught the calibration (``calibration.updated_ratio``)."""
     started = time.monotonic()
     with Simulation() as sim:
         path = workdir / f"{task.name}-{index}.db"
@@ -100,6 +104,7 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
                          if (problem := check(seen))]
         db.database.close()
     answered = [c for c in model.calls if c.reported_tokens is not None]
+    ratio, calibrated = _calibrate(answered, ratio)
     return Attempt(task=task.name, passed=not failures, failures=failures,
                    model_calls=len(model.calls),
                    estimated_tokens=sum(c.estimated_tokens for c in model.calls),
@@ -107,7 +112,19 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int) -> Attemp
                                     if answered else None),
                    estimated_answered=sum(c.estimated_tokens for c in answered),
                    seconds=time.monotonic() - started, replies=replies,
-                   cached_tokens=_cached(model.calls))
+                   cached_tokens=_cached(model.calls), calibrated_answered=calibrated,
+                   ratio=ratio)
+
+
+def _calibrate(answered: list[ModelCall], ratio: float | None) -> tuple[float | None, float]:
+    """Each answered call's estimate as the calibrated budget counts it (times the ratio
+    learnt from the calls before it), and the ratio after them all."""
+    calibrated = 0.0
+    for call in answered:
+        calibrated += call.estimated_tokens * (ratio or 1.0)
+        ratio = calibration.updated_ratio(ratio, max(1, call.estimated_tokens),
+                                          call.reported_tokens or 0)
+    return ratio, calibrated
 
 
 def _cached(calls: list[ModelCall]) -> int | None:
@@ -122,7 +139,8 @@ def run_eval(config: Config, tasks: tuple[Task, ...], repeat: int, progress=None
     with tempfile.TemporaryDirectory() as tmp:
         for task in tasks:
             for index in range(repeat):
-                attempt = run_attempt(task, config, Path(tmp), index)
+                attempt = run_attempt(task, config, Path(tmp), index,
+                                      attempts[-1].ratio if attempts else None)
                 attempts.append(attempt)
                 if progress:
                     progress(attempt, len(attempts), len(tasks) * repeat)
@@ -142,6 +160,7 @@ def _total(attempts: list[Attempt]) -> dict:
     reported = [a.reported_tokens for a in attempts if a.reported_tokens is not None]
     reported_sum = sum(reported) if reported else None
     compared = sum(a.estimated_answered for a in attempts if a.reported_tokens is not None)
+    calibrated = sum(a.calibrated_answered for a in attempts if a.reported_tokens is not None)
     return {"runs": len(attempts), "passed": sum(a.passed for a in attempts),
             "pass_rate": round(sum(a.passed for a in attempts) / len(attempts), 3)
             if attempts else 0.0,
@@ -151,6 +170,11 @@ def _total(attempts: list[Attempt]) -> dict:
             "cached_tokens": _cached_total(attempts),
             # over the calls the server reported usage for (a timed-out call reports none)
             "estimate_ratio": round(compared / reported_sum, 2) if reported_sum else None,
+            # the server's count over the estimate, as it is and as the budget calibrates it
+            "real_ratio": round(reported_sum / compared, 2) if reported_sum and compared
+            else None,
+            "calibrated_ratio": round(reported_sum / calibrated, 2) if reported_sum and calibrated
+            else None,
             "median_seconds": round(statistics.median(a.seconds for a in attempts), 2)
             if attempts else 0.0}
 
@@ -168,6 +192,16 @@ def _cache_line(total: dict) -> str:
         return "cached: n/a (the server reports no usage.prompt_tokens_details.cached_tokens)"
     return (f"cached: {cached} of {prompt} prompt tokens came from the server's cache "
             f"({cached / prompt:.0%})")
+
+
+def _calibration_line(total: dict) -> str:
+    """The server's tokens over the estimate, before and after the per-model calibration
+    the prompt budget uses (mediabot.conversation.prompt.calibration)."""
+    before, after = total.get("real_ratio"), total.get("calibrated_ratio")
+    if before is None or after is None:
+        return "real/estimate: n/a (the server reports no usage.prompt_tokens)"
+    return (f"real/estimate: {before:.2f} before calibration, {after:.2f} after (the prompt "
+            "budget is kept in the server's tokens with the ratio learnt per model)")
 
 
 def render_table(result: dict) -> list[str]:
@@ -189,8 +223,9 @@ def render_table(result: dict) -> list[str]:
         lines += [f"{task}: {failure}" for task, failure in failing]
     lines.append("")
     lines.append(_cache_line(result["total"]))
+    lines.append(_calibration_line(result["total"]))
     lines.append("est/real: our 4-characters-a-token estimate over the server's prompt tokens "
-                 "(above 1 we overcount; set [history] max_context_tokens from the real figure).")
+                 "(above 1 we overcount; the budget corrects it from what the server reports).")
     return lines
 
 

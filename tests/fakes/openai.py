@@ -34,6 +34,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
+from mediabot.conversation.prompt.history import estimate_tokens
 from mediabot.conversation.prompt.message_rules import find_violation
 from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.chat_templates import TEMPLATES, render
@@ -84,6 +85,10 @@ class FakeOpenAI:
         self.models = list(models)
         self._last_prompt = ""
         self.serves_any_model = False   # llama-server: lists its file, answers to any name
+        # a tokenizer that counts this many tokens per token of mediabot's estimate (None: its
+        # own count of the JSON); llama-server's ``timings`` object to send with each answer
+        self.usage_scale: float | None = None
+        self.timings: dict | None = None
         self.api_key = api_key
         self.default_text = default_text
         self._lock = threading.Lock()
@@ -140,6 +145,8 @@ class FakeOpenAI:
             self._rendered.clear()
             self._responder = None
             self._template = None
+            self.usage_scale = None
+            self.timings = None
 
     def use_template(self, name: str | None, *, mode: str = "vllm") -> None:
         """Render every request through template ``name`` (a key of chat_templates.TEMPLATES)
@@ -291,15 +298,22 @@ class FakeOpenAI:
         return next((i for i, (a, b) in enumerate(zip(before, prompt, strict=False)) if a != b),
                     min(len(before), len(prompt)))
 
+    def _prompt_tokens(self, body: dict) -> int:
+        messages, tools = body.get("messages"), body.get("tools", [])
+        if self.usage_scale is None:
+            return len(json.dumps(messages)) // 4 + len(json.dumps(tools)) // 4
+        sent = messages + ([{"role": "system", "content": json.dumps(tools)}] if tools else [])
+        return round(self.usage_scale * estimate_tokens(sent))
+
     def _completion(self, body: dict, reply: Reply) -> dict:
         message = {"role": "assistant", "content": reply.content, "refusal": None}
         if reply.tool_calls:
             message["tool_calls"] = reply.tool_calls
-        prompt = len(json.dumps(body.get("messages"))) // 4 + len(json.dumps(body.get("tools",
-                                                                                    []))) // 4
+        prompt = self._prompt_tokens(body)
         completion = len(json.dumps(message)) // 4
         cached = self._cached(json.dumps([body.get("tools", []), body.get("messages")])) // 4
         return {
+            **({"timings": self.timings} if self.timings is not None else {}),
             "id": f"chatcmpl-fake{next(self._ids)}", "object": "chat.completion",
             "created": int(time.time()), "model": body["model"], "system_fingerprint": "fp_fake",
             "choices": [{"index": 0, "message": message, "logprobs": None,
