@@ -26,7 +26,7 @@ from mediabot.trial.sim.loopback import free_port, wait_for
 ADMIN = "+15551230001"                       # Alex, the configured admin
 MEMBER = "+15551230002"                      # Sam, the configured member
 PUBLIC = "https://sms.household.test"   # not the example's, which serve refuses
-URL = PUBLIC + "/sms"
+URL = "https://sms.example.com/sms"   # the in-process app's (make_config's public_url)
 
 ADMIN2 = "+15551230003"                      # the second admin the `house` fixture adds
 THREE, HAIL_MARY_2 = 1170608, 653664          # Dune: Part Three; Dune Drifter (lookup only)
