@@ -14,6 +14,7 @@ from tests.support import (  # noqa: F401  (sign: re-exported)
     ADMIN2,
     MEMBER,
     SANDBOX,
+    START,
     Serve,
     sign,
 )
@@ -23,7 +24,7 @@ from tests.support import SECRET as WEBHOOK_SECRET
 class Clock:
     """A settable clock: tests move time instead of sleeping."""
 
-    def __init__(self, now=dt.datetime(2026, 11, 22, 20, 0, 0)):
+    def __init__(self, now=START):
         self.now = now
 
     def __call__(self) -> dt.datetime:

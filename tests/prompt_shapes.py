@@ -57,7 +57,7 @@ def prompt(shape: Shape) -> list[dict]:
     if shape.request == "summary":
         return build_llm_messages(SUMMARY_PROMPT, list(shape.history))
     schemas = tool_schemas_for_admin()
-    system = build_system_prompt(shape.display_name, dropped=shape.dropped, today=NOW,
+    system = build_system_prompt(shape.display_name, dropped=shape.dropped, zone=dt.UTC,
                                  tools=[s["function"]["name"] for s in schemas])
     reserved = -(-len(json.dumps(schemas)) // 4)
     return build_prompt(system, list(shape.history), max_messages=shape.max_messages,

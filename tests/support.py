@@ -6,8 +6,10 @@ split or deleted without breaking another one. Fixtures built on them live in co
 """
 
 import base64
+import datetime as dt
 import json
 import os
+import re
 import signal
 import sqlite3
 import subprocess
@@ -21,6 +23,7 @@ import requests
 from mediabot.conversation.engine import Answer
 from mediabot.conversation.incoming import read_text
 from mediabot.store import db
+from mediabot.text.localtime import host_zone, local_text
 from mediabot.trial.sim.loopback import free_port, wait_for
 
 ADMIN = "+15551230001"                       # Alex, the configured admin
@@ -37,6 +40,23 @@ UK_OFFICE, PROPHECY = 78107, 397360
 SANDBOX = "whatsapp:+14155238886"                # Twilio's shared WhatsApp sandbox sender
 SECRET = "hook-secret"                        # [notifications] webhook_secret of the hook tests
 SEVERANCE = 371980
+
+START = dt.datetime(2026, 11, 22, 20, 0, 0)   # the `clock` fixture's first reading (UTC)
+STAMP = re.compile(r"\[[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d [^\]]+\] ")
+
+
+def stamped(text: str, at: dt.datetime = START, zone: dt.tzinfo | None = None) -> str:
+    """A person's text as the model receives it: the local time it was received first (in
+    ``zone``, else the host's zone, as a config without [server] timezone has it)."""
+    return f"[{local_text(at, zone or host_zone())}] {text}"
+
+
+def unstamped(content: str) -> str:
+    """What the person typed, from a user message the model received on the real clock:
+    the time stamp (which no test can know to the minute) must be there, and is cut off."""
+    match = STAMP.match(content)
+    assert match, f"no time stamp at the start of {content!r}"
+    return content[match.end():]
 
 
 # -- config.toml -------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN, sign
-from tests.support import URL, params, text
+from tests.support import URL, params, stamped, text, unstamped
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"
@@ -27,7 +27,7 @@ def daemon(daemon_for, stack, fake_llm):
     arr = {"url": None, "api_key": API_KEY}
     daemon = daemon_for(sonarr={**arr, "url": stack.servers["sonarr"].url},
                         radarr={**arr, "url": stack.servers["radarr"].url})
-    fake_llm.set_responder(lambda body: "Answer to: " + body["messages"][-1]["content"])
+    fake_llm.set_responder(lambda body: "Answer to: " + unstamped(body["messages"][-1]["content"]))
     return daemon
 
 
@@ -69,7 +69,7 @@ def burst_after_the_question(daemon, fake_llm, fake_twilio, burst):
 def prompt_for(fake_llm, newest: str) -> list[dict]:
     """The messages of the model request whose newest message is ``newest``."""
     return next(r["messages"] for r in fake_llm.requests
-                if r["messages"][-1]["content"] == newest)
+                if r["messages"][-1]["content"] == stamped(newest))
 
 
 @pytest.mark.parametrize("burst, rest", [
@@ -109,7 +109,8 @@ def test_help_in_a_burst_is_answered_and_the_rest_goes_on(daemon, fake_llm, fake
     burst_during_a_slow_turn(daemon, fake_llm, "what's downloading?", burst)
     assert fake_twilio.bodies() == [FIRST_ANSWER, HELP_TEXT, "Answer to: " + rest]
     assert [m["content"] for m in prompt_for(fake_llm, rest)[1:]] == [
-        "what's downloading?", FIRST_ANSWER, rest], "HELP is not shown to the model"
+        stamped("what's downloading?"), FIRST_ANSWER, stamped(rest)], \
+        "HELP is not shown to the model"
 
 
 @pytest.mark.parametrize("burst", [["Y", "what is new?"], ["yes", "Y"],

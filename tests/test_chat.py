@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from mediabot.cli import main
 from mediabot.store import db
 from tests.conftest import ADMIN
-from tests.support import write_config
+from tests.support import unstamped, write_config
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
@@ -39,7 +39,7 @@ def test_chat_answers_each_line_with_memory_and_no_log_lines(tmp_path, fake_llm)
                                           "bot> Your favourite is Alien."]
     assert result.stderr == "", "INFO lines (prompt built, turn ...) stay out of the dialogue"
     second = fake_llm.requests[1]["messages"]
-    assert any("I love Alien" == m.get("content") for m in second)
+    assert any("I love Alien" == unstamped(m["content"]) for m in second if m["role"] == "user")
     assert "Alex" in second[0]["content"], "talking as the configured user"
 
 

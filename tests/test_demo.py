@@ -12,6 +12,7 @@ import pytest
 import requests
 
 from mediabot.trial.sim.loopback import wait_for
+from tests.support import unstamped
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
@@ -202,5 +203,5 @@ def test_demo_serve_texts_on_whatsapp_a_line_typed_with_wa(tmp_path, fake_llm):
         process.send_signal(signal.SIGINT)
         process.wait(timeout=30)
     assert process.returncode == 0, process.stderr.read()
-    asked = [r["messages"][-1]["content"] for r in fake_llm.requests]
+    asked = [unstamped(r["messages"][-1]["content"]) for r in fake_llm.requests]
     assert asked == ["what's downloading?", "thanks"]

@@ -22,7 +22,7 @@ from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from tests.conftest import ADMIN
 from tests.fakes.openai import error_reply
-from tests.support import answered
+from tests.support import answered, stamped, unstamped
 
 
 @pytest.fixture
@@ -56,7 +56,7 @@ def test_recall_across_turns_seed_004(engine, alex, fake_llm):
     third = fake_llm.requests[2]
     contents = [m.get("content") or "" for m in non_system(third)]
     assert any("Alien" in c for c in contents[:-1]), "turn 1's fact is in turn 3's prompt"
-    assert contents[-1] == "What's my favourite film?"
+    assert contents[-1] == stamped("What's my favourite film?")
     assert sum("favourite film is Alien" in c for c in contents) == 1
 
 
@@ -76,11 +76,11 @@ def test_a_failure_after_a_parallel_tool_round_leaves_prompts_every_template_acc
     sent = non_system(fake_llm.requests[-1])
     assert [m["role"] for m in sent] == ["user", "assistant", "tool", "assistant", "tool",
                                          "assistant", "user"]
-    assert sent[0]["content"] == "what's downloading and what's coming?"
+    assert sent[0]["content"] == stamped("what's downloading and what's coming?")
     assert [m["tool_calls"][0]["function"]["arguments"] for m in sent[1:5:2]] == ["{}", "{}"]
     assert [m["name"] for m in sent[2:5:2]] == ["download_queue", "upcoming"]
     assert sent[5]["content"] == "Checking both.\n\n" + UNANSWERED_LINE
-    assert sent[6]["content"] == "hello?"
+    assert sent[6]["content"] == stamped("hello?")
     stored = history.get_history(alex, 20)
     assert stored[1]["content"] == "Checking both." and len(stored[1]["tool_calls"]) == 2
 
@@ -93,7 +93,7 @@ def test_model_error_then_recovery_leaves_no_orphans(engine, alex, fake_llm):
     assert engine.handle(alex, "add Dune please") == "Which Dune: 1984 or 2021?"
     request = fake_llm.requests[-1]
     users = [m for m in non_system(request) if m["role"] == "user"]
-    assert [m["content"] for m in users] == ["add Dune please"], \
+    assert [m["content"] for m in users] == [stamped("add Dune please")], \
         "the failed turn's message was pruned"
     stored = [m["content"] for m in history.get_history(alex, 10) if m["role"] == "user"]
     assert stored == ["add Dune", "add Dune please"], "the user's message stayed stored"
@@ -248,7 +248,7 @@ class TestSummaries:
         turns = [r["messages"] for r in fake_llm.requests
                  if not r["messages"][0]["content"].startswith(SUMMARY_PROMPT)]
         last = turns[-1]   # evicted in blocks, a summary may be the very last request
-        assert last[-1]["content"] == "message 11"
+        assert last[-1]["content"] == stamped("message 11")
         assert "A summary of them: Alex likes sci-fi" in last[0]["content"]
         assert [m["role"] for m in last].count("system") == 1
         assert db.Message.select().count() == 26, "stored messages are never rewritten"
@@ -291,7 +291,7 @@ def test_a_refused_prompt_is_tried_once_more_as_the_smallest_prompt(engine, alex
     refused, smallest = fake_llm.requests[1:]
     assert len(non_system(refused)) == 3
     assert [m["role"] for m in smallest["messages"]] == ["system", "user"]
-    assert smallest["messages"][1]["content"] == "what's downloading?"
+    assert smallest["messages"][1]["content"] == stamped("what's downloading?")
     assert smallest.get("tools") == refused.get("tools")
     assert "model failed" not in caplog.text
     assert "refused the prompt (error: HTTP 500: Input should be a valid string)" in caplog.text
@@ -330,7 +330,7 @@ def test_a_history_the_server_cannot_take_does_not_stick(engine, alex, fake_llm)
         if len(non_system(body)) > 1:
             return error_reply(400, "After the optional system message, conversation roles "
                                     "must alternate user/assistant/user/assistant/...")
-        return f"answer to {body['messages'][-1]['content']}"
+        return f"answer to {unstamped(body['messages'][-1]['content'])}"
     fake_llm.set_responder(strict)
     for text in ("hello", "add Dune", "what's new?"):
         assert engine.handle(alex, text) == f"answer to {text}"

@@ -14,6 +14,7 @@ from mediabot.cli import main
 from mediabot.config import parse_config
 from mediabot.trial.evaluation import render_table, run_eval
 from mediabot.trial.tasks import TASKS, select
+from tests.support import unstamped
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
@@ -69,7 +70,7 @@ def scripted(scripts: dict):
     def respond(body):
         messages = body["messages"]
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
-        script = scripts[messages[last_user]["content"].strip().lower()]
+        script = scripts[unstamped(messages[last_user]["content"]).strip().lower()]
         step = script[sum(m["role"] == "tool" for m in messages[last_user:])]
         return step if isinstance(step, str) else [step]
     return respond

@@ -1,6 +1,7 @@
 """History: orphan pruning, sanitising, windowing, metrics, and the store functions."""
 
 import copy
+import datetime as dt
 import inspect
 import json
 import logging
@@ -22,6 +23,7 @@ from mediabot.conversation.prompt.history import (
     validate_messages,
 )
 from mediabot.store import db, migrations
+from mediabot.text.localtime import zone_named
 
 SYSTEM = "You are mediabot."
 
@@ -499,10 +501,28 @@ def test_messages_round_trip_through_the_store(alex):
            for m in msgs]
     history = get_history(alex, 10)
     assert [m["_id"] for m in history] == ids
-    assert [{k: v for k, v in m.items() if k != "_id" and v is not None} for m in history] == [
-        {k: v for k, v in m.items() if v is not None} for m in msgs]
+    assert [{k: v for k, v in m.items() if k not in ("_id", "_at") and v is not None}
+            for m in history] == [{k: v for k, v in m.items() if v is not None} for m in msgs]
+    assert [m["_at"] for m in history] == [db.Message.get_by_id(i).created_at for i in ids]
     assert db.Message.get_by_id(ids[1]).tool_calls == json.dumps(msgs[1]["tool_calls"])
     assert db.Message.get_by_id(ids[3]).prompt_tokens == 42
+
+
+def test_stored_user_texts_carry_the_local_time_they_were_received(alex):
+    """The hour and minute reach the model on the text itself, the same in every prompt, so
+    nothing before the newest text changes; replies and made-up messages carry none."""
+    at = dt.datetime(2026, 3, 29, 0, 59)                    # an hour before BST starts
+    save_message(alex, user("what's on tonight?"), at=at)
+    save_message(alex, reply("Slow Horses at 21:00."))
+    save_message(alex, user("and tomorrow?"), at=at + dt.timedelta(hours=1, minutes=2))
+    london = zone_named("Europe/London")
+    first = build_llm_messages(SYSTEM, get_history(alex, 10)[:1], zone=london)
+    later = build_llm_messages(SYSTEM, get_history(alex, 10), zone=london)
+    assert [m["content"] for m in later[1:]] == [
+        "[Sun 2026-03-29 00:59 GMT] what's on tonight?", "Slow Horses at 21:00.",
+        "[Sun 2026-03-29 03:01 BST] and tomorrow?"]
+    assert later[:2] == first
+    assert build_llm_messages(SYSTEM, [user("hi")], zone=london)[1]["content"] == "hi"
 
 
 def test_history_survives_reopening_the_database_file(database, alex):

@@ -21,14 +21,14 @@ pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips i
 DST_CHANGES = {
     # New York falls back on Sunday 1 November 2026 (06:00 UTC)
     "America/New_York": (dt.datetime(2026, 10, 29, 23, 30),
-                         "Thursday 29 October 2026, 19:30 EDT",
+                         "Thu 2026-10-29 19:30 EDT",
                          ["Sat 2026-10-31 19:30 EDT", "Sat 2026-11-07 18:30 EST"],
-                         "Thursday 05 November 2026, 18:30 EST"),
+                         "Thu 2026-11-05 18:30 EST"),
     # London springs forward on Sunday 29 March 2026 (01:00 UTC)
     "Europe/London": (dt.datetime(2026, 3, 26, 20, 0),
-                      "Thursday 26 March 2026, 20:00 GMT",
+                      "Thu 2026-03-26 20:00 GMT",
                       ["Sat 2026-03-28 20:00 GMT", "Sat 2026-04-04 21:00 BST"],
-                      "Thursday 02 April 2026, 21:00 BST"),
+                      "Thu 2026-04-02 21:00 BST"),
 }
 
 
@@ -43,16 +43,19 @@ def test_upcoming_and_now_are_in_the_households_zone_across_a_dst_change(
     fake_llm.enqueue_text("Slow Horses on Saturday.")
     engine.handle(alex, "what's on this week?")
     system = fake_llm.requests[0]["messages"][0]["content"]
-    today = said_now.split(",")[0]    # the day, never the minute: the prompt stays cached
-    assert f"Today is {today} (time zone {zone}); tools give times in this zone too." in system
+    assert (f"starts with the local time it was sent, in square brackets (time zone {zone}); "
+            "tools give times in this zone too.") in system
+    assert fake_llm.requests[0]["messages"][-1]["content"] == f"[{said_now}] what's on this week?"
     result = json.loads(fake_llm.requests[1]["messages"][-1]["content"])
     slow_horses = [e["airs"] for e in result["episodes"] if e["series"] == "Slow Horses"]
     assert slow_horses == airings
     clock.advance(days=7)
     fake_llm.enqueue_text("Nothing new.")
     engine.handle(alex, "anything else?")
-    assert f"Today is {week_later.split(',')[0]} (time zone {zone})" in fake_llm.requests[2][
-        "messages"][0]["content"]
+    later = fake_llm.requests[2]["messages"]
+    assert later[-1]["content"] == f"[{week_later}] anything else?"
+    assert later[1]["content"] == f"[{said_now}] what's on this week?"   # as it was first sent
+    assert later[0]["content"] == system     # the minute is in the texts: the prefix stays
 
 
 def test_library_status_gives_the_next_airing_in_the_households_zone(engine_for, fake_llm,

@@ -8,9 +8,9 @@ without the server: the real engine answers the bench's 30-text evening (the clo
 server renders each request through a vendored chat template. The share of each rendered
 prompt that the previous one already held (in characters, a stand-in for tokens) must meet
 the issue's target at a text's first request (>= 90%, median), and comes close to the others
-(the bench measures those in the server's tokens): after a tool result >= 93% (median; the
-result itself is new) and >= 85% over all requests together (each block eviction rewrites
-the pruned line, which Qwen's template renders before the tools).
+(the bench measures those in the server's tokens): after a tool result >= 95% (median, the
+issue's target; the result itself is new) and >= 85% over all requests together (each
+block eviction rewrites the pruned line, which Qwen's template renders before the tools).
 """
 
 import json
@@ -69,5 +69,5 @@ def test_each_prompt_starts_with_the_one_before_it(engine_for, fake_llm, clock, 
         (after_tool if role == "tool" else first).append(share / len(rendered[index]))
     assert len(first) == 28 and len(after_tool) > 20
     assert statistics.median(first) >= 0.90, sorted(first)
-    assert statistics.median(after_tool) >= 0.93, [round(x, 3) for x in sorted(after_tool)]
+    assert statistics.median(after_tool) >= 0.95, [round(x, 3) for x in sorted(after_tool)]
     assert reused / total >= 0.85

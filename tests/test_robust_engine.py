@@ -11,7 +11,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.openai import Reply
-from tests.support import answered
+from tests.support import answered, stamped, unstamped
 
 
 @pytest.fixture
@@ -155,7 +155,7 @@ def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_f
     fake_llm.enqueue_text("ok")
     engine.handle(alex, "one more")
     seen = [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"]
-    first_seen = db.Message.get(db.Message.content == seen[0]).id
+    first_seen = db.Message.get(db.Message.content == unstamped(seen[0])).id
     unseen = first_seen - 1 - db.User.get_by_id(alex).summary_through
     assert 0 <= unseen < 10, "at most one summary interval is neither summarised nor sent"
 
@@ -231,7 +231,7 @@ def test_a_long_household_conversation(engine, alex, fake_llm, stack):
     said = [m.get("content") or "" for m in last["messages"]]
     assert "Removed The Office (2005) and deleted its files." in said
     assert said[-2:] == ["Removed The Office (2005) and deleted its files.",
-                         "what did we change today?"]
+                         stamped("what did we change today?")]
     assert "Waiting for this person's answer" not in said[0]
     assert all(len(m.get("tool_call_id", "")) <= 40 for m in last["messages"])
     assert history.estimate_tokens(last["messages"]) <= 4000

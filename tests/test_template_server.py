@@ -13,6 +13,7 @@ import pytest
 from mediabot.conversation.engine import APOLOGIES, APOLOGY, STUCK_REPLY
 from mediabot.conversation.prompt import history
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
+from tests.support import stamped
 
 # (what Alex texts, the model's tool calls for it, the model's reply after the results)
 EVENING = [
@@ -74,7 +75,7 @@ def test_a_household_evening_through_a_real_template(engine, alex, fake_llm, tem
     assert "Earlier messages were pruned" in "".join(fake_llm.rendered), "the window evicted"
     after_failure = fake_llm.rendered[next(i for i, r in enumerate(fake_llm.requests)
                                            if r["messages"][-1]["content"]
-                                           == EVENING[FAILED_TURN + 1][0])]
+                                           == stamped(EVENING[FAILED_TURN + 1][0]))]
     assert EVENING[FAILED_TURN + 1][0] in after_failure, "the newest text reaches the model"
     for request in fake_llm.requests:
         history.validate_messages(request["messages"])

@@ -6,7 +6,7 @@ from mediabot.messaging.turn import RATE_LIMIT_REPLY
 from mediabot.messaging.worker import UNKNOWN_SENDER_REPLY
 from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER, sign
-from tests.support import URL, params, settle, text
+from tests.support import URL, params, settle, stamped, text, unstamped
 
 
 @pytest.fixture
@@ -123,7 +123,7 @@ def test_messages_during_a_turn_are_joined_into_the_next(daemon, client, fake_ll
     settle(daemon)
     assert len(fake_llm.requests) == 2
     last_user = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "user"][-1]
-    assert last_user["content"] == "the 2021 one\nin 4K"
+    assert last_user["content"] == stamped("the 2021 one\nin 4K")
     assert len(fake_twilio.sent) == 2
 
 
@@ -140,7 +140,7 @@ def test_rate_limit_sends_one_polite_sms_and_calls_no_model(daemon_for, fake_llm
 
 def test_member_and_admin_are_processed_in_parallel_without_mixing(daemon, client, fake_llm,
                                                                    fake_twilio):
-    fake_llm.set_responder(lambda body: "for " + body["messages"][-1]["content"])
+    fake_llm.set_responder(lambda body: "for " + unstamped(body["messages"][-1]["content"]))
     text(client, "alex here")
     text(client, "sam here", sender=MEMBER)
     settle(daemon)

@@ -16,7 +16,7 @@ from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes import arr_webhooks as arr
-from tests.support import SANDBOX, SECRET, THREE, basic, last_tool_result, settle, text
+from tests.support import SANDBOX, SECRET, THREE, basic, last_tool_result, settle, stamped, text
 
 READY_TEMPLATE = "HX" + "a" * 32
 
@@ -60,7 +60,8 @@ def test_one_person_on_sms_and_whatsapp_is_one_history_and_one_quota(
     assert reply["body"] == "*Added* Dune: Part Three 🎬 — I'll tell you when it's ready."
     assert stack.has("movie", THREE)
     seen = [m["content"] for m in fake_llm.requests[-2]["messages"] if m["role"] == "user"]
-    assert seen == ["hello", "add dune part three"], "one history across both channels"
+    assert seen == [stamped("hello"), stamped("add dune part three")], \
+        "one history across both channels"
 
     fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": 653664})])
     fake_llm.enqueue_text("Sorry, that's over this week's limit.")

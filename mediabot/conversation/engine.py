@@ -103,7 +103,7 @@ class Engine:
             if onboarding is not None:
                 return Answer(note + onboarding, user)
         else:
-            history.save_message(user.id, {"role": "user", "content": incoming.text})
+            history.save_message(user.id, {"role": "user", "content": incoming.text}, at=now)
         reply, frame = run_model_turn(self.services, user, incoming.text, note=note,
                                       inbox_id=incoming.inbox_id)
         return Answer(reply, user, frame)
@@ -137,7 +137,7 @@ class Engine:
             return
         frame = answer.frame or build_frame(self.services, answer.user)
         summarizer.update(answer.user, system_prompt=frame.system,
-                          reserved_tokens=frame.reserved)
+                          reserved_tokens=frame.reserved, zone=frame.zone)
 
     # -- confirmations, approvals, onboarding -------------------------------------------
 
@@ -158,7 +158,8 @@ class Engine:
 
     def _exchange(self, user: db.User, text: str, reply: str) -> str:
         """Store a user message and mediabot's own (not the model's) answer to it."""
-        history.save_message(user.id, {"role": "user", "content": text})
+        history.save_message(user.id, {"role": "user", "content": text},
+                             at=self.services.clock())
         history.save_message(user.id, {"role": "assistant", "content": reply})
         return reply
 
@@ -212,7 +213,8 @@ class Engine:
                     for m in recent)
         if not asked:
             return self._exchange(user, text, ONBOARDING_QUESTION)
-        history.save_message(user.id, {"role": "user", "content": text})
+        history.save_message(user.id, {"role": "user", "content": text},
+                             at=self.services.clock())
         name = extract_name(text) if recent[-1].get("content") == ONBOARDING_QUESTION else None
         if name:
             set_display_name(user, name)

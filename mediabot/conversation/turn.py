@@ -82,6 +82,7 @@ class Frame(NamedTuple):
     schemas: list[dict]
     reserved: int        # the schemas' estimated tokens
     system: str
+    zone: dt.tzinfo      # the household's: each user message shows its time in it
 
 
 def approvals_on(services: Services, user: db.User) -> bool:
@@ -102,13 +103,13 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
     zone = services.config.server.zone
     system = build_system_prompt(
-        user.display_name, dropped=dropped or None, today=as_local(services.clock(), zone),
+        user.display_name, dropped=dropped or None, zone=zone,
         tools=list(tools),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     rules = services.rules
     waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
-    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""))
+    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone)
 
 
 def tool_context(services: Services, user: db.User) -> ToolContext:
@@ -218,8 +219,11 @@ class ModelTurn:
 
     def shrink(self, text: str) -> None:
         """From now on the prompt is only the system prompt, the newest user message and what
-        this turn records after it: the smallest prompt a server should take."""
-        self.history = [{"role": "user", "content": text}]
+        this turn records after it: the smallest prompt a server should take. The stored
+        message keeps its time stamp."""
+        stored = [m for m in self.history if m["role"] == "user"][-1:]
+        self.history = stored if stored and stored[0]["content"] == text else [
+            {"role": "user", "content": text}]
         self.minimal = True
 
     def build(self):
@@ -229,7 +233,8 @@ class ModelTurn:
                                       max_messages=h.max_messages,
                                       max_tokens=calibration.estimate_budget(
                                           h.max_context_tokens, self.ratio),
-                                      summary=summary, reserved_tokens=self.frame.reserved)
+                                      summary=summary, reserved_tokens=self.frame.reserved,
+                                      zone=self.frame.zone)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}

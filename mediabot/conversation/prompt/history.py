@@ -29,10 +29,12 @@ again, so the order is: what never changes first (the system prompt, then the to
 which most templates render right after it, in the catalog's order), what changes rarely
 next (the pruned line or summary, and notes: they change only when a block is evicted, the
 tools listed in a fixed first-use order), the conversation last. Nothing that changes each
-text comes before it: the system prompt names the day, never the minute. The window's start
-is replayed from the fetched history (``recent_history``, whose first row moves only in
-steps), so it moves only at a block eviction; a stored call keeps its prompt id (derived from
-its row) for as long as it is in the window. bench/prompt_cache.py measures this on a real
+text comes before it: the system prompt names no date or time; each user message starts with
+the local time it was received (``stamp_times``), rendered from its stored row, so the same
+in every later prompt. The window's start is replayed from the fetched history
+(``recent_history``, whose first row moves only in steps), so it moves only at a block
+eviction; a stored call keeps its prompt id (derived from its row) for as long as it is in
+the window. bench/prompt_cache.py measures this on a real
 llama-server; tests/test_prompt_cache.py holds it on rendered templates.
 
 The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
@@ -72,6 +74,7 @@ are. The result always passes ``validate_messages`` (OpenAI's rules and the port
 a failure there is a bug and raises.
 """
 
+import datetime as dt
 import itertools
 import json
 import logging
@@ -90,6 +93,7 @@ from mediabot.conversation.prompt.shape import (
     portable_arguments,
     sanitise,
     shape,
+    stamp_times,
 )
 from mediabot.store import db
 
@@ -183,25 +187,27 @@ def validate_messages(messages: list[dict]) -> None:
 
 
 def build_llm_messages(system_prompt: str, history: list[dict], *, max_messages: int = 20,
-                       max_tokens: int = 4000, summary: str | None = None) -> list[dict]:
+                       max_tokens: int = 4000, summary: str | None = None,
+                       zone: dt.tzinfo | None = None) -> list[dict]:
     """The OpenAI ``messages`` list for ``history``; see ``build_prompt``."""
     return build_prompt(system_prompt, history, max_messages=max_messages,
-                        max_tokens=max_tokens, summary=summary).messages
+                        max_tokens=max_tokens, summary=summary, zone=zone).messages
 
 
 def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int = 20,
                  max_tokens: int = 4000, summary: str | None = None,
-                 reserved_tokens: int = 0) -> Prompt:
+                 reserved_tokens: int = 0, zone: dt.tzinfo | None = None) -> Prompt:
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
     the estimate of the whole prompt, counting the system message with its notes and
     ``reserved_tokens`` (the tool schemas). The newest user message and what follows it are
-    kept even when they alone exceed both caps. Logs the metrics, a warning above 80% of the
-    budget and a warning for consecutive same-role messages in the stored history. Raises
-    ValueError only on a bug (an invalid result).
+    kept even when they alone exceed both caps. With ``zone``, each stored user message
+    starts with the local time it was received (``stamp_times``). Logs the metrics, a
+    warning above 80% of the budget and a warning for consecutive same-role messages in the
+    stored history. Raises ValueError only on a bug (an invalid result).
     """
-    pruned = prune_orphaned_user_messages(history)
+    pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
     units, left_out, bridged = shape(clean)
@@ -331,23 +337,26 @@ def _log_prompt(metrics: Metrics, history: list[dict]) -> None:
 
 # ---------------------------------------------------------------------------- thin store
 
-def save_message(user_id, message: dict, *, prompt_tokens: int | None = None) -> int:
+def save_message(user_id, message: dict, *, prompt_tokens: int | None = None,
+                 at: dt.datetime | None = None) -> int:
     """Store one OpenAI-shaped message for a user; return its row id.
 
-    ``tool_calls`` is stored as JSON text (an empty list as NULL). Raises peewee errors when
-    the user does not exist or the database is not open.
+    ``tool_calls`` is stored as JSON text (an empty list as NULL). ``at``: when it was
+    received (naive UTC, from the caller's clock), else now; the prompt shows it on user
+    messages. Raises peewee errors when the user does not exist or the database is not open.
     """
     calls = message.get("tool_calls")
     row = db.Message.create(
         user=user_id, role=message["role"], content=message.get("content"),
         tool_calls=json.dumps(calls) if calls else None,
         tool_call_id=message.get("tool_call_id"), name=message.get("name"),
-        prompt_tokens=prompt_tokens)
+        prompt_tokens=prompt_tokens, created_at=at or db.utcnow())
     return row.id
 
 
 def get_history(user_id, limit: int) -> list[dict]:
-    """The user's newest ``limit`` messages, oldest first, each with its row id as ``_id``.
+    """The user's newest ``limit`` messages, oldest first, each with its row id as ``_id``
+    and the time it was stored (naive UTC) as ``_at``.
 
     Reads ``ORDER BY id DESC LIMIT n`` on the (user, id) index, so the cost does not grow
     with the number of stored rows. Unreadable tool_calls JSON is logged and left out (the
@@ -355,7 +364,8 @@ def get_history(user_id, limit: int) -> list[dict]:
     """
     query = (db.Message
              .select(db.Message.id, db.Message.role, db.Message.content,
-                     db.Message.tool_calls, db.Message.tool_call_id, db.Message.name)
+                     db.Message.tool_calls, db.Message.tool_call_id, db.Message.name,
+                     db.Message.created_at)
              .where(db.Message.user == user_id)
              .order_by(db.Message.id.desc())
              .limit(limit)
@@ -378,8 +388,8 @@ def recent_history(user_id, limit: int) -> list[dict]:
     return get_history(user_id, total - skip)
 
 
-def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name) -> dict:
-    message = {"role": role, "content": content, "_id": row_id}
+def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name, at) -> dict:
+    message = {"role": role, "content": content, "_id": row_id, "_at": at}
     if tool_calls:
         try:
             message["tool_calls"] = json.loads(tool_calls)

@@ -7,9 +7,12 @@ list of stored OpenAI-shaped dicts becomes a list of ``Unit`` (the prompt messag
 kept or evicted together, and the stored messages they stand for), never mutating its input.
 """
 
+import datetime as dt
 import itertools
 import json
 from dataclasses import dataclass, field
+
+from mediabot.text.localtime import local_text
 
 INTERRUPTED_RESULT = json.dumps(
     {"error": "interrupted: no result was recorded for this call, its outcome is unknown"})
@@ -187,6 +190,20 @@ def _text(content) -> str | None:
 
 def _private(message: dict) -> dict:
     return {k: v for k, v in message.items() if k.startswith("_")}
+
+
+def stamp_times(history: list[dict], zone: dt.tzinfo) -> list[dict]:
+    """User messages that carry the time they were received (``_at``, naive UTC as stored)
+    start with it in ``zone``, as tools give times: "[Sun 2026-11-22 18:33 GMT] hi".
+
+    The model learns the hour and minute from the message itself, never from the system
+    prompt, so what comes before the newest text stays the prompt a server last read; a
+    stored message renders the same in every later prompt. Messages without ``_at`` (made
+    up, not stored) and content that is not text pass as they are. Returns new dicts.
+    """
+    return [{**m, "content": f"[{local_text(m['_at'], zone)}] {m['content']}"}
+            if m.get("role") == "user" and m.get("_at") and isinstance(m.get("content"), str)
+            else m for m in history]
 
 
 # --------------------------------------------------------------------------- 3. shape

@@ -7,6 +7,7 @@ the last message it covers. A failed call keeps the old summary (plain eviction 
 working).
 """
 
+import datetime as dt
 import logging
 
 from mediabot.config import HistoryConfig
@@ -27,14 +28,16 @@ class Summarizer:
         self.every = every
         self._failed_through: dict[int, int] = {}   # user -> newest message a failed try saw
 
-    def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0) -> bool:
+    def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0,
+               zone: dt.tzinfo | None = None) -> bool:
         """Summarise newly evicted messages if there are enough; True when it did.
 
-        ``system_prompt`` and ``reserved_tokens`` (the tool schemas) are what the turn's
-        prompt counts against the budget, so "evicted" means what the model no longer sees.
+        ``system_prompt``, ``reserved_tokens`` (the tool schemas) and ``zone`` (the time
+        stamps on user messages) are what the turn's prompt counts against the budget, so
+        "evicted" means what the model no longer sees.
         """
         user_id = user.id
-        fresh = self._newly_evicted(user, system_prompt, reserved_tokens)
+        fresh = self._newly_evicted(user, system_prompt, reserved_tokens, zone)
         failed_through = self._failed_through.get(user_id, 0)
         if len(fresh) < self.every or sum(m["_id"] > failed_through for m in fresh) < self.every:
             return False
@@ -51,12 +54,13 @@ class Summarizer:
                  fresh[-1]["_id"])
         return True
 
-    def _newly_evicted(self, user: db.User, system_prompt: str,
-                       reserved_tokens: int) -> list[dict]:
+    def _newly_evicted(self, user: db.User, system_prompt: str, reserved_tokens: int,
+                       zone: dt.tzinfo | None) -> list[dict]:
         rows = history.recent_history(user.id, self.config.fetch_limit)
         prompt = history.build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
                                       max_tokens=self.config.max_context_tokens,
-                                      summary=user.summary, reserved_tokens=reserved_tokens)
+                                      summary=user.summary, reserved_tokens=reserved_tokens,
+                                      zone=zone)
         first_kept = prompt.metrics.first_kept_id
         through = user.summary_through or 0
         return [m for m in rows

@@ -34,6 +34,10 @@ Guidelines:
 - If a tool fails, say what went wrong in a few plain words and what to try next.
 - Only talk about the media server; politely decline anything else."""
 
+STAMP_RULE = ("Each text from the person starts with the local time it was sent, in square "
+              "brackets (time zone {zone}); tools give times in this zone too. Do not start "
+              "your replies with a time.")
+
 
 def _capabilities(tools, missing=()) -> str:
     """The "You can" list for the tools offered, and a line for each service not set up."""
@@ -48,25 +52,26 @@ def _capabilities(tools, missing=()) -> str:
 
 
 def build_system_prompt(display_name: str | None = None, *, dropped: str | None = None,
-                        today: dt.datetime | None = None, tools=None, missing=()) -> str:
+                        zone: dt.tzinfo | None = None, tools=None, missing=()) -> str:
     """The system prompt personalised with the user's name and any question just dropped.
 
     Nothing in it changes from one text to the next, so a server's prompt cache reuses it
-    and the tool schemas rendered after it: it names the day, never the minute (a clock line
-    here made a local server read the whole prompt again on every text). The model never
-    runs while a removal waits for its Y (the next text either answers it or lets it lapse),
-    so ``dropped`` is the line that told the person it lapsed. ``today``: an aware datetime
-    in the household's zone. ``tools``: names of the tools this person is offered (None: all
-    of them); ``missing``: "Sonarr" and/or "Radarr" when not configured, so the model says
+    and the tool schemas rendered after it: it names no date or time (a clock line here made
+    a local server read the whole prompt again on every text); each of the person's texts
+    carries the time it was received instead (``history.build_prompt``'s ``zone``). The
+    model never runs while a removal waits for its Y (the next text either answers it or lets
+    it lapse), so ``dropped`` is the line that told the person it lapsed. ``zone``: the
+    household's time zone, named in the rule that explains those stamps. ``tools``: names of
+    the tools this person is offered (None: all of them); ``missing``: "Sonarr" and/or
+    "Radarr" when not configured, so the model says
     so instead of guessing.
     """
     names = [name for name, _ in CAPABILITIES] if tools is None else tools
     parts = [INTRO, _capabilities(names, missing), GUIDELINES]
     if display_name:
         parts.append(f"You are talking with {display_name}; use their name now and then.")
-    if today is not None:
-        parts.append(f"Today is {today:%A %d %B %Y} (time zone {zone_label(today.tzinfo)}); "
-                     "tools give times in this zone too.")
+    if zone is not None:
+        parts.append(STAMP_RULE.format(zone=zone_label(zone)))
     if dropped:
         parts.append("Their text did not answer mediabot's removal question, so nothing was "
                      "removed and the person has been told: \"" + dropped.strip() + "\" Answer "
