@@ -30,7 +30,7 @@ from mediabot.arr.tools import ToolError, get_tool, run_tool
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.incoming import Incoming, read_text
-from mediabot.conversation.prompt import history
+from mediabot.conversation.prompt import calibration, history
 from mediabot.conversation.turn import (  # noqa: F401
     APOLOGIES,
     APOLOGY,
@@ -129,15 +129,19 @@ class Engine:
         """Work that must not delay the reply: the rolling summary, when turned on.
 
         The summary must cover what the turn's prompt evicts, so it is told the system
-        prompt and tool schemas the turn counted against the budget: the turn's own frame,
-        built here only when no model turn ran.
+        prompt and tool schemas the turn counted against the budget (the turn's own frame,
+        built here only when no model turn ran) and the budget the next turn will cut at,
+        in the server's tokens (``calibration``).
         """
         summarizer = self.services.summarizer   # set only when [history] summaries is on
         if summarizer is None:
             return
         frame = answer.frame or build_frame(self.services, answer.user)
+        config = self.services.config
+        budget = calibration.estimate_budget(config.history.max_context_tokens,
+                                             calibration.ratio_for(config.llm.model))
         summarizer.update(answer.user, system_prompt=frame.system,
-                          reserved_tokens=frame.reserved, zone=frame.zone)
+                          reserved_tokens=frame.reserved, zone=frame.zone, max_tokens=budget)
 
     # -- confirmations, approvals, onboarding -------------------------------------------
 

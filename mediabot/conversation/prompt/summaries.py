@@ -29,15 +29,17 @@ class Summarizer:
         self._failed_through: dict[int, int] = {}   # user -> newest message a failed try saw
 
     def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0,
-               zone: dt.tzinfo | None = None) -> bool:
+               zone: dt.tzinfo | None = None, max_tokens: int | None = None) -> bool:
         """Summarise newly evicted messages if there are enough; True when it did.
 
         ``system_prompt``, ``reserved_tokens`` (the tool schemas) and ``zone`` (the time
-        stamps on user messages) are what the turn's prompt counts against the budget, so
-        "evicted" means what the model no longer sees.
+        stamps on user messages) are what the turn's prompt counts against the budget, and
+        ``max_tokens`` that budget (the calibrated one; ``[history] max_context_tokens`` when
+        not given), so "evicted" means what the model no longer sees.
         """
         user_id = user.id
-        fresh = self._newly_evicted(user, system_prompt, reserved_tokens, zone)
+        budget = self.config.max_context_tokens if max_tokens is None else max_tokens
+        fresh = self._newly_evicted(user, system_prompt, reserved_tokens, zone, budget)
         failed_through = self._failed_through.get(user_id, 0)
         if len(fresh) < self.every or sum(m["_id"] > failed_through for m in fresh) < self.every:
             return False
@@ -55,10 +57,10 @@ class Summarizer:
         return True
 
     def _newly_evicted(self, user: db.User, system_prompt: str, reserved_tokens: int,
-                       zone: dt.tzinfo | None) -> list[dict]:
+                       zone: dt.tzinfo | None, budget: int) -> list[dict]:
         rows = history.recent_history(user.id, self.config.fetch_limit)
         prompt = history.build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
-                                      max_tokens=self.config.max_context_tokens,
+                                      max_tokens=budget,
                                       summary=user.summary, reserved_tokens=reserved_tokens,
                                       zone=zone)
         first_kept = prompt.metrics.first_kept_id
