@@ -55,3 +55,11 @@ def test_the_ratio_is_a_clamped_running_mean(reports, expected):
 def test_the_budget_in_estimated_tokens(database):
     assert calibration.estimate_budget(4000, 1.0) == 4000
     assert calibration.estimate_budget(4000, 1.25) == 3200
+
+
+def test_the_budget_holds_still_while_the_ratio_drifts_within_a_step():
+    """The running mean moves after every turn; the window's cut (and so the cached prefix)
+    must not move with it, and the budget never exceeds the server's."""
+    budgets = {calibration.estimate_budget(4000, ratio) for ratio in (1.26, 1.28, 1.3, 1.37)}
+    assert budgets == {round(4000 / 1.375)}
+    assert all(calibration.estimate_budget(4000, r) * r <= 4000 for r in (1.01, 1.26, 2.9))

@@ -8,7 +8,10 @@ not sent). After each model turn, the server's ``usage.prompt_tokens`` over our 
 the same prompt moves a per-model ratio, an exponentially weighted mean (one odd prompt moves
 it little; a new model is learnt within a few texts), clamped to ``[MIN_RATIO, MAX_RATIO]``
 so a server reporting nonsense can neither shrink the window to nothing nor open it wide.
-The window is then cut at ``max_context_tokens / ratio`` estimated tokens.
+The window is then cut at ``max_context_tokens / ratio`` estimated tokens, with the ratio
+rounded up to a step of ``STEP``: the running mean moves a little after every turn, and a
+budget that moved with it would move the window's start, and so the prompt's cached prefix,
+on every text (the prompt layout in ``history``). Rounding up keeps within the server's budget.
 
 A server that reports no usage leaves the ratio alone (1 until it ever reports). The ratio is
 stored per model name, so switching models starts that model's own.
@@ -16,12 +19,14 @@ stored per model name, so switching models starts that model's own.
 
 import datetime as dt
 import logging
+import math
 
 from mediabot.store import db
 
 log = logging.getLogger(__name__)
 
 WEIGHT = 0.3                 # of each new turn's ratio in the running mean
+STEP = 0.125                 # the budget moves only when the ratio crosses a step
 MIN_RATIO, MAX_RATIO = 0.5, 3.0
 
 
@@ -39,8 +44,10 @@ def updated_ratio(previous: float | None, estimated: int, reported: int) -> floa
 
 
 def estimate_budget(max_tokens: int, ratio: float) -> int:
-    """The budget in estimated tokens that is ``max_tokens`` of the server's."""
-    return max(1, round(max_tokens / ratio))
+    """The budget in estimated tokens that is ``max_tokens`` of the server's (the ratio
+    rounded up to a ``STEP``, so the budget holds still while the ratio does)."""
+    stepped = math.ceil(round(ratio / STEP, 6)) * STEP
+    return max(1, round(max_tokens / stepped))
 
 
 def ratio_for(model: str) -> float:
