@@ -78,6 +78,17 @@ def test_outside_the_window_an_approval_request_waits_for_the_admins_next_messag
     never_refused(fake_twilio)
 
 
+def assert_notice_went_as(fake_twilio, mode: str) -> None:
+    """The download notice was the last send: the ready template with the notice as
+    ``{{1}}``, or the notice by SMS to Sam's number."""
+    sent = last_sent(fake_twilio)
+    if mode == "template":
+        assert sent["content_sid"] == READY_TEMPLATE
+        assert json.loads(sent["content_variables"]) == {"1": NOTICE}
+    else:
+        assert (sent["to"], sent["body"]) == (MEMBER, NOTICE)
+
+
 @pytest.mark.parametrize("mode", ["template", "sms", "wait"])
 def test_a_63016_where_we_thought_the_window_open_goes_the_configured_way(
         household, fake_llm, fake_twilio, clock, mode):
@@ -89,11 +100,8 @@ def test_a_63016_where_we_thought_the_window_open_goes_the_configured_way(
     fake_twilio.open_window(MEMBER, at=time.time() - 25 * 3600)
     dune_is_ready(daemon, clock)
     assert refused(fake_twilio) == 1
-    if mode == "template":
-        assert last_sent(fake_twilio)["content_sid"] == READY_TEMPLATE
-        assert json.loads(last_sent(fake_twilio)["content_variables"]) == {"1": NOTICE}
-    elif mode == "sms":
-        assert (last_sent(fake_twilio)["to"], last_sent(fake_twilio)["body"]) == (MEMBER, NOTICE)
+    if mode in ("template", "sms"):
+        assert_notice_went_as(fake_twilio, mode)
     else:
         daemon.sender.deliver_due(clock() + dt.timedelta(hours=2))
         assert fake_twilio.bodies() == ["Hi!"] and refused(fake_twilio) == 1, \
@@ -150,11 +158,8 @@ def test_a_63016_reported_after_twilio_accepted_the_notice_sends_it_the_configur
                       to="whatsapp:" + MEMBER)
     assert response.status_code == 204
     daemon.sender.deliver_due(clock() + dt.timedelta(minutes=5))
-    if mode == "template":
-        assert last_sent(fake_twilio)["content_sid"] == READY_TEMPLATE
-        assert json.loads(last_sent(fake_twilio)["content_variables"]) == {"1": NOTICE}
-    elif mode == "sms":
-        assert (last_sent(fake_twilio)["to"], last_sent(fake_twilio)["body"]) == (MEMBER, NOTICE)
+    if mode in ("template", "sms"):
+        assert_notice_went_as(fake_twilio, mode)
     else:
         assert fake_twilio.bodies() == ["Hi!", NOTICE], "not sent again until Sam writes"
         fake_llm.enqueue_text("Not much.")
