@@ -19,6 +19,7 @@ from urllib.parse import urlparse
 
 from mediabot.store.db import Role
 from mediabot.text.envfile import parse_env_file
+from mediabot.text.language import problem as language_problem
 from mediabot.text.localtime import zone_named
 from mediabot.text.masking import mask_url_secrets
 from mediabot.text.phones import (
@@ -34,6 +35,7 @@ DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
 ENV_FILE = "env"   # beside the config: MEDIABOT_*=... lines, systemd's EnvironmentFile=
+ACCENTS = ("fold", "keep")
 ROLES = tuple(role.value for role in Role)   # plain strings, for click.Choice
 SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
 FILE_SUFFIX = "_file"   # <secret>_file names a file holding the secret
@@ -144,6 +146,10 @@ class SmsConfig:
     rate_limit_per_hour: int = 30
     default_region: str = DEFAULT_REGION    # how numbers written without +country are read
     posters: bool = False
+    language: str = "en"    # a BCP 47 tag with a catalog in mediabot/locales (text.language)
+    # Letters outside GSM-7 ("á", "ç", "ã") in an SMS: "fold" them to their GSM-7 neighbours
+    # (160 characters a segment) or "keep" them (the text goes as UCS-2, 70 a segment).
+    accents: str = "fold"
 
 
 @dataclass(frozen=True)
@@ -169,6 +175,7 @@ class UserConfig:
     name: str = ""
     role: str = Role.MEMBER
     channel: str = ""     # "sms" or "whatsapp" for notices; "": the one they used last
+    language: str = ""    # a BCP 47 tag; "": the household's [sms] language
 
 
 @dataclass(frozen=True)
@@ -536,10 +543,10 @@ def _build_users(entries, source: str, problems: list[str],
         if not isinstance(entry, dict):
             problems.append(f"{where} must be a table with phone, name, role")
             continue
-        unknown = set(entry) - {"phone", "name", "role", "channel"}
+        unknown = set(entry) - {"phone", "name", "role", "channel", "language"}
         if unknown:
             problems.append(f"{where}: {', '.join(sorted(unknown))} is not a known key; "
-                            "known keys are phone, name, role, channel")
+                            "known keys are phone, name, role, channel, language")
         phone = entry.get("phone")
         if not isinstance(phone, str):
             problems.append(f"{where}: phone = {phone!r} must be a string, e.g. "
@@ -567,7 +574,12 @@ def _build_users(entries, source: str, problems: list[str],
             problems.append(f"{where}: channel = {channel!r} is not a channel; use \"sms\" "
                             "or \"whatsapp\", or leave it out for the one they used last")
             continue
-        users.append(UserConfig(phone=phone, name=name.strip(), role=role, channel=channel))
+        language = entry.get("language", "")
+        if language != "" and (why := language_problem(language)):
+            problems.append(f"{where}: language = {why}")
+            continue
+        users.append(UserConfig(phone=phone, name=name.strip(), role=role, channel=channel,
+                                language=language))
     return tuple(users)
 
 
@@ -589,6 +601,7 @@ def _validate(config: Config, source: str, require_twilio: bool,
     problems += _validate_history(config.history, source)
     problems += _validate_timezone(config.server, source)
     problems += _validate_region(config.sms, source)
+    problems += _validate_language(config.sms, source)
     for name in OPTIONAL_SECTIONS:
         problems += _validate_arr(name, getattr(config, name), source, require_arr_keys)
     if 0 < config.llm.max_reply_tokens < MIN_REPLY_TOKENS:
@@ -682,6 +695,17 @@ def _validate_model_set(llm: LLMConfig, source: str) -> list[str]:
     return [f"{source}: [llm] api_key is required for OpenAI ({llm.base_url}); set it (or "
             "MEDIABOT_LLM_API_KEY), or point [llm] base_url and model at your own model "
             "server, e.g. \"http://localhost:11434/v1\""]
+
+
+def _validate_language(sms: SmsConfig, source: str) -> list[str]:
+    problems = []
+    if why := language_problem(sms.language):
+        problems.append(f"{source}: [sms] language = {why}")
+    if sms.accents not in ACCENTS:
+        problems.append(f"{source}: [sms] accents = {sms.accents!r} is not a choice; use "
+                        "\"fold\" (GSM-7 neighbours, 160 characters a segment) or \"keep\" "
+                        "(UCS-2, 70 a segment)")
+    return problems
 
 
 def _validate_region(sms: SmsConfig, source: str) -> list[str]:

@@ -145,5 +145,7 @@ def test_the_wheel_holds_the_package_and_none_of_the_checkouts_private_files(tmp
     [wheel] = (tmp_path / "dist").glob("mediabot-*.whl")
     names = zipfile.ZipFile(wheel).namelist()
     assert "mediabot/cli.py" in names
+    assert {f"mediabot/locales/{code}/LC_MESSAGES/mediabot.po"
+            for code in ("es", "de", "fr", "pt", "nl")} <= set(names), "the catalogs ship"
     outside = [n for n in names if not n.startswith(("mediabot/", "mediabot-"))]
     assert outside == [], "only the package and its metadata are in the wheel"

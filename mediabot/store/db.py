@@ -83,6 +83,7 @@ class User(BaseModel):
     from_config = pw.BooleanField(default=False)
     created_at = pw.DateTimeField(default=utcnow)
     channel = pw.CharField(null=True)   # "sms" or "whatsapp" chosen for notices; NULL: last used
+    language = pw.CharField(null=True)  # a BCP 47 tag from [[users]]; NULL: [sms] language
 
     class Meta:
         table_name = "users"

@@ -229,10 +229,16 @@ def m013_token_calibration(db: pw.SqliteDatabase) -> None:
         updated_at DATETIME NOT NULL)""")
 
 
+def m014_user_language(db: pw.SqliteDatabase) -> None:
+    """Each user's language (a BCP 47 tag from ``[[users]]``); NULL: the household's."""
+    db.execute_sql("ALTER TABLE users ADD COLUMN language VARCHAR(35)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
-              m011_request_added_at, m012_channels, m013_token_calibration]
+              m011_request_added_at, m012_channels, m013_token_calibration,
+              m014_user_language]
 
 
 class StorageError(Exception):

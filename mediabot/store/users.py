@@ -5,8 +5,8 @@ from mediabot.store.db import Role, User, database
 
 
 def ensure_config_users(users) -> None:
-    """Write ``[[users]]`` into the users table: new ones added, name/role/channel changes
-    applied.
+    """Write ``[[users]]`` into the users table: new ones added, name/role/channel/language
+    changes applied.
 
     Users added by command are left alone; a config user later removed from the file keeps
     its row and history (it is only no longer marked as from the config).
@@ -17,10 +17,12 @@ def ensure_config_users(users) -> None:
             user, created = User.get_or_create(
                 phone=entry.phone,
                 defaults={"display_name": entry.name or None, "role": entry.role,
-                          "from_config": True, "channel": entry.channel or None})
+                          "from_config": True, "channel": entry.channel or None,
+                          "language": entry.language or None})
             if created:
                 continue
-            changes = {"role": entry.role, "from_config": True, "channel": entry.channel or None}
+            changes = {"role": entry.role, "from_config": True, "channel": entry.channel or None,
+                       "language": entry.language or None}
             if entry.name:
                 changes["display_name"] = entry.name
             User.update(changes).where(User.id == user.id).execute()
