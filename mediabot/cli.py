@@ -185,7 +185,7 @@ def _converse(engine, user: db.User, show_tools: bool = False) -> None:
         if not text:
             continue
         before = last_message_id(user.id) if show_tools else 0
-        answer = engine.answer(read_text(user, text))
+        answer = engine.answer(read_text(user, text, household=engine.config.sms.language))
         for activity in tool_activity(user.id, before) if show_tools else ():
             click.echo(activity)
         if answer.reply:

@@ -54,7 +54,7 @@ class Daemon:
         confirmation, history = self.config.confirmation, self.config.history
         return {
             "expire-confirmations": (
-                lambda: expire_confirmations(clock(), self._notify),
+                lambda: expire_confirmations(clock(), self._notify, self.config.sms.language),
                 confirmation.sweep_interval_seconds),
             "retry-outbox": (lambda: self.sender.deliver_due(clock()), OUTBOX_RETRY_SECONDS),
             "send-notices": (lambda: self.hooks.send_due(clock()), NOTICE_SECONDS),

@@ -21,20 +21,23 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.prompt import history
 from mediabot.store import db, users
+from mediabot.text.language import speaking
 
 log = logging.getLogger(__name__)
 PRUNE_BATCH = 500
 PRUNE_PAUSE_SECONDS = 0.01
 
 
-def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None]) -> int:
-    """Delete lapsed pending actions and tell each user theirs expired (also kept in history)."""
+def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None],
+                         household: str = "en") -> int:
+    """Delete lapsed pending actions and tell each user theirs expired (also kept in history),
+    in their language (theirs, else ``household``, the ``[sms] language``)."""
     expired = confirm.expire_due(now)
     for action in expired:
         user = users.find_user(action.user_id)
         if user is None:
             continue
-        notice = confirm.expiry_notice(action)
+        notice = confirm.expiry_notice(action, speaking(user.language, household))
         history.save_message(user.id, {"role": "assistant", "content": notice})
         notify(user, notice)
     return len(expired)

@@ -18,6 +18,10 @@ undelivered or failed lapses too (``drop_undelivered``): nothing is texted about
 to that phone would most likely fail the same way), but a line in the history says so, for
 the model and for ``mediabot history show``. Approvals follow the same rule
 (``household.decide``).
+
+The question and the notices are in the person's language (a ``Language`` the caller
+passes; English when none is): the question names the words that language answers with
+("Responde SÍ ... o NO"), and Y/N work in every language (``text.keywords``).
 """
 
 import datetime as dt
@@ -28,16 +32,20 @@ import re
 from mediabot.conversation.prompt import history
 from mediabot.mailbox import intake, sender
 from mediabot.store import db
+from mediabot.text.language import Language, load
 
 log = logging.getLogger(__name__)
 FAILED_DELIVERY = ("undelivered", "failed")
 WITHDRAWN = "withdrawn: the question lapsed before Twilio accepted it"
 
 
-def confirmation_text(question: str, ttl_seconds: int) -> str:
-    """The deterministic prompt mediabot (not the model) sends for a destructive action."""
+def confirmation_text(question: str, ttl_seconds: int, lang: Language | None = None) -> str:
+    """The deterministic prompt mediabot (not the model) sends for a destructive action,
+    in ``lang`` (English when None), naming the words that language accepts."""
     minutes = max(1, round(ttl_seconds / 60))
-    return f"{question} Reply Y to confirm or N to keep it (expires in {minutes} min)."
+    return (lang or load("en")).gettext(
+        "{question} Reply Y to confirm or N to keep it (expires in {minutes} min).",
+        question=question, minutes=minutes)
 
 
 def create_pending(user_id: int, function_name: str, arguments: dict, prompt_text: str, *,
@@ -132,22 +140,46 @@ def expire_due(now: dt.datetime) -> list[db.PendingAction]:
     return taken
 
 
-def _subject(action: db.PendingAction) -> str | None:
-    """"The Office (2005)" from the stored question "Remove The Office (2005) and ..."."""
-    match = re.match(r"Remove (.+?)(?: and delete| from the library|\?)", action.prompt_text)
-    return match.group(1) if match else None
+# The questions ``arr.tools`` asks (their catalog ids), read back for the title they name;
+# then the English rule every question stored before translations matches.
+QUESTIONS = ("Remove {title} and delete its {size} of files?",
+             "Remove {title} from the library, keeping its files?",
+             "Remove {title}? It has no files on disk.")
+ENGLISH_SUBJECT = re.compile(r"Remove (?P<title>.+?)(?: and delete| from the library|\?)")
 
 
-def expiry_notice(action: db.PendingAction) -> str:
-    """'Your request to remove X expired' from the stored question text."""
-    return f"Your request to remove {_subject(action) or 'that'} expired, so nothing was removed."
+def _subject(action: db.PendingAction, lang: Language) -> str | None:
+    """"The Office (2005)" from the stored question "Remove The Office (2005) and ...", as
+    ``lang``'s catalog or English writes it; None when none fits."""
+    for pattern in [*(_pattern(lang.catalog.gettext(q)) for q in QUESTIONS), ENGLISH_SUBJECT]:
+        if match := pattern.match(action.prompt_text):
+            return match.group("title")
+    return None
 
 
-def lapse_notice(action: db.PendingAction) -> str:
+def _pattern(template: str) -> re.Pattern:
+    """A question template as a regex: ``{title}`` captured, other fields anything."""
+    return re.compile(re.sub(r"\\\{(\w+)\\\}", lambda m: "(?P<title>.+?)"
+                             if m.group(1) == "title" else ".+?", re.escape(template)))
+
+
+def expiry_notice(action: db.PendingAction, lang: Language | None = None) -> str:
+    """'Your request to remove X expired', X from the stored question text."""
+    lang = lang or load("en")
+    what = _subject(action, lang)
+    if what is None:
+        return lang.gettext("Your request to remove that expired, so nothing was removed.")
+    return lang.gettext("Your request to remove {title} expired, so nothing was removed.",
+                        title=what)
+
+
+def lapse_notice(action: db.PendingAction, lang: Language | None = None) -> str:
     """The one line that tells the person their next text did not answer the question."""
-    what = _subject(action)
-    return (f"I've dropped the question about removing {what}." if what
-            else "I've dropped the removal question.")
+    lang = lang or load("en")
+    what = _subject(action, lang)
+    if what is None:
+        return lang.gettext("I've dropped the removal question.")
+    return lang.gettext("I've dropped the question about removing {title}.", title=what)
 
 
 def drop_undelivered(text: db.Outbox) -> db.PendingAction | None:
@@ -168,6 +200,6 @@ def drop_undelivered(text: db.Outbox) -> db.PendingAction | None:
 
 def undelivered_note(action: db.PendingAction) -> str:
     """The history line (never texted) for a question that did not reach the phone."""
-    what = _subject(action) or "that"
+    what = _subject(action, load("en")) or "that"
     return (f"(Not received: my question about removing {what} did not reach this phone, so "
             "I dropped it and nothing was removed. If they still want it removed, I ask again.)")

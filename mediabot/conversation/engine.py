@@ -18,6 +18,9 @@ lapse: the action is deleted, the reply starts with one line saying so, and the 
 handled as usual (keyword or model). So a "yes" to a question the model asked itself
 reaches the model, never a removal; a Y with nothing waiting goes to the model too (or gets
 the expiry notice when the action expired before the sweep ran).
+
+Every fixed text here is in the person's language (``speaking``: their ``[[users]]``
+language, else ``[sms] language``); the English constants below are those texts in English.
 """
 
 import datetime as dt
@@ -48,15 +51,30 @@ from mediabot.conversation.turn import (  # noqa: F401
 )
 from mediabot.store import db
 from mediabot.store.users import get_user, set_display_name
-from mediabot.text.keywords import ADMIN_HELP, HELP_TEXT, parse_answer
+from mediabot.text.keywords import help_text, parse_answer
+from mediabot.text.language import Language, load, speaking
 
 log = logging.getLogger(__name__)
 
-ONBOARDING_QUESTION = ("Hi! I'm the house media bot: I can find, add and check movies and "
-                       "shows for you. What should I call you?")
-RESET_REPLY = "Done - I've forgotten our conversation. What can I do for you?"
-NO_TEXT_REPLY = ("I can only read text, so I couldn't see what you sent. Please type what "
-                 "you'd like.")
+
+
+def onboarding_question(lang: Language) -> str:
+    return lang.gettext("Hi! I'm the house media bot: I can find, add and check movies and "
+                        "shows for you. What should I call you?")
+
+
+def reset_reply(lang: Language) -> str:
+    return lang.gettext("Done - I've forgotten our conversation. What can I do for you?")
+
+
+def no_text_reply(lang: Language) -> str:
+    return lang.gettext("I can only read text, so I couldn't see what you sent. Please type "
+                        "what you'd like.")
+
+
+ONBOARDING_QUESTION = onboarding_question(load("en"))
+RESET_REPLY = reset_reply(load("en"))
+NO_TEXT_REPLY = no_text_reply(load("en"))
 # Replies to "What should I call you?" that are not names (yes/no-like words are caught too).
 NOT_NAMES = frozenset({"hi", "hello", "hey", "thanks", "thank you", "thx", "ty", "lol", "what",
                        "why", "who", "huh", "idk", "hmm", "help", "help me", "anything",
@@ -83,7 +101,12 @@ class Engine:
 
     def handle(self, user_id: int, text: str) -> str:
         """A text typed at the terminal (or in a test), read here once: the reply."""
-        return self.answer(read_text(get_user(user_id), text)).reply
+        return self.answer(read_text(get_user(user_id), text,
+                                     household=self.config.sms.language)).reply
+
+    def language(self, user: db.User) -> Language:
+        """The language ``user`` is written to in: theirs, else the household's."""
+        return speaking(user.language, self.config.sms.language)
 
     def answer(self, incoming: Incoming) -> Answer:
         """Answer one incoming text: a waiting question's Y/N, a keyword, an admin's
@@ -92,9 +115,9 @@ class Engine:
         pending = confirm.active_pending(user.id, now)
         if pending and incoming.answer and confirm.answers(pending, incoming.inbox_id):
             return Answer(self._resolve(user, pending, incoming.answer, incoming.text), user)
-        if incoming.answer and not pending and (lapsed := self._lapsed(user.id, now)):
+        if incoming.answer and not pending and (lapsed := self._lapsed(user, now)):
             return Answer(self._exchange(user, incoming.text, lapsed), user)
-        note = self._let_lapse(user.id, pending) if pending else ""
+        note = self._let_lapse(user, pending) if pending else ""
         reply = self._keyword_reply(incoming, now)
         if reply is not None:
             return Answer(note + reply, user)
@@ -113,9 +136,9 @@ class Engine:
         / DENY 12; None for a text the model (or onboarding) reads."""
         user = incoming.user
         if not incoming.text.strip():
-            return NO_TEXT_REPLY   # nothing stored: there is nothing to remember
+            return no_text_reply(self.language(user))   # nothing stored: nothing to remember
         if incoming.keyword == "help":
-            return HELP_TEXT + (ADMIN_HELP if approvals_on(self.services, user) else "")
+            return help_text(self.language(user), admin=approvals_on(self.services, user))
         if incoming.keyword == "reset":
             return self._reset(user)
         rules = self.services.rules
@@ -158,7 +181,7 @@ class Engine:
     def _reset(self, user: db.User) -> str:
         removed = forget_conversation(user.id)
         log.info("user %s reset their conversation (%d messages removed)", user.id, removed)
-        return RESET_REPLY
+        return reset_reply(self.language(user))
 
     def _exchange(self, user: db.User, text: str, reply: str) -> str:
         """Store a user message and mediabot's own (not the model's) answer to it."""
@@ -167,7 +190,7 @@ class Engine:
         history.save_message(user.id, {"role": "assistant", "content": reply})
         return reply
 
-    def _let_lapse(self, user_id: int, pending: db.PendingAction) -> str:
+    def _let_lapse(self, user: db.User, pending: db.PendingAction) -> str:
         """The text was not an answer: drop the question; the line (and newline) that says so.
 
         An empty string when the sweep or another turn already took it.
@@ -175,36 +198,39 @@ class Engine:
         if not confirm.take_pending(pending):
             return ""
         log.info("user %s: the question about %s lapsed (not answered by the next text)",
-                 user_id, pending.function_name)
-        return confirm.lapse_notice(pending) + "\n"
+                 user.id, pending.function_name)
+        return confirm.lapse_notice(pending, self.language(user)) + "\n"
 
-    def _lapsed(self, user_id: int, now: dt.datetime) -> str | None:
+    def _lapsed(self, user: db.User, now: dt.datetime) -> str | None:
         """A Y/N to an action that expired before the sweep removed it: say so, run nothing."""
-        action = confirm.find_pending(user_id)
+        action = confirm.find_pending(user.id)
         if action is None or not confirm.take_pending(action):
             return None
-        log.info("user %s answered an expired confirmation", user_id)
-        return confirm.expiry_notice(action) + " Ask again if you still want it."
+        log.info("user %s answered an expired confirmation", user.id)
+        lang = self.language(user)
+        return (confirm.expiry_notice(action, lang) + " "
+                + lang.gettext("Ask again if you still want it."))
 
     def _resolve(self, user: db.User, pending: db.PendingAction, answer: str, text: str) -> str:
+        lang = self.language(user)
         if not confirm.take_pending(pending):
-            return self._exchange(user, text, "That request is no longer open, so nothing "
-                                              "was changed.")
+            return self._exchange(user, text, lang.gettext(
+                "That request is no longer open, so nothing was changed."))
         if answer == "no":
             log.info("user %s cancelled %s", user.id, pending.function_name)
-            return self._exchange(user, text, "OK, I kept it. Nothing was removed.")
+            return self._exchange(user, text, lang.gettext("OK, I kept it. Nothing was removed."))
         log.info("user %s confirmed %s", user.id, pending.function_name)
         return self._exchange(user, text, self._execute_confirmed(user, pending))
 
     def _execute_confirmed(self, user: db.User, pending: db.PendingAction) -> str:
-        tool = get_tool(pending.function_name)
+        tool, lang = get_tool(pending.function_name), self.language(user)
         allowed = {t.name for t in tools_for(self.services, user)}
         if tool is None or tool.name not in allowed:
-            return "Sorry, you're not allowed to do that, so nothing was removed."
+            return lang.gettext("Sorry, you're not allowed to do that, so nothing was removed.")
         result = run_tool(tool, tool_context(self.services, user), json.loads(pending.arguments))
         if result.error is not None:
-            return f"Sorry, that didn't work: {result.error}"
-        return result.message or "Done."
+            return lang.gettext("Sorry, that didn't work: {error}", error=result.error)
+        return result.message or lang.gettext("Done.")
 
     def _onboard(self, user: db.User, text: str) -> str | None:
         """Ask a nameless user for a name once; take their answer as the name if it fits.
@@ -213,26 +239,28 @@ class Engine:
         user's message already saved) once the answer has been read.
         """
         recent = history.get_history(user.id, self.config.history.fetch_limit)
-        asked = any(m["role"] == "assistant" and m.get("content") == ONBOARDING_QUESTION
-                    for m in recent)
+        lang = self.language(user)
+        question = onboarding_question(lang)
+        asked = any(m["role"] == "assistant" and m.get("content") == question for m in recent)
         if not asked:
-            return self._exchange(user, text, ONBOARDING_QUESTION)
+            return self._exchange(user, text, question)
         history.save_message(user.id, {"role": "user", "content": text},
                              at=self.services.clock())
-        name = extract_name(text) if recent[-1].get("content") == ONBOARDING_QUESTION else None
+        name = extract_name(text, lang.code) if recent[-1].get("content") == question else None
         if name:
             set_display_name(user, name)
             log.info("user %s gave their name", user.id)
         return None
 
 
-def extract_name(text: str) -> str | None:
-    """'I'm Sam' / 'Sam' / 'call me Jo Ann' -> the name; anything longer is not a name."""
+def extract_name(text: str, code: str = "en") -> str | None:
+    """'I'm Sam' / 'Sam' / 'call me Jo Ann' -> the name; anything longer is not a name, nor
+    is a yes or no in English or the language ``code`` ("Sí")."""
     match = NAME_PATTERN.match(text.strip())
     if not match:
         return None
     name = match.group(1).strip()
-    if len(name) > 30 or name.lower() in NOT_NAMES or parse_answer(name):
+    if len(name) > 30 or name.lower() in NOT_NAMES or parse_answer(name, code):
         return None
     return " ".join(part[:1].upper() + part[1:] for part in name.split())
 

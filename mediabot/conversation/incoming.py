@@ -5,12 +5,17 @@ What the words are (a keyword, an admin's APPROVE 12, a Y or N) is decided here,
 everything after reads these fields instead of parsing the text again. A Y or N counts as an
 answer only in a text that came alone: texts joined from a burst (``join_texts``) are never
 one, so a "yes" typed beside other words never confirms a removal.
+
+The words are read in English and in the sender's language (their ``[[users]]`` language,
+else the household's ``[sms] language``, which the caller passes as ``household``): a
+Spanish speaker's "sí" or "AYUDA" is read here like a "Y" or "HELP".
 """
 
 from dataclasses import dataclass
 
 from mediabot.store import db
 from mediabot.text.keywords import classify_keyword, parse_answer, parse_decision
+from mediabot.text.language import speaking
 
 
 @dataclass(frozen=True)
@@ -31,10 +36,13 @@ class Incoming:
     inbox_id: int | None = None
 
 
-def read_text(user: db.User, text: str, inbox_id: int | None = None) -> Incoming:
-    """A text that came on its own."""
-    return Incoming(user, text, classify_keyword(text), parse_decision(text),
-                    parse_answer(text), True, inbox_id)
+def read_text(user: db.User, text: str, inbox_id: int | None = None, *,
+              household: str = "en") -> Incoming:
+    """A text that came on its own, read in English and ``user``'s language (theirs, else
+    ``household``, the ``[sms] language``)."""
+    code = speaking(getattr(user, "language", None), household).code
+    return Incoming(user, text, classify_keyword(text, code), parse_decision(text, code),
+                    parse_answer(text, code), True, inbox_id)
 
 
 def join_texts(texts: list[Incoming]) -> Incoming:

@@ -8,17 +8,21 @@ import it and neither imports the other.
 Twilio itself answers the opt-out words (STOP, CANCEL, ...) and the opt-in words (START,
 UNSTOP, YES) and still forwards them; mediabot only flags the user. That is why an opt-out
 word is never a "no" to a confirmation (CANCEL would unsubscribe the person) and why the
-questions ask for Y / N.
+questions ask for Y / N (or the person's own SÍ / NO, JA / NEIN ...).
+
+Languages: a person's words are English's (always: Y/N, HELP, APPROVE 12 ...) plus their own
+language's (``code``, a catalog code from ``text.language``), never a third language's: "si"
+is a yes only to someone whose language is Spanish, so a word from a language nobody in the
+conversation uses never confirms a removal. The opt-out and opt-in words stay English only
+(the carriers act on them on SMS). Words are compared with accents folded on both sides
+(``fold``), since SMS keyboards and GSM-7 folding drop them: "si" is "sí", "nao" is "não".
 """
 
 import re
+import unicodedata
+from collections.abc import Iterable, Mapping
 
-HELP_TEXT = (
-    "mediabot: text me like a person. Try \"get the new Dune\", \"what's downloading?\", "
-    "\"anything new this week?\" or \"do we have Severance?\". Reply Y or N when I ask "
-    "to confirm. RESET clears our chat. STOP unsubscribes, START resumes.")
-# Added to HELP_TEXT for admins while members' requests wait for their approval.
-ADMIN_HELP = " Admins: APPROVE 12 or DENY 12 answers a member's request 12."
+from mediabot.text.language import Language, load
 
 KEYWORDS = {
     "HELP": "help", "INFO": "help",
@@ -28,52 +32,123 @@ KEYWORDS = {
     "START": "opt_in", "UNSTOP": "opt_in",
     "YES": "yes_opt_in",
 }
+# HELP and RESET in each language, beside the English ones. A RESET word must never be an
+# ordinary one-word answer (a Spanish "BORRAR" may answer "borrar o conservar?"), so each
+# is a noun or verb nobody texts alone by chance; HELP is the usual word on signs and menus.
+LOCAL_KEYWORDS = {
+    "en": {},
+    "es": {"AYUDA": "help", "REINICIAR": "reset"},
+    "de": {"HILFE": "help", "NEUSTART": "reset"},
+    "fr": {"AIDE": "help", "REINITIALISER": "reset"},
+    "pt": {"AJUDA": "help", "REINICIAR": "reset"},
+    "nl": {"HULP": "help", "HERSTART": "reset"},
+}
 # Twilio's opt-out words: they unsubscribe the person, so they are never read as "no".
 OPT_OUT_WORDS = frozenset(word.lower() for word, kind in KEYWORDS.items() if kind == "opt_out")
 
-YES_WORDS = frozenset({"y", "yes", "yep", "yeah", "yup", "ya", "sure", "ok", "okay", "confirm",
-                       "confirmed", "do it", "go ahead", "go for it", "yes please", "please do",
-                       "delete it", "remove it", "affirmative", "absolutely", "correct"})
-NO_WORDS = frozenset({"n", "no", "nope", "nah", "no thanks", "no thank you", "keep it",
-                      "keep", "don't", "dont", "do not", "don't do it", "never mind",
-                      "nevermind", "abort", "no way", "negative", "cancel that", "cancel it",
-                      "forget it", "forget that", "leave it", "don't delete it",
-                      "don't remove it", "do not delete it", "do not remove it"})
+# Answers to a removal question, written as people type them; compared folded and lowercase.
+# No language lists a "cancel"-like word ("cancelar", "annuler"): on SMS a person may expect
+# it to unsubscribe, and CANCEL itself does.
+YES = {
+    "en": {"y", "yes", "yep", "yeah", "yup", "ya", "sure", "ok", "okay", "confirm",
+           "confirmed", "do it", "go ahead", "go for it", "yes please", "please do",
+           "delete it", "remove it", "affirmative", "absolutely", "correct"},
+    "es": {"sí", "sí por favor", "claro", "vale", "dale", "de acuerdo", "confirmo",
+           "confirmado", "adelante", "hazlo", "bórrala", "bórralo", "elimínala", "elimínalo",
+           "por supuesto", "sí claro"},
+    "de": {"ja", "j", "jawohl", "jep", "klar", "genau", "ja bitte", "mach", "mach es",
+           "mach das", "bestätigt", "bestätige", "lösch es", "lösche es", "löschen",
+           "entfernen", "entferne es", "sicher", "natürlich", "einverstanden", "passt"},
+    "fr": {"oui", "ouais", "d'accord", "dac", "vas y", "allez y", "oui merci", "confirme",
+           "je confirme", "supprime", "supprime la", "supprime le", "bien sûr", "volontiers"},
+    "pt": {"sim", "sim por favor", "claro", "pode", "pode apagar", "pode sim", "confirmo",
+           "confirmado", "apaga", "apague", "isso", "com certeza", "beleza"},
+    "nl": {"ja", "j", "jazeker", "jawel", "prima", "goed", "doe maar", "doe het", "verwijder",
+           "verwijder maar", "verwijder het", "zeker", "ja graag", "akkoord", "ja hoor"},
+}
+NO = {
+    "en": {"n", "no", "nope", "nah", "no thanks", "no thank you", "keep it", "keep", "don't",
+           "dont", "do not", "don't do it", "never mind", "nevermind", "abort", "no way",
+           "negative", "cancel that", "cancel it", "forget it", "forget that", "leave it",
+           "don't delete it", "don't remove it", "do not delete it", "do not remove it"},
+    "es": {"no", "no gracias", "mejor no", "consérvala", "consérvalo", "guárdala",
+           "guárdalo", "déjala", "déjalo", "no la borres", "no lo borres", "no la elimines",
+           "no lo elimines", "ni hablar", "para nada", "olvídalo", "de ninguna manera"},
+    "de": {"nein", "nee", "nö", "nein danke", "behalten", "behalte es", "behalt es",
+           "nicht", "nicht löschen", "lieber nicht", "auf keinen fall", "bloß nicht",
+           "vergiss es", "lass es", "lass das"},
+    "fr": {"non", "non merci", "garde la", "garde le", "garde", "garde-la", "garde-le",
+           "ne supprime pas", "surtout pas", "laisse", "laisse tomber", "pas question"},
+    "pt": {"não", "não obrigado", "não obrigada", "mantém", "mantenha", "deixa", "deixa pra lá",
+           "nem pensar", "não apaga", "não apague", "de jeito nenhum"},
+    "nl": {"nee", "neen", "nee dank je", "nee bedankt", "niet doen", "houden", "hou het",
+           "behouden", "laat maar", "liever niet", "nooit"},
+}
 MAX_ANSWER_WORDS = 8
-# An admin's answer to a member's request when approvals are on: "APPROVE 12", "deny #12".
-DECISION = re.compile(r"^\s*(approve|deny)\s*#?\s*(\d{1,9})\s*[.!]*\s*$", re.IGNORECASE)
+
+# An admin's answer to a member's request when approvals are on: "APPROVE 12", "deny #12",
+# "APROBAR 12". The pairs people meet on approval buttons in each language.
+DECISIONS = {
+    "en": {"approve": "approve", "deny": "deny"},
+    "es": {"aprobar": "approve", "rechazar": "deny"},
+    "de": {"genehmigen": "approve", "ablehnen": "deny"},
+    "fr": {"approuver": "approve", "refuser": "deny"},
+    "pt": {"aprovar": "approve", "recusar": "deny"},
+    "nl": {"goedkeuren": "approve", "afwijzen": "deny"},
+}
+DECISION = re.compile(r"^\s*([a-z]+)\s*#?\s*(\d{1,9})\s*[.!]*\s*$", re.IGNORECASE)
 
 _KEYWORD_TRIM = re.compile(r"^[\W_]+|[\W_]+$")
 
 
-def classify_keyword(body: str) -> str | None:
+def fold(text: str) -> str:
+    """``text`` lowercase with its accents dropped ("Bórrala" -> "borrala", "ß" -> "ss"),
+    as a GSM-7 keyboard or folding would send it."""
+    decomposed = unicodedata.normalize("NFKD", text.lower().replace("ß", "ss"))
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
+
+def _words(table: Mapping[str, Iterable[str]], code: str) -> set[str]:
+    """English's entries and ``code``'s, folded (an unknown code adds nothing)."""
+    return {fold(word) for word in [*table["en"], *table.get(code, ())]}
+
+
+def classify_keyword(body: str, code: str = "en") -> str | None:
     """"help", "reset", "opt_out", "opt_in", "yes_opt_in" or None for an ordinary message.
 
     Like Twilio, only a whole message is a keyword (case-insensitive, trimmed); surrounding
-    punctuation ("Stop!", "'HELP'") is tolerated. "cancel that" is not a keyword.
+    punctuation ("Stop!", "'HELP'") is tolerated. "cancel that" is not a keyword. The
+    English words always count; ``code``'s HELP and RESET words ("AYUDA", "Neustart") too.
     """
     word = _KEYWORD_TRIM.sub("", (body or "").strip()).upper()
-    return KEYWORDS.get(word)
+    local = {fold(key).upper(): kind for key, kind in LOCAL_KEYWORDS.get(code, {}).items()}
+    return KEYWORDS.get(word) or local.get(fold(word).upper())
 
 
-def parse_answer(text: str) -> str | None:
-    """'yes', 'no' or None for anything else.
+def parse_answer(text: str, code: str = "en") -> str | None:
+    """'yes', 'no' or None for anything else, in English or the language ``code``.
 
-    A message made only of yes-like phrases ("yes, do it", "ok go ahead") is a yes, one
-    made only of no-like phrases ("no, keep it", "cancel that") a no; a mix or any other
-    word ("yes but keep the files") is not an answer. Whether an answer may resolve a
-    waiting question (it must be a message of its own, sent after the question) is the
-    engine's decision, not this parser's.
+    A message made only of yes-like phrases ("yes, do it", "sí, bórrala") is a yes, one
+    made only of no-like phrases ("no, keep it", "nein, behalten") a no; a mix or any other
+    word ("yes but keep the files") is not an answer, nor is an opt-out word. Whether an
+    answer may resolve a waiting question (it must be a message of its own, sent after the
+    question) is the engine's decision, not this parser's.
     """
-    words = re.sub(r"[^\w' ]+", " ", text.lower().replace("\u2019", "'")).split()
+    words = re.sub(r"[^\w' ]+", " ", fold(text).replace("\u2019", "'")).split()
     phrase = " ".join(words)
     if not phrase or phrase in OPT_OUT_WORDS or len(words) > MAX_ANSWER_WORDS:
         return None
-    if _made_of(words, YES_WORDS):
+    if _made_of(words, _phrases(YES, code)):
         return "yes"
-    if _made_of(words, NO_WORDS):
+    if _made_of(words, _phrases(NO, code)):
         return "no"
     return None
+
+
+def _phrases(table: dict[str, set[str]], code: str) -> frozenset[str]:
+    """The folded phrases, hyphens read as spaces as in the text ("garde-la")."""
+    return frozenset(" ".join(re.sub(r"[^\w' ]+", " ", word).split())
+                     for word in _words(table, code))
 
 
 def _made_of(words: list[str], phrases: frozenset[str]) -> bool:
@@ -84,7 +159,29 @@ def _made_of(words: list[str], phrases: frozenset[str]) -> bool:
                for size in range(min(len(words), 4), 0, -1))
 
 
-def parse_decision(text: str) -> tuple[str, int] | None:
-    """("approve"|"deny", number) for "APPROVE 12" / "deny #12", else None."""
-    match = DECISION.match(text or "")
-    return (match.group(1).lower(), int(match.group(2))) if match else None
+def parse_decision(text: str, code: str = "en") -> tuple[str, int] | None:
+    """("approve"|"deny", number) for "APPROVE 12" / "deny #12" (or ``code``'s words,
+    "RECHAZAR 12"), else None."""
+    match = DECISION.match(fold(text or ""))
+    if not match:
+        return None
+    words = {fold(word): kind for word, kind in
+             [*DECISIONS["en"].items(), *DECISIONS.get(code, {}).items()]}
+    kind = words.get(match.group(1))
+    return (kind, int(match.group(2))) if kind else None
+
+
+def help_text(lang: Language, admin: bool = False) -> str:
+    """The HELP reply in ``lang``, naming the words that language's HELP and RESET accept;
+    an admin's (``admin``, while approvals are on) says how to answer a member's request."""
+    text = lang.gettext(
+        "mediabot: text me like a person. Try \"get the new Dune\", \"what's downloading?\", "
+        "\"anything new this week?\" or \"do we have Severance?\". Reply Y or N when I ask "
+        "to confirm. RESET clears our chat. STOP unsubscribes, START resumes.")
+    if not admin:
+        return text
+    return text + " " + lang.gettext(
+        "Admins: APPROVE 12 or DENY 12 answers a member's request 12.")
+
+
+HELP_TEXT = help_text(load("en"))   # the English text, as tests and docs quote it
