@@ -238,7 +238,7 @@ def removal(daemon, stack, fake_llm, fake_twilio, answer, sent_before=0):
 
 QUESTION_ES = ("¿Quito The Office (2005) y borro sus 62 GB de archivos? Responde SI para "
                "confirmar o NO para conservarlo (caduca en 5 min).")
-QUESTION_DE = ("The Office (2005) entfernen und seine 62 GB an Dateien löschen? Antworte JA zum "
+QUESTION_DE = ("The Office (2005) entfernen und die 62 GB an Dateien löschen? Antworte JA zum "
                "Bestätigen oder NEIN zum Behalten (läuft in 5 Min. ab).")
 
 
@@ -268,12 +268,33 @@ def test_a_german_household_answers_ja_and_nein(serve, stack, fake_llm, fake_twi
     assert office_in_library(stack)
     question, outcome = removal(daemon, stack, fake_llm, fake_twilio, "ja", sent_before=2)
     assert question == QUESTION_DE
-    assert outcome == "OUTCOME_DE"
+    assert outcome == "The Office (2005) entfernt und die Dateien gelöscht."
     assert not office_in_library(stack)
 
 
+# HELP as an SMS carries it: accents outside GSM-7 folded (Spanish), kept (German); 2 segments.
+HELP_ES_SMS = (
+    "mediabot: escribeme como a una persona. Prueba \"consigue la nueva Dune\", \"¿qué se esta "
+    "descargando?\", \"¿algo nuevo esta semana?\" o \"¿tenemos Severance?\". Responde SI o NO "
+    "cuando te pida confirmar. REINICIAR borra nuestro chat. STOP te da de baja, START te da "
+    "de alta.")
+
+
 @pytest.mark.e2e
-def test_help_in_spanish_and_german_through_the_daemon(serve, stack, fake_llm, fake_twilio):
+def test_help_in_spanish_through_the_daemon(serve, stack, fake_llm, fake_twilio):
+    from mediabot.text.sms import count_segments
+
     daemon = household(serve, stack, fake_twilio, "es")
     daemon.text("AYUDA")
-    assert replies(fake_twilio, 1) == ["HELP_ES_FOLDED"]
+    assert replies(fake_twilio, 1) == [HELP_ES_SMS]
+    daemon.text("help")
+    assert replies(fake_twilio, 2)[1] == HELP_ES_SMS
+    assert count_segments(HELP_ES_SMS) == 2
+    assert not fake_llm.requests, "HELP is mediabot's own answer"
+
+
+@pytest.mark.e2e
+def test_help_in_german_through_the_daemon(serve, stack, fake_llm, fake_twilio):
+    daemon = household(serve, stack, fake_twilio, "de")
+    daemon.text("Hilfe")
+    assert replies(fake_twilio, 1) == [HELP_DE]
