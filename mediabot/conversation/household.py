@@ -164,43 +164,44 @@ class HouseRules:
         not accepted before it (or reported undelivered) is not theirs to decide, and nothing
         is decided. None (the terminal chat, where nothing is texted) skips that check.
         """
-        row, says = db.Approval.get_or_none(db.Approval.id == number), self.speaks(admin).gettext
+        row, lang = db.Approval.get_or_none(db.Approval.id == number), self.speaks(admin)
         if row is None:
-            return says("There is no request {number}.", number=number)
+            return lang.gettext("There is no request {number}.", number=number)
         asked = sender.text_by_key(approval_key(row.id, admin.id))
         if inbox_id is not None and not confirm.seen_before(asked, inbox_id):
             log.info("user %s answered request %s without having been asked", admin.id, number)
-            return says("There is no request {number} waiting for your answer, so nothing was "
-                        "decided.", number=number)
+            return lang.gettext("There is no request {number} waiting for your answer, so "
+                                "nothing was decided.", number=number)
         if row.status == ApprovalStatus.WAITING and row.expires_at <= now:
             self._expire(row, now)
         if row.status != ApprovalStatus.WAITING or not self._claim(row, admin, verdict, now):
-            return already_decided(self.speaks(admin), db.Approval.get_by_id(number))
+            return already_decided(lang, db.Approval.get_by_id(number))
         log.info("request %s %sd by user %s", row.id, verdict, admin.id)
         return self._answer(admin, row, verdict, run_add)
 
     def _answer(self, admin: db.User, row: db.Approval, verdict: str,
                 run_add: Callable[[db.Approval], None]) -> str:
-        """Tell the member the claimed verdict (and run the add); the reply to the admin."""
-        member, says = row.user, self.speaks(admin).gettext
+        """Tell the member the claimed verdict (and run the add), in the member's language;
+        returns the reply to the admin, in the admin's."""
+        member, lang, theirs = row.user, self.speaks(admin), self.speaks(row.user)
         names = {"name": name_of(admin), "title": row.title}
-        tells = self.speaks(member).gettext
+        told = {"number": row.id, "title": row.title, "name": name_of(member)}
         if verdict == "deny":
-            self._tell(member, tells("{name} didn't approve {title}, so it wasn't added.",
-                                     **names))
-            return says("Denied request {number} ({title}); {name} has been told.",
-                        number=row.id, title=row.title, name=name_of(member))
+            self._tell(member, theirs.gettext("{name} didn't approve {title}, so it wasn't "
+                                              "added.", **names))
+            return lang.gettext("Denied request {number} ({title}); {name} has been told.",
+                                **told)
         try:
             run_add(row)
         except ToolError as exc:
-            self._tell(member, tells("{name} approved {title}, but it could not be added: "
-                                     "{reason}", reason=exc, **names))
-            return says("Approved request {number}, but {title} could not be added: {reason}",
-                        number=row.id, title=row.title, reason=exc)
-        self._tell(member, tells("{name} approved {title}: it's added, and I'll text you when "
-                                 "it's ready.", **names))
-        return says("Approved request {number}: {title} is added. {name} has been told.",
-                    number=row.id, title=row.title, name=name_of(member))
+            self._tell(member, theirs.gettext("{name} approved {title}, but it could not be "
+                                              "added: {reason}", reason=exc, **names))
+            return lang.gettext("Approved request {number}, but {title} could not be added: "
+                                "{reason}", number=row.id, title=row.title, reason=exc)
+        self._tell(member, theirs.gettext("{name} approved {title}: it's added, and I'll text "
+                                          "you when it's ready.", **names))
+        return lang.gettext("Approved request {number}: {title} is added. {name} has been "
+                            "told.", **told)
 
     def _claim(self, row: db.Approval, admin: db.User, verdict: str, now) -> bool:
         """The one conditional UPDATE that decides a request: True for the first answer."""

@@ -170,11 +170,11 @@ def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):
 
 def remove_media(ctx: ToolContext, args: dict) -> dict:
     """Runs after the person's Y; its message is texted to them, so it is in their language."""
-    title, says = _library_call(ctx, args, "remove", args["delete_files"]), ctx.language.gettext
+    title = _library_call(ctx, args, "remove", args["delete_files"])
     if args["delete_files"]:
-        return {"ok": True, "message": says("Removed {title} and deleted its files.",
+        return {"ok": True, "message": ctx.language.gettext("Removed {title} and deleted its files.",
                                             title=title)}
-    return {"ok": True, "message": says("Removed {title} from the library; its files were "
+    return {"ok": True, "message": ctx.language.gettext("Removed {title} from the library; its files were "
                                         "kept.", title=title)}
 
 
@@ -182,12 +182,11 @@ def describe_remove(ctx: ToolContext, args: dict) -> str:
     """The confirmation question, with title, year and size on disk, in the asker's
     language (the words to answer with follow it, in ``confirmations``)."""
     title, size = _library_call(ctx, args, "size_and_label")
-    says = ctx.language.gettext
     if not args["delete_files"]:
-        return says("Remove {title} from the library, keeping its files?", title=title)
+        return admin_lang.gettext("Remove {title} from the library, keeping its files?", title=title)
     if not size:
-        return says("Remove {title}? It has no files on disk.", title=title)
-    return says("Remove {title} and delete its {size} of files?", title=title,
+        return admin_lang.gettext("Remove {title}? It has no files on disk.", title=title)
+    return admin_lang.gettext("Remove {title} and delete its {size} of files?", title=title,
                 size=human_size(size, ctx.language))
 
 
