@@ -170,24 +170,25 @@ def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):
 
 def remove_media(ctx: ToolContext, args: dict) -> dict:
     """Runs after the person's Y; its message is texted to them, so it is in their language."""
-    title = _library_call(ctx, args, "remove", args["delete_files"])
+    title, lang = _library_call(ctx, args, "remove", args["delete_files"]), ctx.language
     if args["delete_files"]:
-        return {"ok": True, "message": ctx.language.gettext("Removed {title} and deleted its files.",
-                                            title=title)}
-    return {"ok": True, "message": ctx.language.gettext("Removed {title} from the library; its files were "
-                                        "kept.", title=title)}
+        return {"ok": True, "message": lang.gettext("Removed {title} and deleted its files.",
+                                                    title=title)}
+    return {"ok": True, "message": lang.gettext("Removed {title} from the library; its files "
+                                                "were kept.", title=title)}
 
 
 def describe_remove(ctx: ToolContext, args: dict) -> str:
     """The confirmation question, with title, year and size on disk, in the asker's
     language (the words to answer with follow it, in ``confirmations``)."""
     title, size = _library_call(ctx, args, "size_and_label")
+    lang = ctx.language
     if not args["delete_files"]:
-        return admin_lang.gettext("Remove {title} from the library, keeping its files?", title=title)
+        return lang.gettext("Remove {title} from the library, keeping its files?", title=title)
     if not size:
-        return admin_lang.gettext("Remove {title}? It has no files on disk.", title=title)
-    return admin_lang.gettext("Remove {title} and delete its {size} of files?", title=title,
-                size=human_size(size, ctx.language))
+        return lang.gettext("Remove {title}? It has no files on disk.", title=title)
+    return lang.gettext("Remove {title} and delete its {size} of files?", title=title,
+                        size=human_size(size, lang))
 
 
 def download_queue(ctx: ToolContext, args: dict) -> dict:
