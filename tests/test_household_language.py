@@ -95,7 +95,7 @@ def test_an_expired_request_is_told_in_the_members_language(house, fake_llm, fak
 
 # -- "ready to watch", from Sonarr's and Radarr's webhooks -----------------------------------
 
-def test_ready_texts_in_spanish_and_german(serve, fake_twilio, clock):  # noqa: F811
+def test_ready_texts_in_spanish_and_german(serve, fake_twilio, clock):
     """A Spanish household; its admin reads German. Each requester is told in theirs."""
     daemon = serve(sms={"language": "es", **FOLD})
     speaks(ADMIN, "de")
