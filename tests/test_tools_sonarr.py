@@ -1,5 +1,6 @@
 """Series tools through arrapi against the fake Sonarr (v4 unless a test says v3)."""
 
+import datetime as dt
 import json
 from dataclasses import replace
 
@@ -232,11 +233,18 @@ def test_the_gate_is_asked_with_one_add_request_naming_what_the_rules_count(stac
     assert not stack.sonarr.requests_to("series", method="POST")
 
 
-def test_a_spanish_households_tool_results_carry_spanish_dates_and_sizes(stack):
+def test_a_spanish_households_tool_results_carry_spanish_dates_and_sizes():
     """The asker's language reaches the tools (ToolContext.language): the air dates, the
     release dates and the removal question's size are in its locale; the rest stays
-    English for the model."""
-    ctx = replace(stack.context("admin"), language=load("es"))
+    English for the model. The fakes' dates follow ``now``, pinned here."""
+    stack = ArrStack(now=dt.datetime(2026, 11, 25, 2, 8, tzinfo=dt.UTC))
+    try:
+        _spanish_results(replace(stack.context("admin"), language=load("es")))
+    finally:
+        stack.close()
+
+
+def _spanish_results(ctx):
     result = call(ctx, "upcoming", days=30)
     assert [e["airs"] for e in result["episodes"]] == [
         "vie, 27 nov 2026 02:08 UTC", "vie, 4 dic 2026 02:08 UTC", "vie, 11 dic 2026 02:08 UTC"]
