@@ -27,7 +27,7 @@ def build_services(config: Config, clock=db.utcnow, notify=None) -> Services:
     sonarr = ArrClient("sonarr", config.sonarr) if config.sonarr else None
     radarr = ArrClient("radarr", config.radarr) if config.radarr else None
     summarizer = Summarizer(model, config.history) if config.history.summaries else None
-    rules = HouseRules(config.requests, notify, config.server.zone)
+    rules = HouseRules(config.requests, notify, config.server.zone, config.sms.language)
     return Services(config=config, model=model, sonarr=sonarr, radarr=radarr, clock=clock,
                     summarizer=summarizer, rules=rules)
 

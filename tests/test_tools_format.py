@@ -1,8 +1,11 @@
 """The pure formatting helpers behind every tool result."""
 
+import datetime as dt
+
 import pytest
 
 from mediabot.arr.tools.format import (
+    date_text,
     episode_range,
     human_size,
     human_timeleft,
@@ -10,6 +13,7 @@ from mediabot.arr.tools.format import (
     short_text,
     sms_safe_title,
 )
+from mediabot.text.language import load
 
 
 @pytest.mark.parametrize("size, text", [(0, "0 B"), (950, "950 B"), (4_200_000_000, "4.2 GB"),
@@ -61,3 +65,16 @@ def test_sms_safe_title_is_bounded_at_a_word():
     safe = sms_safe_title("The Longest Title " * 20, limit=40)
     assert len(safe) <= 40 and safe.endswith("Title...")
     assert len(sms_safe_title("x" * 500)) == 80
+
+
+def test_sizes_and_dates_follow_the_households_locale():
+    """The model reads "4,2 GB" and "sáb, 28 nov 2026" in a Spanish household (and writes
+    them back to the person as they are); English stays as it always was."""
+    spanish, german = load("es"), load("de")
+    released = dt.datetime(2026, 11, 28, tzinfo=dt.UTC)
+    assert human_size(4_240_000_000, spanish) == "4,2 GB"
+    assert human_size(4_240_000_000, german) == "4,2 GB"
+    assert human_size(4_240_000_000, load("en")) == human_size(4_240_000_000) == "4.2 GB"
+    assert date_text(released, spanish) == "sáb, 28 nov 2026"
+    assert date_text(released, german) == "Sa., 28. Nov. 2026"
+    assert date_text(released, load("en")) == date_text(released) == "Sat 2026-11-28"

@@ -1,10 +1,13 @@
 """Series tools through arrapi against the fake Sonarr (v4 unless a test says v3)."""
 
+import datetime as dt
 import json
+from dataclasses import replace
 
 import pytest
 
 from mediabot.arr.tools import AddRequest, describe_action, get_tool, run_tool
+from mediabot.text.language import load
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB, OFFICE_UK_TVDB, SEVERANCE_TVDB
 from tests.fakes.arr_stack import ArrStack
 from tests.fakes.arr_stack import call_tool as call
@@ -228,3 +231,26 @@ def test_the_gate_is_asked_with_one_add_request_naming_what_the_rules_count(stac
                                 "add_series", {"tvdb_id": OFFICE_UK_TVDB, "seasons": "all"}, 2)]
     assert result.data == {"ok": True, "waiting_for_approval": True, "request": 1}
     assert not stack.sonarr.requests_to("series", method="POST")
+
+
+def test_a_spanish_households_tool_results_carry_spanish_dates_and_sizes():
+    """The asker's language reaches the tools (ToolContext.language): the air dates, the
+    release dates and the removal question's size are in its locale; the rest stays
+    English for the model. The fakes' dates follow ``now``, pinned here."""
+    stack = ArrStack(now=dt.datetime(2026, 11, 25, 2, 8, tzinfo=dt.UTC))
+    try:
+        _spanish_results(replace(stack.context("admin"), language=load("es")))
+    finally:
+        stack.close()
+
+
+def _spanish_results(ctx):
+    result = call(ctx, "upcoming", days=30)
+    assert [e["airs"] for e in result["episodes"]] == [
+        "vie, 27 nov 2026 02:08 UTC", "vie, 4 dic 2026 02:08 UTC", "vie, 11 dic 2026 02:08 UTC"]
+    assert result["movies"][0]["date"] == "sáb, 28 nov 2026"
+    [movie] = call(ctx, "library_status", query="project hail mary")["in_library"]
+    assert movie["missing"] == "in cinemas since 16 oct 2026; digital release 28 nov 2026"
+    args = {"kind": "series", "id": OFFICE_TVDB, "delete_files": True}
+    assert describe_action(get_tool("remove_media"), ctx, args) == (
+        "¿Quito The Office (2005) y borro sus 62 GB de archivos?")

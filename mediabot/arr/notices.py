@@ -29,11 +29,11 @@ from mediabot.arr import requests
 from mediabot.arr.events import ArrEvent
 from mediabot.arr.tools.format import episode_code, sms_safe_title
 from mediabot.store import db
+from mediabot.text.language import Language, speaking
 
 log = logging.getLogger(__name__)
 BURST_SECONDS = 60.0
 IMPORT_MEMORY = dt.timedelta(days=7)
-FALLBACK_TITLE = "Something you asked for"
 FAR_FUTURE = dt.datetime(9999, 1, 1)
 
 
@@ -170,11 +170,11 @@ class Notices:
         if episodes and not fresh:
             log.info("request %s: every episode was already announced; not told", req.id)
             return None
-        title = _safe(notice.title) or sms_safe_title(req.title, fallback=FALLBACK_TITLE)
-        text, tag = _notice_text(title, fresh)
+        title = _safe(notice.title) or sms_safe_title(req.title, fallback="")
+        user = req.user
+        text, tag = notice_text(speaking(user.language, self.sms_config.language), title, fresh)
         requests.mark_told(req.id, self.clock())
         _remember_announced(req, fresh, self.clock())
-        user = req.user
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
             return None
@@ -220,12 +220,21 @@ def _safe(title: str) -> str:
     return sms_safe_title(title, fallback="")
 
 
-def _notice_text(title: str, episodes: set) -> tuple[str, str]:
-    """The text and the dedupe tag: 'Dune is ready to watch.' / 'X: S02E01-E03 are ready.'"""
+def notice_text(lang: Language, title: str, episodes: set) -> tuple[str, str]:
+    """The text in the requester's language, and the dedupe tag: 'Dune is ready to watch.' /
+    'X: S02E01-E03 are ready.'. With no title left (the payload's and the request's were
+    empty or all links), the sentence says "something you asked for" in its own words."""
     if not episodes:
-        return f"{title} is ready to watch.", ""
+        text = (lang.gettext("{title} is ready to watch.", title=title) if title else
+                lang.gettext("Something you asked for is ready to watch."))
+        return text, ""
     ranges = episode_ranges(episodes)
-    return f"{title}: {ranges} {'is' if len(episodes) == 1 else 'are'} ready.", ranges
+    if not title:
+        return lang.ngettext("Something you asked for: {episodes} is ready.",
+                             "Something you asked for: {episodes} are ready.",
+                             len(episodes), episodes=ranges), ranges
+    return lang.ngettext("{title}: {episodes} is ready.", "{title}: {episodes} are ready.",
+                         len(episodes), title=title, episodes=ranges), ranges
 
 
 def episode_ranges(episodes: set[tuple[int, int]]) -> str:

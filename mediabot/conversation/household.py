@@ -31,6 +31,7 @@ from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox import sender
 from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus, Role
+from mediabot.text.language import Language, speaking
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,11 @@ class HouseRules:
     config: RequestsConfig
     notify: Notify | None = None
     zone: dt.tzinfo = dt.UTC
+    language: str = "en"     # the household's [sms] language; a person's own wins
+
+    def speaks(self, user: db.User) -> Language:
+        """The language ``user`` reads: their own, else the household's."""
+        return speaking(user.language, self.language)
 
     def applies_to(self, user: db.User) -> bool:
         c = self.config
@@ -84,11 +90,13 @@ class HouseRules:
             return
         monday = week_start(now, self.zone) + dt.timedelta(days=7)
         next_day = monday.replace(tzinfo=dt.UTC).astimezone(self.zone)
+        lang = self.speaks(user)   # the model reads it; the date in the member's locale
+        day = f"{next_day:%A %d %B}" if lang.code == "en" else lang.day(next_day.date())
         raise ToolError(
             f"over the weekly limit: {name_of(user)} has asked for {used} {unit}"
             f"{'s' if used != 1 else ''} this week and the household limit is {limit}"
             f"{f' (this one is {asked} seasons)' if unit == 'season' and asked > 1 else ''}; "
-            f"the next is possible from {next_day:%A %d %B}")
+            f"the next is possible from {day}")
 
     def used_this_week(self, user: db.User, service: str, now: dt.datetime) -> int:
         """Movies (radarr) or seasons (sonarr) added since Monday, waiting ones too."""
@@ -134,8 +142,10 @@ class HouseRules:
             seasons=request.seasons, created_at=now,
             expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
         title = request.title
-        text = (f"{name_of(user)} asked for {title}. Reply APPROVE {row.id} or DENY {row.id}")
         for admin in admins:
+            text = self.speaks(admin).gettext(
+                "{name} asked for {title}. Reply APPROVE {number} or DENY {number}",
+                name=name_of(user), title=title, number=row.id)
             self._tell(admin, text, key=approval_key(row.id, admin.id))
         log.info("request %s by user %s waits for approval (%d admins told)", row.id, user.id,
                  len(admins))
@@ -154,33 +164,44 @@ class HouseRules:
         not accepted before it (or reported undelivered) is not theirs to decide, and nothing
         is decided. None (the terminal chat, where nothing is texted) skips that check.
         """
-        row = db.Approval.get_or_none(db.Approval.id == number)
+        row, lang = db.Approval.get_or_none(db.Approval.id == number), self.speaks(admin)
         if row is None:
-            return f"There is no request {number}."
+            return lang.gettext("There is no request {number}.", number=number)
         asked = sender.text_by_key(approval_key(row.id, admin.id))
         if inbox_id is not None and not confirm.seen_before(asked, inbox_id):
             log.info("user %s answered request %s without having been asked", admin.id, number)
-            return (f"There is no request {number} waiting for your answer, so nothing was "
-                    "decided.")
+            return lang.gettext("There is no request {number} waiting for your answer, so "
+                                "nothing was decided.", number=number)
         if row.status == ApprovalStatus.WAITING and row.expires_at <= now:
             self._expire(row, now)
         if row.status != ApprovalStatus.WAITING or not self._claim(row, admin, verdict, now):
-            row = db.Approval.get_by_id(number)
-            by = f" by {name_of(row.decided_by)}" if row.decided_by is not None else ""
-            return f"Request {number} ({row.title}) was already {row.status}{by}."
-        member, who = row.user, name_of(admin)
+            return already_decided(lang, db.Approval.get_by_id(number))
         log.info("request %s %sd by user %s", row.id, verdict, admin.id)
+        return self._answer(admin, row, verdict, run_add)
+
+    def _answer(self, admin: db.User, row: db.Approval, verdict: str,
+                run_add: Callable[[db.Approval], None]) -> str:
+        """Tell the member the claimed verdict (and run the add), in the member's language;
+        returns the reply to the admin, in the admin's."""
+        member, lang, theirs = row.user, self.speaks(admin), self.speaks(row.user)
+        names = {"name": name_of(admin), "title": row.title}
+        told = {"number": row.id, "title": row.title, "name": name_of(member)}
         if verdict == "deny":
-            self._tell(member, f"{who} didn't approve {row.title}, so it wasn't added.")
-            return f"Denied request {number} ({row.title}); {name_of(member)} has been told."
+            self._tell(member, theirs.gettext("{name} didn't approve {title}, so it wasn't "
+                                              "added.", **names))
+            return lang.gettext("Denied request {number} ({title}); {name} has been told.",
+                                **told)
         try:
             run_add(row)
         except ToolError as exc:
-            self._tell(member, f"{who} approved {row.title}, but it could not be added: {exc}")
-            return f"Approved request {number}, but {row.title} could not be added: {exc}"
-        self._tell(member, f"{who} approved {row.title}: it's added, and I'll text you when "
-                           "it's ready.")
-        return f"Approved request {number}: {row.title} is added. {name_of(member)} has been told."
+            self._tell(member, theirs.gettext("{name} approved {title}, but it could not be "
+                                              "added: {reason}", reason=exc, **names))
+            return lang.gettext("Approved request {number}, but {title} could not be added: "
+                                "{reason}", number=row.id, title=row.title, reason=exc)
+        self._tell(member, theirs.gettext("{name} approved {title}: it's added, and I'll text "
+                                          "you when it's ready.", **names))
+        return lang.gettext("Approved request {number}: {title} is added. {name} has been "
+                            "told.", **told)
 
     def _claim(self, row: db.Approval, admin: db.User, verdict: str, now) -> bool:
         """The one conditional UPDATE that decides a request: True for the first answer."""
@@ -202,8 +223,9 @@ class HouseRules:
                 db.Approval.status == ApprovalStatus.WAITING).execute() != 1:
             return False
         row.status = ApprovalStatus.EXPIRED
-        self._tell(row.user, f"No admin answered about {row.title} in time, so it wasn't "
-                             "added. Ask again if you still want it.")
+        self._tell(row.user, self.speaks(row.user).gettext(
+            "No admin answered about {title} in time, so it wasn't added. Ask again if you "
+            "still want it.", title=row.title))
         return True
 
     def waiting_note(self) -> str | None:
@@ -219,6 +241,23 @@ class HouseRules:
     def _tell(self, user: db.User, text: str, **key) -> None:
         if self.notify is not None and not user.opted_out:
             self.notify(user, text, **key)
+
+
+def already_decided(lang: Language, row: db.Approval) -> str:
+    """The reply to an answer that came too late: who decided the request, or that it
+    expired. One whole sentence per outcome, so each language words it its own way."""
+    fields = {"number": row.id, "title": row.title}
+    if row.status == ApprovalStatus.EXPIRED:
+        return lang.gettext("Request {number} ({title}) was already expired.", **fields)
+    approved = row.status == ApprovalStatus.APPROVED
+    if row.decided_by is None:
+        return (lang.gettext("Request {number} ({title}) was already approved.", **fields)
+                if approved else
+                lang.gettext("Request {number} ({title}) was already denied.", **fields))
+    fields["name"] = name_of(row.decided_by)
+    return (lang.gettext("Request {number} ({title}) was already approved by {name}.", **fields)
+            if approved else
+            lang.gettext("Request {number} ({title}) was already denied by {name}.", **fields))
 
 
 def approval_key(request: int, admin: int) -> str:

@@ -41,6 +41,7 @@ from mediabot.conversation.prompt import calibration, history
 from mediabot.conversation.prompt.summaries import Summarizer
 from mediabot.conversation.prompt.system_prompt import build_system_prompt
 from mediabot.store import db
+from mediabot.text.language import Language, speaking
 from mediabot.text.localtime import as_local
 
 log = logging.getLogger(__name__)
@@ -96,6 +97,11 @@ def tools_for(services: Services, user: db.User):
                            radarr=services.radarr is not None)
 
 
+def language_of(services: Services, user: db.User) -> Language:
+    """The language ``user`` reads: their ``[[users]]`` language, else the household's."""
+    return speaking(user.language, services.config.sms.language)
+
+
 def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     """The frame of this user's prompts; ``dropped`` names a question that just lapsed."""
     tools = {t.name: t for t in tools_for(services, user)}
@@ -104,7 +110,7 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     zone = services.config.server.zone
     system = build_system_prompt(
         user.display_name, dropped=dropped or None, zone=zone,
-        tools=list(tools),
+        tools=list(tools), language=language_of(services, user),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     rules = services.rules
@@ -136,7 +142,8 @@ def _context(services: Services, user: db.User, gate) -> ToolContext:
                            record_request(user.id, service, ext_id, title, clock(), **how),
                        clock=lambda: as_local(clock(), config.server.zone), gate=gate,
                        searches=SearchLimit(config.requests.search_again_hours,
-                                            clock, config.server.zone))
+                                            clock, config.server.zone),
+                       language=language_of(services, user))
 
 
 def run_model_turn(services: Services, user: db.User, text: str, *, note: str = "",

@@ -17,6 +17,7 @@ from typing import Any, Protocol
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.config import ArrConfig
 from mediabot.store.db import Role
+from mediabot.text.language import Language, load
 
 SAFE = "safe"
 DESTRUCTIVE = "destructive"
@@ -148,7 +149,9 @@ class ToolContext:
     times (tests pin it). ``gate(AddRequest)``, when set, is asked before an add runs: it
     raises ToolError (over quota), returns the result to give instead (held for an admin's
     approval), or returns None to add now. ``searches`` limits how often one title may be
-    searched again (None: no limit).
+    searched again (None: no limit). ``language`` is the asker's: the dates and sizes in
+    results follow its locale (the rest stays English, for the model), and the removal
+    question, which the person reads, is in it.
     """
 
     sonarr: ServiceClient | None
@@ -159,6 +162,7 @@ class ToolContext:
     clock: Callable[[], dt.datetime] = utc_now
     gate: Callable[[AddRequest], dict | None] | None = None
     searches: SearchGate | None = None
+    language: Language = field(default_factory=lambda: load("en"))
 
     def client(self, service: str) -> ServiceClient:
         """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""

@@ -22,7 +22,6 @@ from mediabot.arr.tools.base import (
 )
 from mediabot.arr.tools.format import human_size
 from mediabot.arr.tools.summaries import title_of
-from mediabot.text.localtime import local_text
 
 SEARCH_LIMIT = 5
 QUEUE_LIMIT = 8
@@ -81,7 +80,7 @@ def search_media(ctx: ToolContext, args: dict) -> ToolResult:
 
 def library_status(ctx: ToolContext, args: dict) -> dict:
     pairs, errors = _each_service(ctx, args["kind"], "library_matches", args["query"],
-                                  ctx.clock())
+                                  ctx.clock(), ctx.language)
     owned = [item for found, _ in pairs for item in found]
     others = _interleave([rest for _, rest in pairs])[:3]
     if not owned and not others:
@@ -170,20 +169,26 @@ def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):
 
 
 def remove_media(ctx: ToolContext, args: dict) -> dict:
-    title = _library_call(ctx, args, "remove", args["delete_files"])
+    """Runs after the person's Y; its message is texted to them, so it is in their language."""
+    title, lang = _library_call(ctx, args, "remove", args["delete_files"]), ctx.language
     if args["delete_files"]:
-        return {"ok": True, "message": f"Removed {title} and deleted its files."}
-    return {"ok": True, "message": f"Removed {title} from the library; its files were kept."}
+        return {"ok": True, "message": lang.gettext("Removed {title} and deleted its files.",
+                                                    title=title)}
+    return {"ok": True, "message": lang.gettext("Removed {title} from the library; its files "
+                                                "were kept.", title=title)}
 
 
 def describe_remove(ctx: ToolContext, args: dict) -> str:
-    """The confirmation question, with title, year and size on disk."""
+    """The confirmation question, with title, year and size on disk, in the asker's
+    language (the words to answer with follow it, in ``confirmations``)."""
     title, size = _library_call(ctx, args, "size_and_label")
+    lang = ctx.language
     if not args["delete_files"]:
-        return f"Remove {title} from the library, keeping its files?"
+        return lang.gettext("Remove {title} from the library, keeping its files?", title=title)
     if not size:
-        return f"Remove {title}? It has no files on disk."
-    return f"Remove {title} and delete its {human_size(size)} of files?"
+        return lang.gettext("Remove {title}? It has no files on disk.", title=title)
+    return lang.gettext("Remove {title} and delete its {size} of files?", title=title,
+                        size=human_size(size, lang))
 
 
 def download_queue(ctx: ToolContext, args: dict) -> dict:
@@ -206,7 +211,7 @@ def upcoming(ctx: ToolContext, args: dict) -> dict:
         if getattr(ctx, service) is None:
             continue
         try:
-            found = ctx.client(service).run(module.calendar, start, end)
+            found = ctx.client(service).run(module.calendar, start, end, ctx.language)
         except ToolError as exc:
             errors.append(str(exc))
             continue
@@ -237,7 +242,7 @@ def search_again(ctx: ToolContext, args: dict) -> dict:
     when one can help, at most once per title in ``[requests] search_again_hours``."""
     service = SERVICES[args["kind"]][0]
     client = ctx.client(service)
-    plan = _library_call(ctx, args, "stuck", ctx.clock())
+    plan = _library_call(ctx, args, "stuck", ctx.clock(), ctx.language)
     told = f"{plan['title']}: {'; '.join(plan['why'])}."
     if plan["search"] is None:
         return {"searched": False, "message": f"{told} Not searched again: "
@@ -245,7 +250,7 @@ def search_again(ctx: ToolContext, args: dict) -> dict:
     wait = ctx.searches.claim(service, args["id"]) if ctx.searches is not None else None
     if wait is not None:
         return {"searched": False, "message": f"{told} It was searched for again recently; "
-                f"it can be searched again from {local_text(wait, wait.tzinfo or dt.UTC)}."}
+                f"it can be searched again from {ctx.language.when(wait, wait.tzinfo or dt.UTC)}."}
     try:
         client.run(_post_command, *plan["search"])
     except ToolError:

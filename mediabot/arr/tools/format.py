@@ -4,6 +4,11 @@ import datetime as dt
 import re
 import unicodedata
 
+from babel.dates import format_skeleton
+
+from mediabot.text.language import Language
+from mediabot.text.localtime import local_text
+
 _TIMELEFT = re.compile(r"^(?:(\d+)\.)?(\d+):(\d+):(\d+)")
 # Links in any spelling a phone would make tappable: a scheme, "www.", a host with a path,
 # or a bare host under a common top-level domain ("bit.ly", "evil.com").
@@ -16,8 +21,11 @@ _EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
 _LOOSE_ENDS = re.compile(r"^[\s,;:|/-]+|[\s,;:|/-]+$")
 
 
-def human_size(size: int | float | None) -> str:
-    """Bytes in decimal units, two significant figures at most: "62 GB", "4.2 GB"."""
+def human_size(size: int | float | None, language: Language | None = None) -> str:
+    """Bytes in decimal units, two significant figures at most: "62 GB", "4.2 GB"; in
+    ``language``'s locale when it is not English ("4,2 GB")."""
+    if language is not None and language.code != "en":
+        return language.size(size)
     size = float(size or 0)
     for unit in ("B", "KB", "MB", "GB"):
         if size < 1000:
@@ -105,13 +113,23 @@ def parse_utc(text: str | None) -> dt.datetime | None:
         return None
 
 
-def date_text(moment: dt.datetime) -> str:
-    """A calendar date Radarr stores as midnight UTC ("2026-11-27T00:00:00Z"): "Fri 2026-11-27".
+def date_text(moment: dt.datetime, language: Language | None = None) -> str:
+    """A calendar date Radarr stores as midnight UTC ("2026-11-27T00:00:00Z"): "Fri 2026-11-27",
+    or in ``language``'s locale when it is not English ("vie, 27 nov 2026").
 
     Shown as it is, not in the household's zone: west of Greenwich midnight UTC would
     otherwise become the day before.
     """
-    return moment.astimezone(dt.UTC).strftime("%a %Y-%m-%d")
+    day = moment.astimezone(dt.UTC)
+    if language is None or language.code == "en":
+        return day.strftime("%a %Y-%m-%d")
+    return format_skeleton("yMMMEd", day.date(), locale=language.locale)
+
+
+def day_text(moment: dt.datetime, language: Language | None = None) -> str:
+    """A date with no weekday, as it is: "2026-11-27", or "27 nov 2026" in Spanish."""
+    day = moment.astimezone(dt.UTC).date() if moment.tzinfo else moment.date()
+    return language.day(day) if language is not None else day.isoformat()
 
 
 def api_time(moment: dt.datetime) -> str:
@@ -124,3 +142,9 @@ def progress(size: float | None, sizeleft: float | None) -> str | None:
         return None
     done = max(0.0, min(1.0, 1 - (sizeleft or 0) / size))
     return f"{done * 100:.0f}%"
+
+
+def when_text(moment: dt.datetime, zone: dt.tzinfo, language: Language | None = None) -> str:
+    """An instant in the household's zone: "Sat 2026-10-31 19:30 EDT", or in ``language``'s
+    locale ("sáb, 31 oct 2026 19:30 CET")."""
+    return language.when(moment, zone) if language is not None else local_text(moment, zone)

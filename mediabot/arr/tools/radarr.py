@@ -9,7 +9,7 @@ import datetime as dt
 
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_quality_profile, pick_root_folder
-from mediabot.arr.tools.format import api_time, date_text, human_size, parse_utc
+from mediabot.arr.tools.format import api_time, date_text, day_text, human_size, parse_utc
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.arr.tools.summaries import (
     delete_added,
@@ -23,6 +23,7 @@ from mediabot.arr.tools.summaries import (
     title_of,
 )
 from mediabot.config import ArrConfig
+from mediabot.text.language import Language
 
 QUEUE_PAGE_SIZE = 50
 RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
@@ -35,44 +36,46 @@ def search(api, query: str, limit: int) -> list[dict]:
             for movie in api.search_movies(query)[:limit]]
 
 
-def library_matches(api, query: str, now: dt.datetime,
+def library_matches(api, query: str, now: dt.datetime, language: Language | None = None,
                     limit: int = 3) -> tuple[list[dict], list[dict]]:
-    """(status of library hits, lookup hits not in the library) for "do we have X?"."""
+    """(status of library hits, lookup hits not in the library) for "do we have X?";
+    dates and sizes in ``language``'s locale."""
     hits = [movie._data for movie in api.search_movies(query)]
-    owned = [status(api.get_movie(movie_id=data["id"])._data, now)
+    owned = [status(api.get_movie(movie_id=data["id"])._data, now, language)
              for data in [hit for hit in hits if hit.get("id")][:limit]]
     return owned, not_in_library(hits, "movie", "tmdb_id", limit)
 
 
-def status(data: dict, now: dt.datetime) -> dict:
+def status(data: dict, now: dt.datetime, language: Language | None = None) -> dict:
     """In library, monitored, downloaded, size and quality, or which release to wait for."""
     result = {
         "kind": "movie", "title": data.get("title"), "year": data.get("year"),
         "tmdb_id": data.get("tmdbId"), "in_library": True,
         "monitored": bool(data.get("monitored")), "downloaded": bool(data.get("hasFile")),
-        "size": human_size(data["sizeOnDisk"]) if data.get("sizeOnDisk") else None,
+        "size": human_size(data["sizeOnDisk"], language) if data.get("sizeOnDisk") else None,
     }
     if data.get("hasFile"):
         quality = ((data.get("movieFile") or {}).get("quality") or {}).get("quality") or {}
         result["quality"] = quality.get("name")
     else:
-        result["missing"] = _why_missing(data, now)
+        result["missing"] = _why_missing(data, now, language)
     return {key: value for key, value in result.items() if value is not None}
 
 
-def _why_missing(data: dict, now: dt.datetime) -> str:
+def _why_missing(data: dict, now: dt.datetime, language: Language | None = None) -> str:
     """Home releases decide when a download can exist; a cinema run alone does not."""
     home = [(when, word) for when, word in _releases(data) if word != "cinema"]
     out = [(when, word) for when, word in home if when <= now]
     if out:
         when, word = max(out)
-        return f"not downloaded yet; out since {when:%Y-%m-%d} ({word}), Radarr is searching"
+        return (f"not downloaded yet; out since {day_text(when, language)} ({word}), "
+                "Radarr is searching")
     cinema = parse_utc(data.get("inCinemas"))
-    text = (f"in cinemas since {cinema:%Y-%m-%d}" if cinema and cinema <= now
+    text = (f"in cinemas since {day_text(cinema, language)}" if cinema and cinema <= now
             else "not released yet")
     if home:
         when, word = min(home)
-        return f"{text}; {word} release {when:%Y-%m-%d}"
+        return f"{text}; {word} release {day_text(when, language)}"
     return f"{text}; no home release date known"
 
 
@@ -127,7 +130,7 @@ def queue(api) -> tuple[list[dict], int]:
     return queue_summary(page, _movie_label)
 
 
-def stuck(api, tmdb_id: int, now: dt.datetime) -> dict:
+def stuck(api, tmdb_id: int, now: dt.datetime, language: Language | None = None) -> dict:
     """Why the movie has no file yet, from Radarr's own status, and the search that can help:
     {"title", "why": [clauses], "search": (command, body) or None, "not_searched": why not}."""
     data = lookup(api, tmdb_id)
@@ -144,7 +147,7 @@ def stuck(api, tmdb_id: int, now: dt.datetime) -> dict:
     if not data.get("monitored"):
         return _plan(title, "not monitored, so Radarr is not looking for it",
                      "an admin has to monitor it in Radarr first")
-    released, when = _home_release(data, now)
+    released, when = _home_release(data, now, language)
     if not released:
         return _plan(title, f"waiting for its release date ({when})",
                      "there is nothing to find before then")
@@ -156,16 +159,17 @@ def _plan(title: str, why: str, not_searched: str) -> dict:
     return {"title": title, "why": [why], "search": None, "not_searched": not_searched}
 
 
-def _home_release(data: dict, now: dt.datetime) -> tuple[bool, str]:
+def _home_release(data: dict, now: dt.datetime,
+                  language: Language | None = None) -> tuple[bool, str]:
     """(out for home viewing?, the words for when): digital and physical releases decide."""
     home = [(when, word) for when, word in _releases(data) if word != "cinema"]
     out = [(when, word) for when, word in home if when <= now]
     if out:
         when, word = max(out)
-        return True, f"out since {when:%Y-%m-%d}, {word}"
+        return True, f"out since {day_text(when, language)}, {word}"
     if home:
         when, word = min(home)
-        return False, f"{word} release {date_text(when)}"
+        return False, f"{word} release {date_text(when, language)}"
     if data.get("isAvailable"):
         return True, "Radarr counts it as available"
     return False, "no home release date known yet"
@@ -176,12 +180,14 @@ def _movie_label(record: dict) -> str | None:
     return title_of(movie) if movie.get("title") else record.get("title")
 
 
-def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
+def calendar(api, start: dt.datetime, end: dt.datetime,
+             language: Language | None = None) -> list[dict]:
     """One entry per release (cinema, digital, physical) that falls in [start, end)."""
     entries = []
     for movie in api.calendar(start=api_time(start), end=api_time(end)):
         data = movie._data
         entries += [(when, {"title": title_of(data), "release": word,
-                            "date": date_text(when), "downloaded": bool(data.get("hasFile"))})
+                            "date": date_text(when, language),
+                            "downloaded": bool(data.get("hasFile"))})
                     for when, word in _releases(data) if start <= when < end]
     return [entry for _, entry in sorted(entries, key=lambda pair: pair[0])]

@@ -10,7 +10,7 @@ from collections import Counter
 
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_language_profile, pick_quality_profile, pick_root_folder
-from mediabot.arr.tools.format import api_time, episode_code, human_size, parse_utc
+from mediabot.arr.tools.format import api_time, episode_code, human_size, parse_utc, when_text
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.arr.tools.summaries import (
     delete_added,
@@ -24,7 +24,8 @@ from mediabot.arr.tools.summaries import (
     title_of,
 )
 from mediabot.config import ArrConfig
-from mediabot.text.localtime import UTC, local_text
+from mediabot.text.language import Language
+from mediabot.text.localtime import UTC
 
 QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
@@ -42,18 +43,19 @@ def search(api, query: str, limit: int) -> list[dict]:
     return results
 
 
-def library_matches(api, query: str, now: dt.datetime,
+def library_matches(api, query: str, now: dt.datetime, language: Language | None = None,
                     limit: int = 3) -> tuple[list[dict], list[dict]]:
-    """(status of library hits, lookup hits not in the library) for "do we have X?"."""
+    """(status of library hits, lookup hits not in the library) for "do we have X?";
+    dates and sizes in ``language``'s locale."""
     hits = [series._data for series in api.search_series(query)]
-    owned = [status(api.get_series(series_id=data["id"])._data, now.tzinfo or UTC)
+    owned = [status(api.get_series(series_id=data["id"])._data, now.tzinfo or UTC, language)
              for data in [hit for hit in hits if hit.get("id")][:limit]]
     return owned, not_in_library(hits, "series", "tvdb_id", limit)
 
 
-def status(data: dict, zone: dt.tzinfo = UTC) -> dict:
+def status(data: dict, zone: dt.tzinfo = UTC, language: Language | None = None) -> dict:
     """In library, monitored, episodes and size on disk, and what is missing, per season;
-    the next airing in ``zone``."""
+    the next airing in ``zone`` (``language``'s date and number formats)."""
     stats = data.get("statistics") or {}
     seasons = [s for s in data.get("seasons") or []
                if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
@@ -63,13 +65,13 @@ def status(data: dict, zone: dt.tzinfo = UTC) -> dict:
         "monitored": bool(data.get("monitored")), "status": data.get("status"),
         "episodes_on_disk": f"{stats.get('episodeFileCount', 0)}/"
                             f"{stats.get('totalEpisodeCount', 0)}",
-        "size": human_size(stats.get("sizeOnDisk")),
+        "size": human_size(stats.get("sizeOnDisk"), language),
         "seasons": [_season_line(season) for season in seasons],
         "missing": _missing(seasons) or "nothing",
     }
     next_airing = parse_utc(data.get("nextAiring"))
     if next_airing:
-        result["next_episode_airs"] = local_text(next_airing, zone)
+        result["next_episode_airs"] = when_text(next_airing, zone, language)
     return result
 
 
@@ -171,7 +173,7 @@ def queue(api) -> tuple[list[dict], int]:
                          or record.get("title"))
 
 
-def stuck(api, tvdb_id: int, now: dt.datetime) -> dict:
+def stuck(api, tvdb_id: int, now: dt.datetime, language: Language | None = None) -> dict:
     """Why episodes are missing, from Sonarr's own status (its queue, the seasons' counts,
     the next air date), and the search that can help: {"title", "why": [clauses],
     "search": (command, body) or None, "not_searched": why not}. Aired episodes missing and
@@ -198,7 +200,7 @@ def stuck(api, tvdb_id: int, now: dt.datetime) -> dict:
         return {**plan, "not_searched": "what is missing is already in the download queue"}
     airs = parse_utc(data.get("nextAiring"))
     if airs:
-        when = local_text(airs, now.tzinfo or UTC)
+        when = when_text(airs, now.tzinfo or UTC, language)
         why.append(f"every aired episode is here; the next airs {when}")
         return {**plan, "not_searched": "there is nothing to find before then"}
     why.append("every aired episode is downloaded")
@@ -218,20 +220,22 @@ def _unqueued_missing(data: dict, queued: list[dict]) -> dict[int, int]:
     return missing
 
 
-def calendar(api, start: dt.datetime, end: dt.datetime) -> list[dict]:
-    """Monitored episodes airing in [start, end), soonest first, at times in start's zone."""
+def calendar(api, start: dt.datetime, end: dt.datetime,
+             language: Language | None = None) -> list[dict]:
+    """Monitored episodes airing in [start, end), soonest first, at times in start's zone
+    (in ``language``'s date format)."""
     episodes = [episode._data for episode in
                 api.calendar(start=api_time(start), end=api_time(end), include_series=True)]
     episodes.sort(key=lambda data: data.get("airDateUtc") or "")
-    return [_calendar_item(data, start.tzinfo or UTC) for data in episodes]
+    return [_calendar_item(data, start.tzinfo or UTC, language) for data in episodes]
 
 
-def _calendar_item(data: dict, zone: dt.tzinfo) -> dict:
+def _calendar_item(data: dict, zone: dt.tzinfo, language: Language | None) -> dict:
     airs = parse_utc(data.get("airDateUtc"))
     return {
         "series": (data.get("series") or {}).get("title"),
         "episode": episode_code(data.get("seasonNumber"), data.get("episodeNumber")),
         "title": data.get("title"),
-        "airs": local_text(airs, zone) if airs else data.get("airDate"),
+        "airs": when_text(airs, zone, language) if airs else data.get("airDate"),
         "downloaded": bool(data.get("hasFile")),
     }

@@ -2,6 +2,7 @@
 
 import datetime as dt
 
+from mediabot.text.language import SOURCE, Language
 from mediabot.text.localtime import zone_label
 
 INTRO = """\
@@ -34,6 +35,8 @@ Guidelines:
 - If a tool fails, say what went wrong in a few plain words and what to try next.
 - Only talk about the media server; politely decline anything else."""
 
+LANGUAGE_RULE = ("Write your replies in {name} ({tag}), unless the person writes to you in "
+                 "another language: then answer in theirs.")
 STAMP_RULE = ("Each text from the person starts with the local time it was sent, in square "
               "brackets (time zone {zone}); tools give times in this zone too. Do not start "
               "your replies with a time.")
@@ -52,7 +55,8 @@ def _capabilities(tools, missing=()) -> str:
 
 
 def build_system_prompt(display_name: str | None = None, *, dropped: str | None = None,
-                        zone: dt.tzinfo | None = None, tools=None, missing=()) -> str:
+                        zone: dt.tzinfo | None = None, tools=None, missing=(),
+                        language: Language | None = None) -> str:
     """The system prompt personalised with the user's name and any question just dropped.
 
     Nothing in it changes from one text to the next, so a server's prompt cache reuses it
@@ -64,12 +68,16 @@ def build_system_prompt(display_name: str | None = None, *, dropped: str | None 
     household's time zone, named in the rule that explains those stamps. ``tools``: names of
     the tools this person is offered (None: all of them); ``missing``: "Sonarr" and/or
     "Radarr" when not configured, so the model says
-    so instead of guessing.
+    so instead of guessing. ``language``: the person's; when it is not English the model is
+    told to write in it (as static as the rest, so the cached prefix holds; an English
+    person's prompt has no such line, as before).
     """
     names = [name for name, _ in CAPABILITIES] if tools is None else tools
     parts = [INTRO, _capabilities(names, missing), GUIDELINES]
     if display_name:
         parts.append(f"You are talking with {display_name}; use their name now and then.")
+    if language is not None and language.code != SOURCE:
+        parts.append(LANGUAGE_RULE.format(name=language.english_name, tag=language.tag))
     if zone is not None:
         parts.append(STAMP_RULE.format(zone=zone_label(zone)))
     if dropped:
