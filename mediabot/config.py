@@ -35,7 +35,7 @@ DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
 ENV_FILE = "env"   # beside the config: MEDIABOT_*=... lines, systemd's EnvironmentFile=
-ACCENTS = ("fold", "keep")
+ACCENTS = ("fold", "keep", "")   # "": the language's default (text.sms.accents_for)
 ROLES = tuple(role.value for role in Role)   # plain strings, for click.Choice
 SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
 FILE_SUFFIX = "_file"   # <secret>_file names a file holding the secret
@@ -148,8 +148,9 @@ class SmsConfig:
     posters: bool = False
     language: str = "en"    # a BCP 47 tag with a catalog in mediabot/locales (text.language)
     # Letters outside GSM-7 ("á", "ç", "ã") in an SMS: "fold" them to their GSM-7 neighbours
-    # (160 characters a segment) or "keep" them (the text goes as UCS-2, 70 a segment).
-    accents: str = "fold"
+    # (160 characters a segment) or "keep" them (the text goes as UCS-2, 70 a segment);
+    # "": the recipient's language decides (text.sms.accents_for: "keep" for Portuguese).
+    accents: str = ""
 
 
 @dataclass(frozen=True)
@@ -703,8 +704,8 @@ def _validate_language(sms: SmsConfig, source: str) -> list[str]:
         problems.append(f"{source}: [sms] language = {why}")
     if sms.accents not in ACCENTS:
         problems.append(f"{source}: [sms] accents = {sms.accents!r} is not a choice; use "
-                        "\"fold\" (GSM-7 neighbours, 160 characters a segment) or \"keep\" "
-                        "(UCS-2, 70 a segment)")
+                        "\"fold\" (GSM-7 neighbours, 160 characters a segment), \"keep\" "
+                        "(UCS-2, 70 a segment), or leave it out for the language's default")
     return problems
 
 

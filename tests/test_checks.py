@@ -91,7 +91,7 @@ def write_config(tmp_path, urls, **overrides):
         elif value is None:
             sections[section].pop(key)
         else:
-            sections[section][key] = value
+            sections.setdefault(section, {})[key] = value
     text = "".join(f"[{name}]\n" + "".join(f"{k} = {v}\n" for k, v in keys.items()) + "\n"
                    for name, keys in sections.items())
     path = tmp_path / "config.toml"
@@ -384,6 +384,32 @@ def test_config_errors_exit_2_before_any_check(tmp_path, servers):
     assert "[twilio] auth_token is required" in result.output
     assert "[llm] temperature = -1.0 must be 0 or more" in result.output
     assert "ok " not in result.output
+
+
+def test_the_households_language_and_accents_are_one_line(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{"sms.language": '"es"'})
+    assert result.exit_code == 0, result.output
+    assert line(result, "language", "ok") == (
+        "ok   language: texts in Spanish (es); accents folded on SMS (á -> a, 160 characters "
+        "a segment; the language's default; see [sms] accents)")
+
+
+def test_a_member_speaking_another_language_is_named_with_their_accents(tmp_path, servers):
+    path = write_config(tmp_path, servers["urls"], **{"sms.language": '"de"'})
+    path.write_text(path.read_text() + '\n[[users]]\nphone = "+15552468001"\nname = "Ana"\n'
+                    'language = "pt-BR"\n')
+    result = CliRunner().invoke(main, ["check", "--config", str(path)])
+    assert line(result, "language", "ok") == (
+        "ok   language: texts in German (de); Ana in Portuguese (Brazil, pt-BR), accents kept; "
+        "accents folded on SMS (á -> a, 160 characters a segment; the language's default; "
+        "see [sms] accents)")
+
+
+def test_a_chosen_accents_setting_is_named(tmp_path, servers):
+    result = run_check(tmp_path, servers, **{"sms.accents": '"keep"'})
+    assert line(result, "language", "ok") == (
+        "ok   language: texts in English (en); accents kept on SMS (UCS-2, 70 characters a "
+        "segment; [sms] accents)")
 
 
 def test_a_crashing_check_becomes_a_fail_line_and_the_rest_still_run(caplog):

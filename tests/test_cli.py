@@ -298,6 +298,21 @@ def test_config_errors_exit_2_with_one_line_each(tmp_path, args):
 
 
 @pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
+def test_a_language_with_no_catalog_exits_2_naming_those_there_are(tmp_path, args):
+    path = write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                        database={"path": tmp_path / "mediabot.db"},
+                        twilio={"account_sid": "AC1", "auth_token": "token-123456",
+                                "from_number": "+15550001111"},
+                        llm={"base_url": "http://127.0.0.1:9/v1"},
+                        sms={"language": "it"})
+    result = run(path, *args)
+    assert result.exit_code == 2
+    assert result.output.splitlines() == [
+        f"config error: {path}: [sms] language = 'it' has no catalog; mediabot speaks en, es, "
+        "de, fr, pt, nl (a region may follow, as in \"es-MX\" or \"pt-BR\")"]
+
+
+@pytest.mark.parametrize("args", COMMANDS, ids=" ".join)
 def test_missing_config_file_exits_2_with_the_fix(tmp_path, args):
     result = run(tmp_path / "nope.toml", *args)
     assert result.exit_code == 2

@@ -6,7 +6,14 @@ from hypothesis import strategies as st
 from twilio.request_validator import RequestValidator
 
 from mediabot.config import SmsConfig
-from mediabot.text.sms import count_segments, format_reply, format_reply_for, is_gsm7, signature_ok
+from mediabot.text.sms import (
+    accents_for,
+    count_segments,
+    format_reply,
+    format_reply_for,
+    is_gsm7,
+    signature_ok,
+)
 
 
 @pytest.mark.parametrize("markdown, plain", [
@@ -184,3 +191,64 @@ def test_format_reply_for_applies_the_operators_sms_settings(allow_emoji, expect
     config = SmsConfig(max_reply_chars=20, allow_emoji=allow_emoji)
     text = "**Dune** \U0001F3AC is ready. " + "More words follow here. " * 5
     assert format_reply_for(config, text) == expected
+
+
+# -- [sms] accents: fold to GSM-7 (160/153 a segment) or keep as UCS-2 (70/67) ---------------
+
+SPANISH = ("¿Quieres que añada también la película? Está en 4K y ocupa más de 20 GB. Mañana a "
+           "las 19:30 estará lista en tu biblioteca, así que podrás verla esta noche.")
+PORTUGUESE = ("Não encontrei a série. Você quer que eu adicione a versão dublada? Ela ocupa 4,2 "
+              "GB e estará pronta amanhã às 19:30, então você poderá assistir à noite.")
+FRENCH = ("Ça y est, Dune est prêt à regarder. Il occupe 4,2 Go. Veux-tu que j'ajoute aussi "
+          "la suite ? Elle sortira bientôt, je te préviendrai dès qu'elle sera là.")
+
+
+@pytest.mark.parametrize("text, folded", [
+    (SPANISH, "¿Quieres que añada también la pelicula? Esta en 4K y ocupa mas de 20 GB. Mañana "
+              "a las 19:30 estara lista en tu biblioteca, asi que podras verla esta noche."),
+    (PORTUGUESE, "Nao encontrei a série. Voce quer que eu adicione a versao dublada? Ela ocupa "
+                 "4,2 GB e estara pronta amanha às 19:30, entao voce podera assistir à noite."),
+    (FRENCH, "Ça y est, Dune est pret à regarder. Il occupe 4,2 Go. Veux-tu que j'ajoute aussi "
+             "la suite ? Elle sortira bientot, je te préviendrai dès qu'elle sera là."),
+], ids=["es", "pt", "fr"])
+def test_folded_accents_fit_one_gsm7_segment_kept_ones_take_three_ucs2(text, folded):
+    assert 150 < len(text) <= 160
+    assert format_reply(text) == folded and count_segments(folded) == 1
+    kept = format_reply(text, keep_accents=True)
+    assert kept == text and not is_gsm7(kept)
+    assert count_segments(kept) == 3        # 67 + 67 + the rest: UCS-2's parts
+
+
+def test_kept_accents_count_ucs2_segments_exactly_at_70_and_67():
+    one = "Está lista. " * 5 + "Ya está aquí."     # 73 characters
+    assert count_segments(format_reply(one[:70], keep_accents=True)) == 1
+    assert count_segments(format_reply(one[:71], keep_accents=True)) == 2
+    assert count_segments("á" * 134) == 2 and count_segments("á" * 135) == 3
+    assert count_segments(format_reply("a" * 159 + "á")) == 1       # folded: GSM-7's 160
+    assert count_segments(format_reply("a" * 160 + "á")) == 2       # 153 + 8
+
+
+def test_letters_already_in_gsm7_stay_when_folded():
+    german = "Größe: 4,2 GB. Möchtest du Über uns auch? Schön, dass du fragst: ÄÖÜ äöü ß"
+    assert format_reply(german) == german and is_gsm7(german)
+    assert format_reply("é ñ ü ä ö ß à è ì ò ù ¿ ¡ É Ñ Ç") == "é ñ ü ä ö ß à è ì ò ù ¿ ¡ É Ñ Ç"
+
+
+def test_keep_writes_latin_letters_as_themselves_and_still_maps_typography():
+    assert format_reply("cœur, Łódź, “ação” — ﬁm", keep_accents=True) == 'cœur, Łódź, "ação" - fim'
+    assert format_reply("cafe\u0301 and cafe\u0301", keep_accents=True) == "café and café"
+    assert format_reply("cœur, Łódź, ação") == "coeur, Lodz, acao"
+
+
+@pytest.mark.parametrize("accents, language, user, expected", [
+    ("", "en", None, "fold"), ("", "es", None, "fold"), ("", "de", None, "fold"),
+    ("", "fr", None, "fold"), ("", "nl", None, "fold"), ("", "pt", None, "keep"),
+    ("", "pt-BR", None, "keep"), ("", "es", "pt-PT", "keep"), ("", "pt", "de", "fold"),
+    ("fold", "pt", None, "fold"), ("keep", "en", "de", "keep"),
+])
+def test_accents_default_by_the_recipients_language_unless_chosen(accents, language, user,
+                                                                   expected):
+    config = SmsConfig(language=language, accents=accents)
+    assert accents_for(config, user) == expected
+    kept = format_reply_for(config, "Não há", user)
+    assert kept == ("Não há" if expected == "keep" else "Nao ha")

@@ -68,10 +68,19 @@ def choose(user_id: int | None, inbox_id: int | None, to_number: str) -> str:
     return user.channel or intake.last_channel(user.id) or SMS
 
 
-def shape(channel: str, text: str, sms_config: SmsConfig) -> str:
+def shape(channel: str, text: str, sms_config: SmsConfig, language: str | None = None) -> str:
     """The model's (or a notice's) text written for ``channel``: WhatsApp's markup and
-    length, or the SMS rules (GSM-7 folding, ``[sms] max_reply_chars``)."""
-    return format_whatsapp(text) if channel == WHATSAPP else format_reply_for(sms_config, text)
+    length (accents always kept), or the SMS rules (``[sms] accents`` for a recipient
+    speaking ``language``, ``max_reply_chars``)."""
+    if channel == WHATSAPP:
+        return format_whatsapp(text)
+    return format_reply_for(sms_config, text, language)
+
+
+def language_of(user_id: int | None) -> str | None:
+    """The recipient's own language tag; None for the household's (or no user)."""
+    user = users.find_user(user_id) if user_id is not None else None
+    return user.language if user is not None else None
 
 
 def segments(channel: str, body: str) -> int:

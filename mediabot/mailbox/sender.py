@@ -37,7 +37,7 @@ from mediabot.mailbox import channels
 from mediabot.mailbox.intake import newest_inbox_id
 from mediabot.store import users
 from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
-from mediabot.text.phones import WHATSAPP, split_channel
+from mediabot.text.phones import SMS, WHATSAPP, split_channel
 from mediabot.text.public_url import web_urls
 
 log = logging.getLogger(__name__)
@@ -167,7 +167,7 @@ class Sender:
         channel = channels.choose(user_id, inbox_id, to_number)
         to_number = split_channel(to_number)[1]
         if shape:
-            body = channels.shape(channel, body, self.sms_config)
+            body = channels.shape(channel, body, self.sms_config, channels.language_of(user_id))
         if not body or not body.strip():
             log.warning("outbox: empty reply not queued (inbox %s)", inbox_id)
             return None
@@ -274,7 +274,8 @@ class Sender:
         """One ``messages.create``; its outcome is recorded on the row before returning."""
         try:
             media = json.loads(row.media) if row.media else []
-            fields = channels.message_fields(plan, row.to_number, row.body, media, self.config)
+            fields = channels.message_fields(plan, row.to_number, self._body_for(row, plan),
+                                             media, self.config)
             report = {"status_callback": self.status_callback} if self.status_callback else {}
             message = self.client.messages.create(**fields, **report)
             outcome = Outcome("sent", sid=message.sid, state=message.status)
@@ -290,6 +291,14 @@ class Sender:
             log.info("outbox %d attempt %d failed (%s): %s", row.id, row.attempts,
                      outcome.kind, outcome.error)
         return outcome
+
+    def _body_for(self, row: Outbox, plan: channels.Plan) -> str:
+        """The row's text; a WhatsApp text that falls back to SMS is written for SMS now
+        (its markup stripped, its accents as ``[sms] accents`` says for the recipient)."""
+        if plan.channel == SMS and row.channel == WHATSAPP:
+            return channels.shape(SMS, row.body, self.sms_config,
+                                  channels.language_of(row.user_id))
+        return row.body
 
     def _note_plan(self, row: Outbox, plan: channels.Plan) -> None:
         """The row went otherwise than queued (on SMS, or as a template): say so and keep it."""

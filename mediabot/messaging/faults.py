@@ -19,10 +19,18 @@ import peewee
 from mediabot.conversation.prompt.history import delete_messages_after, last_message_id
 from mediabot.mailbox.intake import requeue
 from mediabot.store import db
+from mediabot.text.language import SOURCE, Language, load
 
 log = logging.getLogger(__name__)
-STORAGE_APOLOGY = ("Sorry, I couldn't save your message, so I couldn't answer it. Please "
-                   "try again in a few minutes.")
+
+
+def storage_apology(lang: Language) -> str:
+    """What a person gets, in their language, when their turn could not be written."""
+    return lang.gettext("Sorry, I couldn't save your message, so I couldn't answer it. "
+                        "Please try again in a few minutes.")
+
+
+STORAGE_APOLOGY = storage_apology(load(SOURCE))
 
 
 def is_storage_fault(exc: BaseException) -> bool:
@@ -33,7 +41,7 @@ def is_storage_fault(exc: BaseException) -> bool:
 @dataclass(frozen=True)
 class RetryPolicy:
     """Turns that failed are retried ``base_seconds`` later, doubling to at most
-    ``max_seconds``; after ``attempts`` failures the person gets STORAGE_APOLOGY instead
+    ``max_seconds``; after ``attempts`` failures the person gets ``storage_apology`` instead
     (itself retried at ``max_seconds`` while the database still cannot be written)."""
 
     attempts: int = 8

@@ -35,15 +35,27 @@ from mediabot.conversation.incoming import Incoming, join_texts, read_text
 from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
 from mediabot.mailbox import intake
 from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
-from mediabot.messaging.faults import STORAGE_APOLOGY, OpenTurns, Retries, is_storage_fault
+from mediabot.messaging.faults import OpenTurns, Retries, is_storage_fault, storage_apology
 from mediabot.store import db
 from mediabot.store.users import get_user, set_opted_out
+from mediabot.text.language import SOURCE, Language, load, speaking
 
 log = logging.getLogger(__name__)
 
-RATE_LIMIT_REPLY = ("You've sent a lot of messages this hour, so I'm taking a short break. "
-                    "Try again in a little while.")
-FAILED_REPLY = "Sorry, something went wrong on my side. Please try again."
+
+def rate_limit_reply(lang: Language) -> str:
+    """The one notice an hour for a person past ``[sms] rate_limit_per_hour``."""
+    return lang.gettext("You've sent a lot of messages this hour, so I'm taking a short "
+                        "break. Try again in a little while.")
+
+
+def failed_reply(lang: Language) -> str:
+    """The reply to a turn that failed with anything but a storage fault."""
+    return lang.gettext("Sorry, something went wrong on my side. Please try again.")
+
+
+RATE_LIMIT_REPLY = rate_limit_reply(load(SOURCE))
+FAILED_REPLY = failed_reply(load(SOURCE))
 ANSWERED_ALONE = ("help", "reset")  # keywords a burst answers as texts of their own
 OPT_IN_WORDS = ("opt_in", "yes_opt_in")
 STORED_REPLY_LOOKBACK = 40  # messages: one turn's user message, tool rounds and reply
@@ -163,7 +175,8 @@ class Answering:
             if is_storage_fault(exc):
                 raise
             log.exception("inbox %s: turn failed", rows[-1].id)
-            self._commit_reply(user, rows, FAILED_REPLY, "failed", type(exc).__name__)
+            self._commit_reply(user, rows, failed_reply(self._speaking(user)), "failed",
+                               type(exc).__name__)
             return
         if not self._commit_reply(user, rows, answer.reply, "done"):
             return
@@ -194,7 +207,7 @@ class Answering:
         failures = self.retries.failures(user.id)
         log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
                   rows[-1].id, failures)
-        self._commit_reply(user, rows, STORAGE_APOLOGY, "failed",
+        self._commit_reply(user, rows, storage_apology(self._speaking(user)), "failed",
                            f"gave up after {failures} failed attempts")
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
@@ -215,8 +228,12 @@ class Answering:
         keys = [f"rate-limit:{user.id}:" + moment.strftime("%Y%m%d%H")
                 for moment in (now - hour, now)]
         if not queued_since(keys, now - hour):
-            self.sender.send(user.phone, RATE_LIMIT_REPLY, user_id=user.id,
-                             dedupe_key=keys[-1])
+            self.sender.send(user.phone, rate_limit_reply(self._speaking(user)),
+                             user_id=user.id, dedupe_key=keys[-1], shape=True)
+
+    def _speaking(self, user: db.User) -> Language:
+        """The language of this person's texts: theirs, else the household's."""
+        return speaking(user.language, self.config.language)
 
 
 def burst_turns(texts: list[Text]) -> list[list[Text]]:

@@ -25,12 +25,20 @@ from mediabot.mailbox import intake
 from mediabot.messaging.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
 from mediabot.messaging.turn import Answering
 from mediabot.store import db
+from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.phones import SMS, channel_address, split_channel
 
 log = logging.getLogger(__name__)
 
-UNKNOWN_SENDER_REPLY = ("Sorry, this number only answers members of its household. Ask the "
-                        "person who runs it to add you.")
+
+def unknown_sender_reply(lang: Language) -> str:
+    """The fixed reply to a number that is no member (``[sms] unknown_senders = "reply"``):
+    in the household's language, since a stranger has none of their own."""
+    return lang.gettext("Sorry, this number only answers members of its household. Ask "
+                        "the person who runs it to add you.")
+
+
+UNKNOWN_SENDER_REPLY = unknown_sender_reply(load(SOURCE))
 # Acknowledgements are on Twilio's clock (15 s, then it retries); turns are not. A turn
 # about to start waits for a lull of ACK_LULL_SECONDS without webhook requests, at most
 # ACK_PRIORITY_SECONDS, so a burst is acknowledged at full speed and its turns follow.
@@ -83,6 +91,7 @@ class Worker:
                  max_workers: int = 4, retry: RetryPolicy = RetryPolicy()):
         self.engine = engine
         self.sender = sender
+        self.config = config
         self.retries = Retries(retry, self.notify)
         self.turns = OpenTurns()
         self.answering = Answering(engine, sender, config, self.retries, self.turns, clock)
@@ -224,7 +233,7 @@ class Worker:
         from_number = split_channel(address)[1]
         try:
             with db.database.connection_context():
-                self.sender.send(address, UNKNOWN_SENDER_REPLY,
-                                 dedupe_key=f"unknown:{from_number}")
+                self.sender.send(address, unknown_sender_reply(load(self.config.language)),
+                                 dedupe_key=f"unknown:{from_number}", shape=True)
         except Exception:
             log.exception("the reply to an unknown number could not be queued")

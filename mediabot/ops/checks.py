@@ -23,9 +23,11 @@ from urllib.parse import urlparse
 from mediabot.config import Config, LLMConfig, TwilioConfig, webhook_url
 from mediabot.ops.storage import owner_problem
 from mediabot.store.db import Role
+from mediabot.text.language import load as load_language
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
 from mediabot.text.phones import home_regions
+from mediabot.text.sms import accents_for
 
 if TYPE_CHECKING:
     import openai
@@ -54,6 +56,7 @@ def run_checks(config: Config) -> list[Line]:
                                 f"shown in {_zone_name(config)})")]
     local += check_placeholders(config)
     local += check_region(config)
+    local.append(check_language(config))
     local += _safely("database", secrets, lambda: [check_database(config.database.path)])
     remote = _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
@@ -131,6 +134,33 @@ def check_region(config: Config) -> list[Line]:
                               f"(in [[users]], users add, chat --as) are read as {region} "
                               f"numbers — set [sms] default_region = \"{regions[0]}\" if that "
                               "is where the household is")]
+
+
+def check_language(config: Config) -> Line:
+    """The language of mediabot's own texts: the household's, the [[users]] entries that
+    speak another, and what SMS do with accents (the config already refused a language
+    with no catalog)."""
+    sms, choice = config.sms, accents_for(config.sms)
+    parts = [f"texts in {_language_name(sms.language)}"]
+    for user in config.users:
+        if user.language and user.language != sms.language:
+            own = accents_for(sms, user.language)
+            parts.append(f"{user.name or user.phone} in {_language_name(user.language)}"
+                         + (f", accents {ACCENT_WORDS[own]}" if own != choice else ""))
+    how = (f"accents {ACCENT_WORDS[choice]} on SMS ("
+           + ("UCS-2, 70 characters a segment" if choice == "keep"
+              else "á -> a, 160 characters a segment"))
+    source = "[sms] accents" if sms.accents else "the language's default; see [sms] accents"
+    return Line(OK, "language", f"{'; '.join(parts)}; {how}; {source})")
+
+
+ACCENT_WORDS = {"keep": "kept", "fold": "folded"}
+
+
+def _language_name(tag: str) -> str:
+    """"Spanish (es)", "Portuguese (Brazil, pt-BR)"."""
+    name = load_language(tag).english_name
+    return f"{name[:-1]}, {tag})" if name.endswith(")") else f"{name} ({tag})"
 
 
 def check_placeholders(config: Config) -> list[Line]:

@@ -7,6 +7,11 @@ literally, and one curly quote turns a whole SMS into UCS-2 (70 characters a seg
 instead of 160), so ``format_reply`` strips the one and replaces the other. Letters of
 other scripts (a film's original title) are kept, since dropping them loses meaning; symbols and
 emoji are dropped unless emoji are allowed.
+
+Accented Latin letters outside GSM-7 ("á", "ç", "ã") are ``[sms] accents``'s choice: "fold"
+writes their GSM-7 neighbour ("a", "c"; "é", "ñ", "ü", "ß" are GSM-7 and stay), "keep"
+writes them as they are and the text goes as UCS-2. With no choice made, the recipient's
+language decides (``accents_for``, ``KEEP_ACCENTS``; the README says why).
 """
 
 import hmac
@@ -20,6 +25,10 @@ GSM7_BASIC = frozenset(
     "¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà")
 GSM7_EXTENDED = frozenset("^{}\\[~]|€\f")
 GSM7_SINGLE, GSM7_PART = 160, 153
+# Languages whose texts keep their accents when ``[sms] accents`` is not set: folded,
+# Portuguese loses a letter in most words ("não", "você", "ação"); the others read as
+# people text anyway (Spanish "más" -> "mas"; German and Dutch lose nothing or nearly).
+KEEP_ACCENTS = frozenset({"pt"})
 UCS2_SINGLE, UCS2_PART = 70, 67
 
 # Typographic characters with a plain GSM-7 spelling.
@@ -69,26 +78,44 @@ _LINK = re.compile(r"\[([^\]\n]+)\]\(([^)\s]*)(?:\s+\"[^\"]*\")?\)")
 _SENTENCE_END = re.compile(r"[.!?][\"')\]]*(?=\s)|\n")
 
 
-def format_reply(text: str, *, max_chars: int = 480, allow_emoji: bool = False) -> str:
+def format_reply(text: str, *, max_chars: int = 480, allow_emoji: bool = False,
+                 keep_accents: bool = False) -> str:
     """Turn a model's answer into one plain SMS body of at most ``max_chars`` characters.
 
-    Markdown is stripped, typography mapped to GSM-7, emoji dropped unless ``allow_emoji``,
-    blank-line runs collapsed, and a long text is cut at a sentence or line end (else at a
-    word, with "..."). Returns "" only when nothing readable is left (symbols only).
+    Markdown is stripped, typography mapped to GSM-7, accents folded unless
+    ``keep_accents``, emoji dropped unless ``allow_emoji``, blank-line runs collapsed, and a
+    long text is cut at a sentence or line end (else at a word, with "..."). Returns ""
+    only when nothing readable is left (symbols only).
     """
     text = text.replace("\r\n", "\n").replace("\r", "\n")
-    plain = _strip_inline(_strip_block_markdown(text))
-    cleaned = _tidy_whitespace(to_gsm7(plain, allow_emoji=allow_emoji))
+    if keep_accents:   # "e" + a combining accent is kept as the one letter "é"
+        text = unicodedata.normalize("NFC", text)
+    def sms_text(raw: str) -> str:
+        return _tidy_whitespace(to_gsm7(raw, allow_emoji=allow_emoji, keep_accents=keep_accents))
+
+    cleaned = sms_text(_strip_inline(_strip_block_markdown(text)))
     if not cleaned:  # Markdown that held all the text, e.g. "![](http://x)": keep it raw
-        cleaned = _tidy_whitespace(to_gsm7(text, allow_emoji=allow_emoji))
+        cleaned = sms_text(text)
     return cut_text(cleaned, max_chars)
 
 
-def format_reply_for(sms_config, text: str) -> str:
-    """``format_reply`` with the operator's ``[sms] max_reply_chars`` and ``allow_emoji``:
-    every text mediabot sends (replies, expiry and download notices) is shaped alike."""
+def format_reply_for(sms_config, text: str, language: str | None = None) -> str:
+    """``format_reply`` with the operator's ``[sms] max_reply_chars``, ``allow_emoji`` and
+    ``accents`` for a recipient speaking ``language`` (a tag; None: the household's):
+    every text mediabot sends (replies, apologies, expiry and download notices) is shaped
+    alike."""
+    keep = accents_for(sms_config, language) == "keep"
     return format_reply(text, max_chars=sms_config.max_reply_chars,
-                        allow_emoji=sms_config.allow_emoji)
+                        allow_emoji=sms_config.allow_emoji, keep_accents=keep)
+
+
+def accents_for(sms_config, language: str | None = None) -> str:
+    """"fold" or "keep": ``[sms] accents`` when set, else the default of the recipient's
+    language (``language``, else ``[sms] language``): "keep" for KEEP_ACCENTS."""
+    if sms_config.accents:
+        return sms_config.accents
+    code = (language or sms_config.language).replace("_", "-").split("-", 1)[0].lower()
+    return "keep" if code in KEEP_ACCENTS else "fold"
 
 
 def _strip_block_markdown(text: str) -> str:
@@ -126,14 +153,17 @@ def _link_text(match: re.Match) -> str:
     return f"{label} ({url})"
 
 
-def to_gsm7(text: str, *, allow_emoji: bool = False) -> str:
-    """Map each character to GSM-7 where a plain spelling exists (accents folded), keep
-    letters and digits of other scripts, keep emoji only when allowed, drop the rest."""
-    return "".join(_map_char(ch, allow_emoji) for ch in text)
+def to_gsm7(text: str, *, allow_emoji: bool = False, keep_accents: bool = False) -> str:
+    """Map each character to GSM-7 where a plain spelling exists (accents folded unless
+    ``keep_accents``), keep letters and digits of other scripts, keep emoji only when
+    allowed, drop the rest."""
+    return "".join(_map_char(ch, allow_emoji, keep_accents) for ch in text)
 
 
-def _map_char(ch: str, allow_emoji: bool) -> str:
+def _map_char(ch: str, allow_emoji: bool, keep_accents: bool = False) -> str:
     if ch in GSM7_BASIC or ch in GSM7_EXTENDED:
+        return ch
+    if keep_accents and is_latin_letter(ch):
         return ch
     if ch in CHAR_MAP:
         return CHAR_MAP[ch]
@@ -149,6 +179,14 @@ def _map_char(ch: str, allow_emoji: bool) -> str:
     if unicodedata.name(ch, "").startswith("LATIN "):
         return _spell_latin(ch)
     return ch if unicodedata.category(ch)[0] in "LN" else ""
+
+
+def is_latin_letter(ch: str) -> bool:
+    """A Latin letter written as itself ("á", "ç", "œ", "ł"), not a compatibility form
+    such as the ligature "ﬁ", which has a plain spelling of its own ("fi")."""
+    return (unicodedata.category(ch).startswith("L")
+            and unicodedata.name(ch, "").startswith("LATIN ")
+            and unicodedata.normalize("NFKC", ch) == ch)
 
 
 def _fold(ch: str) -> str | None:
