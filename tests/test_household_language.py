@@ -16,9 +16,9 @@ from tests.test_arr_webhooks import ask, send, serve  # noqa: F401 (serve: a fix
 YEAR = dt.date.today().year + 1
 DUNE_THREE = f"Dune: Part Three ({YEAR})"
 FOLD = {"accents": "fold"}
-# The word an admin approves with. English APPROVE is understood in every language; the
-# language's own word (APROBAR, GENEHMIGEN) once text/keywords reads it (issue 23).
-APPROVE = {"es": "APPROVE", "de": "APPROVE"}
+# The word an admin approves with, in the admin's language (English APPROVE is understood in
+# every language: the Spanish test's second admin answers with it).
+APPROVE = {"es": "APROBAR", "de": "GENEHMIGEN"}
 
 
 def speaks(phone: str, tag: str) -> None:
@@ -74,7 +74,7 @@ def test_each_person_reads_their_own_language(house, stack, fake_llm, fake_twili
                                            "DENY 1"]
     assert sent_to(fake_twilio, ADMIN2) == [f"Sam möchte {DUNE_THREE}. Antworte GENEHMIGEN 1 "
                                             "oder ABLEHNEN 1"]
-    text(daemon.app.test_client(), "DENY 1", sender=ADMIN2)
+    text(daemon.app.test_client(), "ABLEHNEN 1", sender=ADMIN2)
     settle(daemon)
     assert not stack.has("movie", THREE)
     assert sent_to(fake_twilio, MEMBER)[-1] == f"Jo no aprobo {DUNE_THREE}, asi que no se añadio."

@@ -107,3 +107,23 @@ def test_the_models_accents_are_folded_or_kept_as_the_household_chose(
     settle(daemon)
     assert fake_twilio.bodies() == [sent]
     assert db.Outbox.get().segments == 1
+
+
+TIMEOUT = {
+    "es": "Perdona, ahora mismo respondo muy despacio. Vuelve a intentarlo en un minuto.",
+    "de": "Entschuldige, ich antworte gerade zu langsam. Versuch es in einer Minute noch mal.",
+}
+
+
+@pytest.mark.parametrize("language", ["es", "de"])
+def test_a_model_that_times_out_is_apologised_for_in_the_households_language(
+        daemon_for, fake_llm, fake_twilio, language):
+    """The model server answers too late: the person reads the apology in their language
+    (accents folded on SMS), in one segment."""
+    daemon = daemon_for(sms={"language": language}, llm={"timeout_seconds": 0.5})
+    fake_llm.enqueue_delay(2)
+    fake_llm.enqueue_text("too late")
+    text(daemon.app.test_client(), "hola")
+    settle(daemon)
+    sent = fake_twilio.bodies()
+    assert sent == [TIMEOUT[language]] and count_segments(sent[0]) == 1

@@ -41,26 +41,61 @@ from mediabot.conversation.prompt import calibration, history
 from mediabot.conversation.prompt.summaries import Summarizer
 from mediabot.conversation.prompt.system_prompt import build_system_prompt
 from mediabot.store import db
-from mediabot.text.language import Language, speaking
+from mediabot.text.language import SOURCE, Language, load, speaking
 from mediabot.text.localtime import as_local
 
 log = logging.getLogger(__name__)
 
-NO_ANSWER_REPLY = "Sorry, I have no answer to that. Could you rephrase it?"  # model said nothing
-ROUND_LIMIT_REPLY = "Sorry, I couldn't finish that. Could you try rephrasing it?"
-APOLOGIES = {
-    "timeout": "Sorry, I'm answering too slowly right now. Please try again in a minute.",
-    "unreachable": "Sorry, I can't reach my language model right now. Please try again later.",
-    "misconfigured": "Sorry, my language model isn't set up right. Please tell whoever runs "
-                     "this number.",
-}
-# When the model server refuses even the smallest prompt (system prompt and this message).
-STUCK_REPLY = ("Sorry, my language model can't take our conversation right now. Text RESET "
-               "to start over, then ask again.")
 ONE_AT_A_TIME = ("not asked: only one removal can wait for a Y at a time, and another is "
                  "waiting; nothing was removed")
-ONE_AT_A_TIME_NOTE = "(I remove one thing at a time: ask me again for the rest after this.)"
-APOLOGY = "Sorry, something went wrong on my side. Please try again in a moment."
+
+
+def no_answer_reply(lang: Language) -> str:
+    """When the model said nothing."""
+    return lang.gettext("Sorry, I have no answer to that. Could you rephrase it?")
+
+
+def round_limit_reply(lang: Language) -> str:
+    return lang.gettext("Sorry, I couldn't finish that. Could you try rephrasing it?")
+
+
+def apologies(lang: Language) -> dict[str, str]:
+    """The apology for each way the model can fail (``ModelError.reason``)."""
+    return {
+        "timeout": lang.gettext(
+            "Sorry, I'm answering too slowly right now. Please try again in a minute."),
+        "unreachable": lang.gettext(
+            "Sorry, I can't reach my language model right now. Please try again later."),
+        "misconfigured": lang.gettext(
+            "Sorry, my language model isn't set up right. Please tell whoever runs this "
+            "number."),
+    }
+
+
+def stuck_reply(lang: Language) -> str:
+    """When the model server refuses even the smallest prompt (system prompt and this
+    message): only a RESET helps."""
+    return lang.gettext("Sorry, my language model can't take our conversation right now. "
+                        "Text RESET to start over, then ask again.")
+
+
+def one_at_a_time_note(lang: Language) -> str:
+    return lang.gettext("(I remove one thing at a time: ask me again for the rest after "
+                        "this.)")
+
+
+def apology(lang: Language) -> str:
+    return lang.gettext("Sorry, something went wrong on my side. Please try again in a "
+                        "moment.")
+
+
+# The English texts, as tests, the trial tasks and the docs quote them.
+NO_ANSWER_REPLY = no_answer_reply(load(SOURCE))
+ROUND_LIMIT_REPLY = round_limit_reply(load(SOURCE))
+APOLOGIES = apologies(load(SOURCE))
+STUCK_REPLY = stuck_reply(load(SOURCE))
+ONE_AT_A_TIME_NOTE = one_at_a_time_note(load(SOURCE))
+APOLOGY = apology(load(SOURCE))
 
 
 @dataclass
@@ -157,9 +192,10 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
         result = _loop(services, turn, text)
     except ModelError as exc:
         log.warning("turn user=%s model failed: %s", user.id, exc)
+        lang = turn.context.language
         if exc.refused and turn.minimal:
-            return note + STUCK_REPLY, turn.frame
-        return note + APOLOGIES.get(exc.reason, APOLOGY), turn.frame
+            return note + stuck_reply(lang), turn.frame
+        return note + apologies(lang).get(exc.reason, apology(lang)), turn.frame
     reply = note + _reply_text(turn, result)
     history.save_message(user.id, {"role": "assistant", "content": reply},
                          prompt_tokens=result.prompt_tokens)
@@ -175,11 +211,12 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
 
 
 def _reply_text(turn: "ModelTurn", result) -> str:
+    lang = turn.context.language
     if turn.confirmation:
-        return turn.confirmation + (" " + ONE_AT_A_TIME_NOTE if turn.declined else "")
+        return turn.confirmation + (" " + one_at_a_time_note(lang) if turn.declined else "")
     if result.hit_round_limit:
-        return ROUND_LIMIT_REPLY
-    return result.text.strip() or NO_ANSWER_REPLY
+        return round_limit_reply(lang)
+    return result.text.strip() or no_answer_reply(lang)
 
 
 def _posters(config: Config, turn: "ModelTurn", reply: str, gave_up: bool) -> list[str]:
@@ -282,7 +319,7 @@ class ModelTurn:
         except ToolError as exc:
             return ToolOutcome(json.dumps({"error": str(exc)}))
         ttl = self.config.confirmation.ttl_seconds
-        self.confirmation = confirm.confirmation_text(question, ttl)
+        self.confirmation = confirm.confirmation_text(question, ttl, self.context.language)
         confirm.create_pending(self.user.id, tool.name, arguments, self.confirmation,
                                ttl_seconds=ttl, now=self.services.clock(),
                                asked_in=self.inbox_id)

@@ -84,7 +84,8 @@ class Answering:
         if not rows:
             return
         user = get_user(user_id)
-        texts = self._read_in_order([Text(row, read_text(user, row.body, row.id))
+        texts = self._read_in_order([Text(row, read_text(user, row.body, row.id,
+                                                          household=self.config.language))
                                      for row in rows])
         for turn in burst_turns(texts):
             self._answer(turn)
