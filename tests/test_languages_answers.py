@@ -232,6 +232,8 @@ def removal(daemon, stack, fake_llm, fake_twilio, answer, sent_before=0):
     fake_llm.enqueue_tool_calls(REMOVE_OFFICE)
     daemon.text("borra The Office")
     question = replies(fake_twilio, sent_before + 1)[-1]
+    # Answered once the daemon has stored Twilio's acceptance: only then is it asked.
+    assert wait_for(daemon.settled)
     daemon.text(answer)
     return question, replies(fake_twilio, sent_before + 2)[-1]
 
