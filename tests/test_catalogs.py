@@ -78,4 +78,6 @@ def test_sizes_and_dates_follow_the_locale():
     assert language.load("es").when(moment, madrid) == "sáb, 31 oct 2026 19:30 CET"
     assert language.load("de").when(moment, madrid) == "Sa., 31. Okt. 2026 19:30 CET"
     assert [language.load(c).size(4_240_000_000) for c in ("en", "de")] == ["4.2 GB", "4,2 GB"]
-    assert language.load("fr").size(62_000_000_000) == "62 GB"
+    assert language.load("fr").size(62_000_000_000) == "62 Go"
+    assert [language.load(c).size(1_500_000_000_000) for c in ("en", "nl")] == ["1.5 TB",
+                                                                               "1,5 TB"]

@@ -26,7 +26,7 @@ from babel import Locale, UnknownLocaleError
 from babel.dates import format_skeleton
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
-from babel.numbers import format_decimal
+from babel.units import format_unit
 
 from mediabot.text.localtime import as_local
 
@@ -36,6 +36,8 @@ DOMAIN = "mediabot"
 LANGUAGES = ("en", "es", "de", "fr", "pt", "nl")
 # An ISO date for English, as mediabot always wrote it; the locale's own order elsewhere.
 _DATE_SKELETON = "yMMMEd"
+_UNITS = ("byte", "kilobyte", "megabyte", "gigabyte", "terabyte")
+_ENGLISH_UNITS = dict(zip(_UNITS, ("B", "KB", "MB", "GB", "TB"), strict=True))
 
 
 @dataclass(frozen=True)
@@ -77,16 +79,21 @@ class Language:
         return format_skeleton("yMMMd", moment, locale=self.locale)
 
     def size(self, size: int | float | None) -> str:
-        """Bytes in decimal units, two significant figures: "4.2 GB", "4,2 GB"."""
-        value, unit = float(size or 0), "B"
-        for unit in ("B", "KB", "MB", "GB", "TB"):
-            if value < 1000 or unit == "TB":
+        """Bytes in decimal units, two significant figures: "4.2 GB" in English, "4,2 GB"
+        in German, "4,2 Go" in French (CLDR's unit names; spaces plain, as SMS carry them)."""
+        value, unit = float(size or 0), "byte"
+        for unit in _UNITS:
+            if value < 1000 or unit == _UNITS[-1]:
                 break
             value /= 1000
-        small = value < 10 and unit not in ("B", "KB")
-        number = format_decimal(round(value, 1) if small else round(value),
-                                format="0.#" if small else "0", locale=self.locale)
-        return f"{number} {unit}"
+        small = value < 10 and unit not in _UNITS[:2]
+        value = round(value, 1) if small else round(value)
+        if self.code == SOURCE:
+            number = f"{value:.1f}".removesuffix(".0") if small else f"{value:.0f}"
+            return f"{number} {_ENGLISH_UNITS[unit]}"
+        text = format_unit(value, f"digital-{unit}", length="short",
+                           format="0.#" if small else "0", locale=self.locale)
+        return text.replace("\u202f", " ").replace("\xa0", " ")
 
 
 @functools.lru_cache(maxsize=64)

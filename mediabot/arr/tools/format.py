@@ -6,7 +6,7 @@ import unicodedata
 
 from babel.dates import format_skeleton
 
-from mediabot.text.language import Language
+from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.localtime import local_text
 
 _TIMELEFT = re.compile(r"^(?:(\d+)\.)?(\d+):(\d+):(\d+)")
@@ -23,23 +23,8 @@ _LOOSE_ENDS = re.compile(r"^[\s,;:|/-]+|[\s,;:|/-]+$")
 
 def human_size(size: int | float | None, language: Language | None = None) -> str:
     """Bytes in decimal units, two significant figures at most: "62 GB", "4.2 GB"; in
-    ``language``'s locale when it is not English ("4,2 GB")."""
-    if language is not None and language.code != "en":
-        return language.size(size)
-    size = float(size or 0)
-    for unit in ("B", "KB", "MB", "GB"):
-        if size < 1000:
-            return _number(size, unit)
-        size /= 1000
-    return _number(size, "TB")
-
-
-def _number(value: float, unit: str) -> str:
-    if value < 10 and unit not in ("B", "KB"):
-        text = f"{value:.1f}".removesuffix(".0")
-    else:
-        text = f"{value:.0f}"
-    return f"{text} {unit}"
+    ``language``'s locale ("4,2 GB", "4,2 Go"), English when none is given."""
+    return (language or load(SOURCE)).size(size)
 
 
 def short_text(text: str | None, limit: int = 160) -> str:
