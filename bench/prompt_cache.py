@@ -94,7 +94,7 @@ def one_run(label: str, source: Path, swa_full: bool, args, tmp: Path) -> dict:
     binary, model = ensure_server(_note), ensure_model(_note)
     port = free_port()
     server = start_server(server_argv(binary, model, port, swa_full, args.repack),
-                          tmp / f"llama-{label}-{swa_full}.log")
+                          Path(args.logs or tmp) / f"llama-{label}-{swa_full}.log")
     try:
         with Proxy(port) as proxy:
             plan = {"proxy": proxy.url, "texts": TEXTS[:args.texts], "timeout": 900,
@@ -196,6 +196,7 @@ def parse_args(argv=None):
     parser.add_argument("--requests", help="also write every recorded request (messages, "
                         "tools) to REQUESTS.<label>-<swa>.json")
     parser.add_argument("--run-timeout", type=float, default=3600)
+    parser.add_argument("--logs", help="keep llama-server's logs in this directory")
     args = parser.parse_args(argv)
     args.sources = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) if "=" in s
                     else (Path(s).name, Path(s).resolve()) for s in args.source] \
