@@ -16,19 +16,27 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
    the portable shape below;
 4. window — in atomic units (a user message, a turn's reply, one stored call message with
    all its results), within ``max_messages`` prompt messages and the token budget, evicted
-   in blocks (``_window_start``): once full, the oldest units go until about half is left,
-   so most texts only append; the window starts at a user message and always holds the
-   newest one;
+   in blocks (``window.window_start``): once full, the oldest units go until about half is
+   left, so most texts only append; the window starts at a user message and always holds
+   the newest one. The start a turn's first request chose holds through that turn's tool
+   rounds: its calls and results are appended, past ``max_messages`` if need be, and only
+   the token budget may move the start mid-turn (the cap applies again once the turn has
+   its reply). The model keeps the context it started the turn with, and each tool round
+   only appends to the prompt the server just read;
 5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
    Tool operations included: ..." or the caller's rolling ``summary``), then any stored
-   system notes of the window, as paragraphs of that one message.
+   system notes of the window, as paragraphs of that one message. The pruned line names
+   every tool operation evicted so far in the conversation: the evicted units' and, through
+   ``earlier_tools`` (``tools_before``), those of stored rows older than the fetched history,
+   since the last RESET; in the tool catalog's order (``tool_order``).
 
 The layout is cache-stable by construction. A local server (llama.cpp, Ollama, vLLM) reuses
 the longest common prefix of this prompt and the last one it read and evaluates the rest
 again, so the order is: what never changes first (the system prompt, then the tool schemas,
 which most templates render right after it, in the catalog's order), what changes rarely
-next (the pruned line or summary, and notes: they change only when a block is evicted, the
-tools listed in a fixed first-use order), the conversation last. Nothing that changes each
+next (the pruned line or summary, and notes: they change only when a block is evicted; the
+pruned line lists the tools in the catalog's order and forgets none, so after its first
+appearance it changes only when a kind of tool first falls out), the conversation last. Nothing that changes each
 text comes before it: the system prompt names no date or time; each user message starts with
 the local time it was received (``stamp_times``), rendered from its stored row, so the same
 in every later prompt. The window's start is replayed from the fetched history
