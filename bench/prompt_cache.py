@@ -51,10 +51,12 @@ TARGETS = {"first_median": 0.90, "after_tool_median": 0.95, "overall_aggregate":
 DRIVER = Path(__file__).resolve().parent / "cache_driver.py"
 
 
-def server_argv(binary: Path, model: Path, port: int, swa_full: bool, repack: bool) -> list:
+def server_argv(binary: Path, model: Path, port: int, swa_full: bool, repack: bool,
+                cache_ram: int | None = None) -> list:
     argv = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
             "--jinja", "--chat-template-file", str(TEMPLATE), "-c", "8192", "--parallel", "1",
             "--cache-reuse", "256", "--slots", "--no-webui"]
+    argv += [] if cache_ram is None else ["--cache-ram", str(cache_ram)]
     return argv + (["--swa-full"] if swa_full else []) + ([] if repack else ["--no-repack"])
 
 
@@ -93,7 +95,8 @@ def drive(source: Path, plan: dict, timeout: float) -> list[dict]:
 def one_run(label: str, source: Path, swa_full: bool, args, tmp: Path) -> dict:
     binary, model = ensure_server(_note), ensure_model(_note)
     port = free_port()
-    server = start_server(server_argv(binary, model, port, swa_full, args.repack),
+    server = start_server(server_argv(binary, model, port, swa_full, args.repack,
+                                      args.cache_ram),
                           Path(args.logs or tmp) / f"llama-{label}-{swa_full}.log")
     try:
         with Proxy(port) as proxy:
@@ -197,6 +200,8 @@ def parse_args(argv=None):
                         "tools) to REQUESTS.<label>-<swa>.json")
     parser.add_argument("--run-timeout", type=float, default=3600)
     parser.add_argument("--logs", help="keep llama-server's logs in this directory")
+    parser.add_argument("--cache-ram", type=int, help="llama-server's --cache-ram MiB (0 "
+                        "turns off its host-memory prompt cache; see docs/benchmarks.md)")
     args = parser.parse_args(argv)
     args.sources = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) if "=" in s
                     else (Path(s).name, Path(s).resolve()) for s in args.source] \

@@ -36,14 +36,14 @@ again, so the order is: what never changes first (the system prompt, then the to
 which most templates render right after it, in the catalog's order), what changes rarely
 next (the pruned line or summary, and notes: they change only when a block is evicted; the
 pruned line lists the tools in the catalog's order and forgets none, so after its first
-appearance it changes only when a kind of tool first falls out), the conversation last. Nothing that changes each
-text comes before it: the system prompt names no date or time; each user message starts with
-the local time it was received (``stamp_times``), rendered from its stored row, so the same
-in every later prompt. The window's start is replayed from the fetched history
-(``recent_history``, whose first row moves only in steps), so it moves only at a block
-eviction; a stored call keeps its prompt id (derived from its row) for as long as it is in
-the window. bench/prompt_cache.py measures this on a real
-llama-server; tests/test_prompt_cache.py holds it on rendered templates.
+appearance it changes only when a kind of tool first falls out), the conversation last.
+Nothing that changes each text comes before it: the system prompt names no date or time;
+each user message starts with the local time it was received (``stamp_times``), rendered
+from its stored row, so the same in every later prompt. The window's start is replayed from
+the fetched history (``recent_history``, whose first row moves only in steps), so it moves
+only at a block eviction; a stored call keeps its prompt id (derived from its row) for as
+long as it is in the window. bench/prompt_cache.py measures this on a real llama-server;
+tests/test_prompt_cache.py holds it on rendered templates.
 
 The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
 no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
