@@ -52,11 +52,11 @@ DRIVER = Path(__file__).resolve().parent / "cache_driver.py"
 
 
 def server_argv(binary: Path, model: Path, port: int, swa_full: bool, repack: bool,
-                cache_ram: int | None = None) -> list:
+                cache_ram: int | None = None, extra: tuple = ()) -> list:
     argv = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
             "--jinja", "--chat-template-file", str(TEMPLATE), "-c", "8192", "--parallel", "1",
             "--cache-reuse", "256", "--slots", "--no-webui"]
-    argv += [] if cache_ram is None else ["--cache-ram", str(cache_ram)]
+    argv += ([] if cache_ram is None else ["--cache-ram", str(cache_ram)]) + list(extra)
     return argv + (["--swa-full"] if swa_full else []) + ([] if repack else ["--no-repack"])
 
 
@@ -96,7 +96,7 @@ def one_run(label: str, source: Path, swa_full: bool, args, tmp: Path) -> dict:
     binary, model = ensure_server(_note), ensure_model(_note)
     port = free_port()
     server = start_server(server_argv(binary, model, port, swa_full, args.repack,
-                                      args.cache_ram),
+                                      args.cache_ram, tuple(args.server_arg)),
                           Path(args.logs or tmp) / f"llama-{label}-{swa_full}.log")
     try:
         with Proxy(port) as proxy:
@@ -202,6 +202,9 @@ def parse_args(argv=None):
     parser.add_argument("--logs", help="keep llama-server's logs in this directory")
     parser.add_argument("--cache-ram", type=int, help="llama-server's --cache-ram MiB (0 "
                         "turns off its host-memory prompt cache; see docs/benchmarks.md)")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="one more llama-server argument (repeatable), e.g. "
+                        "--server-arg=-lv --server-arg=4 for its slot traces")
     args = parser.parse_args(argv)
     args.sources = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) if "=" in s
                     else (Path(s).name, Path(s).resolve()) for s in args.source] \
