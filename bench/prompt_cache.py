@@ -23,6 +23,7 @@ seconds) checked against the issue's targets; plus llama-server's and the bench'
 
     .venv/bin/python bench/prompt_cache.py [--source before=/tmp/old --source after=.]
         [--rounds 1] [--swa on|off|both] [--reply-tokens 48] [--texts 30]
+        [--max-messages 8]
 """
 
 import argparse
@@ -50,10 +51,12 @@ TARGETS = {"first_median": 0.90, "after_tool_median": 0.95, "overall_aggregate":
 DRIVER = Path(__file__).resolve().parent / "cache_driver.py"
 
 
-def server_argv(binary: Path, model: Path, port: int, swa_full: bool, repack: bool) -> list:
+def server_argv(binary: Path, model: Path, port: int, swa_full: bool, repack: bool,
+                cache_ram: int | None = None, extra: tuple = ()) -> list:
     argv = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
             "--jinja", "--chat-template-file", str(TEMPLATE), "-c", "8192", "--parallel", "1",
             "--cache-reuse", "256", "--slots", "--no-webui"]
+    argv += ([] if cache_ram is None else ["--cache-ram", str(cache_ram)]) + list(extra)
     return argv + (["--swa-full"] if swa_full else []) + ([] if repack else ["--no-repack"])
 
 
@@ -92,12 +95,14 @@ def drive(source: Path, plan: dict, timeout: float) -> list[dict]:
 def one_run(label: str, source: Path, swa_full: bool, args, tmp: Path) -> dict:
     binary, model = ensure_server(_note), ensure_model(_note)
     port = free_port()
-    server = start_server(server_argv(binary, model, port, swa_full, args.repack),
-                          tmp / f"llama-{label}-{swa_full}.log")
+    server = start_server(server_argv(binary, model, port, swa_full, args.repack,
+                                      args.cache_ram, tuple(args.server_arg)),
+                          Path(args.logs or tmp) / f"llama-{label}-{swa_full}.log")
     try:
         with Proxy(port) as proxy:
             plan = {"proxy": proxy.url, "texts": TEXTS[:args.texts], "timeout": 900,
-                    "reply_tokens": args.reply_tokens, "max_messages": 8, "workdir": str(tmp),
+                    "reply_tokens": args.reply_tokens, "max_messages": args.max_messages,
+                    "workdir": str(tmp),
                     "database": str(tmp / f"{label}-{swa_full}-{time.time_ns()}.db")}
             texts = drive(source, plan, timeout=args.run_timeout)
         rows, requests = proxy.recorder.rows, proxy.recorder.requests
@@ -110,7 +115,8 @@ def one_run(label: str, source: Path, swa_full: bool, args, tmp: Path) -> dict:
         server.wait(timeout=30)
     return {"label": label, "source": str(source), "commit": _commit(source),
             "swa_full": swa_full, "server_cpu_seconds": round(server_cpu, 2),
-            "summary": summarise(rows, texts), "breaks": tally(breaks),
+            "max_messages": args.max_messages,
+            "summary": summarise(rows, texts, breaks), "breaks": tally(breaks),
             "rows": rows, "texts": texts, "prefix": breaks}
 
 
@@ -123,16 +129,41 @@ def share(rows: list[dict]) -> tuple[float | None, float | None]:
     return median(shares), (round(sum(r["cache_n"] for r in rows) / total, 3) if total else None)
 
 
-def summarise(rows: list[dict], texts: list[dict]) -> dict:
+def genuinely_new(rows: list[dict], breaks: list[dict]) -> list[int | None]:
+    """Per request, the tokens even a perfect cache must evaluate: its prompt minus what it
+    shares with the previous request's rendered prompt (``diagnose``), or minus what the
+    server did reuse when that is more (it also holds the answer it generated last)."""
+    shared = {b["request"]: b["shared_prefix_tokens"] for b in breaks}
+    out: list[int | None] = []
+    for index, row in enumerate(rows):
+        common = shared.get(index, 0) if index else 0
+        if common is None or row["prompt_tokens"] is None:
+            out.append(None)
+            continue
+        out.append(max(0, row["prompt_tokens"] - max(common, row["cache_n"] or 0)))
+    return out
+
+
+def per_text(rows: list[dict], texts: list[dict], values: list) -> list:
+    """``values`` (one per row) summed over each text's requests."""
+    return [sum(v or 0 for r, v in zip(rows, values, strict=True) if r["text"] == t["text"])
+            for t in texts if any(r["text"] == t["text"] for r in rows)]
+
+
+def summarise(rows: list[dict], texts: list[dict], breaks: list[dict] | None = None) -> dict:
     first, after, overall = (share([r for r in rows if r["stage"] == "first"]),
                              share([r for r in rows if r["stage"] == "after_tool"]), share(rows))
-    new_tokens = [sum(r["prompt_n"] or 0 for r in rows if r["text"] == t["text"])
-                  for t in texts if any(r["text"] == t["text"] for r in rows)]
+    new_tokens = per_text(rows, texts, [r["prompt_n"] for r in rows])
+    genuine = per_text(rows, texts, genuinely_new(rows, breaks or []))
     result = {"requests": len(rows), "texts": len(texts),
               "first_median": first[0], "first_aggregate": first[1],
               "after_tool_median": after[0], "after_tool_aggregate": after[1],
               "overall_median": overall[0], "overall_aggregate": overall[1],
               "new_tokens_per_text_median": median(new_tokens),
+              "first_prompt_n_median": median([r["prompt_n"] for r in rows
+                                               if r["stage"] == "first"
+                                               and r["prompt_n"] is not None]),
+              "genuinely_new_tokens_per_text_median": median(genuine) if breaks else None,
               "prompt_tokens_median": median([r["prompt_tokens"] for r in rows]),
               "turn_seconds_median": median([t["turn_seconds"] for t in texts]),
               "prompt_ms_median": median([r["prompt_ms"] for r in rows])}
@@ -159,12 +190,21 @@ def parse_args(argv=None):
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--swa", choices=("on", "off", "both"), default="on")
     parser.add_argument("--texts", type=int, default=len(TEXTS))
+    parser.add_argument("--max-messages", type=int, default=8,
+                        help="[history] max_messages (8, as issue 20 measured; 20 is the "
+                        "default a household gets)")
     parser.add_argument("--reply-tokens", type=int, default=48,
                         help="[llm] max_reply_tokens: bounds the tiny model's rambling")
     parser.add_argument("--repack", action="store_true")
     parser.add_argument("--requests", help="also write every recorded request (messages, "
                         "tools) to REQUESTS.<label>-<swa>.json")
     parser.add_argument("--run-timeout", type=float, default=3600)
+    parser.add_argument("--logs", help="keep llama-server's logs in this directory")
+    parser.add_argument("--cache-ram", type=int, help="llama-server's --cache-ram MiB (0 "
+                        "turns off its host-memory prompt cache; see docs/benchmarks.md)")
+    parser.add_argument("--server-arg", action="append", default=[],
+                        help="one more llama-server argument (repeatable), e.g. "
+                        "--server-arg=-lv --server-arg=4 for its slot traces")
     args = parser.parse_args(argv)
     args.sources = [(s.split("=", 1)[0], Path(s.split("=", 1)[1]).resolve()) if "=" in s
                     else (Path(s).name, Path(s).resolve()) for s in args.source] \
@@ -190,6 +230,7 @@ def main(argv=None) -> None:
                     "loadavg_after": loadavg()},
         "bench_cpu_seconds": round(own.ru_utime + own.ru_stime, 2),
         "summary": [{"label": r["label"], "commit": r["commit"], "swa_full": r["swa_full"],
+                     "max_messages": r["max_messages"],
                      **r["summary"], "breaks": r["breaks"]} for r in runs],
         "runs": runs}, indent=1))
 

@@ -147,6 +147,80 @@ def test_tool_names_are_listed_once_in_first_use_order():
                             "search_media, add_movie.")
 
 
+CATALOG = ["search_media", "library_status", "add_movie", "add_series", "download_queue",
+           "upcoming"]
+
+
+def test_with_the_catalog_the_pruned_line_names_the_tools_in_its_order():
+    history = [user("a"), calls(("1", "upcoming")), result("1"), user("b"),
+               calls(("2", "add_movie"), ("3", "search_media")), result("2"), result("3"),
+               user("c")]
+    prompt = build_prompt(SYSTEM, history, max_messages=1, tool_order=CATALOG)
+    assert context(prompt.messages) == ("\n\nEarlier messages were pruned. Tool operations "
+                                        "included: search_media, add_movie, upcoming.")
+    assert prompt.metrics.evicted_tools == ("search_media", "add_movie", "upcoming")
+    unknown = [user("a"), calls(("1", "gone_tool")), result("1"), user("b"),
+               calls(("2", "upcoming")), result("2"), user("c")]
+    assert context(build_llm_messages(SYSTEM, unknown, max_messages=1)).endswith(
+        "gone_tool, upcoming.")
+    assert context(build_prompt(SYSTEM, unknown, max_messages=1, tool_order=CATALOG).messages
+                   ).endswith("included: upcoming, gone_tool.")   # names it does not know last
+
+
+def test_the_pruned_line_names_the_tools_of_stored_messages_older_than_the_history_too():
+    history = [user("b"), calls(("2", "search_media")), result("2"), reply("ok"), user("c")]
+    older = build_prompt(SYSTEM, history, max_messages=1, tool_order=CATALOG,
+                         earlier_tools=["upcoming", "add_movie"]).messages
+    assert context(older) == ("\n\nEarlier messages were pruned. Tool operations included: "
+                              "search_media, add_movie, upcoming.")
+    kept = build_prompt(SYSTEM, history, tool_order=CATALOG, earlier_tools=["upcoming"])
+    assert body(kept.messages)[0] == user("b") and kept.metrics.evicted == 0
+    assert context(kept.messages).endswith("Tool operations included: upcoming.")
+    assert context(build_prompt(SYSTEM, history, earlier_tools=[]).messages) == (
+        "\n\nEarlier messages were pruned.")
+
+
+def test_the_pruned_line_changes_only_when_a_new_kind_of_tool_falls_out():
+    turns = [("search_media", "upcoming"), ("search_media",), ("upcoming",), ("add_movie",),
+             ("search_media", "upcoming"), ("add_movie",), ("upcoming",), ("search_media",)]
+    history, lines = [], []
+    for number, names in enumerate(turns):
+        history += [user(f"q{number}"), calls(*((f"{number}{n}", n) for n in names))]
+        history += [result(f"{number}{n}") for n in names] + [reply(f"a{number}")]
+        line = context(build_prompt(SYSTEM, history + [user("now")], max_messages=6,
+                                    tool_order=CATALOG).messages)
+        if line and (not lines or lines[-1] != line):
+            lines.append(line)
+    assert [line.split("included: ")[-1] for line in lines] == [
+        "search_media, upcoming.", "search_media, add_movie, upcoming."]
+
+
+# ------------------------------------------- the window holds through a turn's tool rounds
+
+def test_a_turns_tool_rounds_keep_the_window_its_first_request_chose():
+    history = [user("q1"), reply("a1"), user("q2"), reply("a2"), user("q3")]
+    first = body(build_llm_messages(SYSTEM, history, max_messages=6))
+    assert contents(first) == ["q1", "a1", "q2", "a2", "q3"]
+    for number in range(3):     # three rounds: call, result
+        history += [calls((f"c{number}", "search_media")), result(f"c{number}", f"r{number}")]
+        rounds = body(build_llm_messages(SYSTEM, history, max_messages=6))
+        assert rounds[:5] == first and len(rounds) == 5 + 2 * (number + 1)
+    history += [reply("a3"), user("q4")]       # the turn is over: the cap holds again
+    after = body(build_llm_messages(SYSTEM, history, max_messages=6))
+    assert len(after) <= 6 and after[-1] == user("q4")
+
+
+def test_only_the_token_budget_moves_the_window_inside_a_turn():
+    history = [user("q1 " + "x" * 400), reply("a1"), user("q2"), reply("a2"), user("q3"),
+               calls(("c", "search_media")), result("c", "y" * 800)]
+    assert len(body(build_llm_messages(SYSTEM, history[:5], max_messages=5,
+                                       max_tokens=300))) == 5   # its first request
+    held = body(build_llm_messages(SYSTEM, history, max_messages=5, max_tokens=10_000))
+    assert held[0]["content"].startswith("q1") and len(held) == 7
+    tight = body(build_llm_messages(SYSTEM, history, max_messages=5, max_tokens=300))
+    assert contents(tight)[0] == "q2"
+
+
 def test_a_summary_takes_the_place_of_the_pruned_line_only_when_something_was_evicted():
     history = [user("old"), reply("older")] * 5 + [user("now")]
     out = build_llm_messages(SYSTEM, history, max_messages=3, summary="Alex likes sci-fi.")

@@ -252,6 +252,7 @@ class ModelTurn:
         self.services, self.user, self.frame, self.inbox_id = services, user, frame, inbox_id
         self.config = services.config
         self.history = history.recent_history(user.id, self.config.history.fetch_limit)
+        self.earlier = history.tools_before(user.id, self.history)   # older than those
         self.context = tool_context(services, user)
         self.ratio = calibration.ratio_for(self.config.llm.model)   # server tokens/estimated
         # what the turn's tools showed, for posters
@@ -268,7 +269,7 @@ class ModelTurn:
         stored = [m for m in self.history if m["role"] == "user"][-1:]
         self.history = stored if stored and stored[0]["content"] == text else [
             {"role": "user", "content": text}]
-        self.minimal = True
+        self.earlier, self.minimal = None, True
 
     def build(self):
         h = self.config.history
@@ -278,7 +279,8 @@ class ModelTurn:
                                       max_tokens=calibration.estimate_budget(
                                           h.max_context_tokens, self.ratio),
                                       summary=summary, reserved_tokens=self.frame.reserved,
-                                      zone=self.frame.zone)
+                                      zone=self.frame.zone, earlier_tools=self.earlier,
+                                      tool_order=list(self.frame.tools))
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}

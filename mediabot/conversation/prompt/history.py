@@ -16,26 +16,34 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
    the portable shape below;
 4. window — in atomic units (a user message, a turn's reply, one stored call message with
    all its results), within ``max_messages`` prompt messages and the token budget, evicted
-   in blocks (``_window_start``): once full, the oldest units go until about half is left,
-   so most texts only append; the window starts at a user message and always holds the
-   newest one;
+   in blocks (``window.window_start``): once full, the oldest units go until about half is
+   left, so most texts only append; the window starts at a user message and always holds
+   the newest one. The start a turn's first request chose holds through that turn's tool
+   rounds: its calls and results are appended, past ``max_messages`` if need be, and only
+   the token budget may move the start mid-turn (the cap applies again once the turn has
+   its reply). The model keeps the context it started the turn with, and each tool round
+   only appends to the prompt the server just read;
 5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
    Tool operations included: ..." or the caller's rolling ``summary``), then any stored
-   system notes of the window, as paragraphs of that one message.
+   system notes of the window, as paragraphs of that one message. The pruned line names
+   every tool operation evicted so far in the conversation: the evicted units' and, through
+   ``earlier_tools`` (``tools_before``), those of stored rows older than the fetched history,
+   since the last RESET; in the tool catalog's order (``tool_order``).
 
 The layout is cache-stable by construction. A local server (llama.cpp, Ollama, vLLM) reuses
 the longest common prefix of this prompt and the last one it read and evaluates the rest
 again, so the order is: what never changes first (the system prompt, then the tool schemas,
 which most templates render right after it, in the catalog's order), what changes rarely
-next (the pruned line or summary, and notes: they change only when a block is evicted, the
-tools listed in a fixed first-use order), the conversation last. Nothing that changes each
-text comes before it: the system prompt names no date or time; each user message starts with
-the local time it was received (``stamp_times``), rendered from its stored row, so the same
-in every later prompt. The window's start is replayed from the fetched history
-(``recent_history``, whose first row moves only in steps), so it moves only at a block
-eviction; a stored call keeps its prompt id (derived from its row) for as long as it is in
-the window. bench/prompt_cache.py measures this on a real
-llama-server; tests/test_prompt_cache.py holds it on rendered templates.
+next (the pruned line or summary, and notes: they change only when a block is evicted; the
+pruned line lists the tools in the catalog's order and forgets none, so after its first
+appearance it changes only when a kind of tool first falls out), the conversation last.
+Nothing that changes each text comes before it: the system prompt names no date or time;
+each user message starts with the local time it was received (``stamp_times``), rendered
+from its stored row, so the same in every later prompt. The window's start is replayed from
+the fetched history (``recent_history``, whose first row moves only in steps), so it moves
+only at a block eviction; a stored call keeps its prompt id (derived from its row) for as
+long as it is in the window. bench/prompt_cache.py measures this on a real llama-server;
+tests/test_prompt_cache.py holds it on rendered templates.
 
 The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
 no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
@@ -75,9 +83,9 @@ a failure there is a bug and raises.
 """
 
 import datetime as dt
-import itertools
 import json
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import cast
 
@@ -95,19 +103,25 @@ from mediabot.conversation.prompt.shape import (
     shape,
     stamp_times,
 )
+from mediabot.conversation.prompt.window import (
+    PRUNED_LINE,
+    Evicted,
+    Limits,
+    context_line,
+    evicted_tools,
+    window_start,
+)
 from mediabot.store import db
 
 __all__ = ["INTERRUPTED_RESULT", "PRUNED_LINE", "UNANSWERED_LINE", "Metrics", "Prompt",
            "build_llm_messages", "build_prompt", "clear_history", "count_messages",
            "delete_messages_after", "estimate_tokens", "get_history", "last_message_id",
            "newest_rows", "portable_arguments", "prune_before", "prune_orphaned_user_messages",
-           "recent_history", "save_message", "validate_messages"]
+           "recent_history", "save_message", "tools_before", "validate_messages"]
 log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
 WARN_FRACTION = 0.8
-PRUNED_LINE = "Earlier messages were pruned."
-SUMMARY_LEAD = "A summary of them:"
 
 
 @dataclass(frozen=True)
@@ -196,7 +210,9 @@ def build_llm_messages(system_prompt: str, history: list[dict], *, max_messages:
 
 def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int = 20,
                  max_tokens: int = 4000, summary: str | None = None,
-                 reserved_tokens: int = 0, zone: dt.tzinfo | None = None) -> Prompt:
+                 reserved_tokens: int = 0, zone: dt.tzinfo | None = None,
+                 earlier_tools: Sequence[str] | None = None,
+                 tool_order: Sequence[str] = ()) -> Prompt:
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
@@ -205,94 +221,42 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     kept even when they alone exceed both caps. With ``zone``, each stored user message
     starts with the local time it was received (``stamp_times``). Logs the metrics, a
     warning above 80% of the budget and a warning for consecutive same-role messages in the
-    stored history. Raises ValueError only on a bug (an invalid result).
+    stored history. ``earlier_tools``: the tools used in stored messages older than
+    ``history`` (``tools_before``; None when there are none): the pruned line names them
+    with the evicted units' tools, in ``tool_order`` (the tool catalog's), so it changes only
+    when a kind of tool first falls out. Raises ValueError only on a bug (an invalid result).
     """
     pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
     units, left_out, bridged = shape(clean)
     fixed = message_chars({"content": system_prompt}) + reserved_tokens * CHARS_PER_TOKEN
-    line_chars = message_chars({"content": PARAGRAPH + _context_line(units, summary)})
-    start = _window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
-                                        line_chars))
-    messages = _assemble(system_prompt, units[:start], units[start:], summary)
+    line = context_line(Evicted(units, earlier_tools), summary)   # the longest it can be
+    start = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
+                                       message_chars({"content": PARAGRAPH + line}),
+                                       earlier_tools is not None))
+    evicted = Evicted(units[:start], earlier_tools)
+    messages = _assemble(system_prompt, evicted, units[start:],
+                         context_line(evicted, summary, tool_order))
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
                        pruned=len(history) - len(pruned) + len(sane) - len(clean),
                        dropped=dropped + left_out, closed=closed, bridged=bridged,
                        max_messages=max_messages, max_tokens=max_tokens,
-                       reserved_tokens=reserved_tokens)
+                       reserved_tokens=reserved_tokens,
+                       evicted_tools=tuple(evicted_tools(evicted, tool_order)))
     _log_prompt(metrics, history)
     return Prompt(messages, metrics)
 
 
 # ----------------------------------------------------------------- 4. window, 5. system
 
-def _tools(units: list[Unit]) -> list[str]:
-    """Distinct tool names in first-use order."""
-    return list(dict.fromkeys(name for unit in units for name in unit.tools))
-
-
-def _context_line(evicted: list[Unit], summary: str | None) -> str:
-    """What the model is told about the evicted units."""
-    if summary:
-        return f"{PRUNED_LINE} {SUMMARY_LEAD} {summary}"
-    tools = _tools(evicted)
-    if not tools:
-        return PRUNED_LINE
-    return f"{PRUNED_LINE} Tool operations included: {', '.join(tools)}."
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What a window may hold: prompt messages, characters, and the room a pruned line needs
-    (reserved whenever anything is evicted)."""
-
-    messages: int
-    chars: int
-    line_chars: int
-
-    def fit(self, count: int, chars: int, evicting: bool, share: float = 1.0) -> bool:
-        line = self.line_chars if evicting else 0
-        return count <= self.messages * share and chars + line <= self.chars * share
-
-
-def _window_start(units: list[Unit], limits: Limits) -> int:
-    """Index of the first kept unit: evicted in blocks, so most prompts only grow.
-
-    Replays the history unit by unit from its oldest user message: the window keeps its
-    start while it fits; when a unit overflows it, the start jumps forward to the oldest user
-    unit from which the rest fits in about half the limits (else in the whole limits, else
-    the newest user unit, whatever it costs). The start depends only on the history, never
-    moves back, and moves only when a block is evicted, so the prompt before the new text is
-    the prompt a server last read.
-    """
-    user_starts = [i for i, unit in enumerate(units) if unit.kind == "user"]
-    if not user_starts:
-        return len(units)
-    counts = list(itertools.accumulate((len(u.messages) for u in units), initial=0))
-    chars = list(itertools.accumulate((u.chars for u in units), initial=0))
-
-    def fits(first: int, last: int, share: float = 1.0) -> bool:
-        return limits.fit(counts[last + 1] - counts[first], chars[last + 1] - chars[first],
-                          first > 0, share)
-
-    start = user_starts[0]
-    for last in range(start, len(units)):
-        if fits(start, last):
-            continue
-        later = [i for i in user_starts if start < i <= last]
-        start = next((i for i in later if fits(i, last, 0.5)),
-                     next((i for i in later if fits(i, last)), later[-1] if later else start))
-    return start
-
-
-def _assemble(system_prompt: str, evicted: list[Unit], kept: list[Unit],
-              summary: str | None) -> list[dict]:
+def _assemble(system_prompt: str, evicted: Evicted, kept: list[Unit],
+              line: str) -> list[dict]:
     """The one system message (prompt, context line, kept notes), then the kept units."""
     parts = [system_prompt] if system_prompt else []
-    if evicted:
-        parts.append(_context_line(evicted, summary))
+    if evicted.any:
+        parts.append(line)
     parts += [unit.note for unit in kept if unit.note]
     messages = [{"role": "system", "content": PARAGRAPH.join(parts)}]
     for unit in kept:
@@ -315,7 +279,7 @@ def _metrics(history, units, start, messages, **settings) -> Metrics:
         estimated_tokens=estimate_tokens(messages) + settings["reserved_tokens"],
         max_tokens=settings["max_tokens"],
         max_messages=settings["max_messages"],
-        evicted_tools=tuple(_tools(units[:start])),
+        evicted_tools=settings["evicted_tools"],
         first_kept_id=min(kept_ids) if kept_ids else None,
     )
 
@@ -386,6 +350,29 @@ def recent_history(user_id, limit: int) -> list[dict]:
     total = count_messages(user_id)
     skip = max(0, -(-(total - limit) // step) * step)
     return get_history(user_id, total - skip)
+
+
+def tools_before(user_id, rows: list[dict]) -> list[str] | None:
+    """The tools used in the user's stored messages older than ``rows`` (``recent_history``'s),
+    in first-use order (the names on their results); None when there are no such messages.
+
+    What the pruned line names besides the evicted rows fetched: every tool operation since
+    the last RESET (which deletes the rows), so the line does not change when the fetched
+    rows move on. Results at the start of ``rows`` whose call was not fetched (the prompt
+    drops them) count as older. One indexed read of the older rows' names.
+    """
+    if not rows:
+        return None
+    first = next((m["_id"] for m in rows if m["role"] != "tool"), rows[-1]["_id"] + 1)
+    if not db.Message.select().where((db.Message.user == user_id)
+                                     & (db.Message.id < rows[0]["_id"])).exists():
+        return None
+    older = (db.Message.user == user_id) & (db.Message.id < first)
+    oldest = pw.fn.MIN(db.Message.id)
+    query = (db.Message.select(db.Message.name, oldest)
+             .where(older & (db.Message.role == "tool") & db.Message.name.is_null(False))
+             .group_by(db.Message.name).order_by(oldest).tuples())
+    return [row[0] for row in cast(list[tuple], list(query))]
 
 
 def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name, at) -> dict:

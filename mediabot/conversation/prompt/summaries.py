@@ -59,10 +59,11 @@ class Summarizer:
     def _newly_evicted(self, user: db.User, system_prompt: str, reserved_tokens: int,
                        zone: dt.tzinfo | None, budget: int) -> list[dict]:
         rows = history.recent_history(user.id, self.config.fetch_limit)
+        earlier = history.tools_before(user.id, rows)
         prompt = history.build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
                                       max_tokens=budget,
                                       summary=user.summary, reserved_tokens=reserved_tokens,
-                                      zone=zone)
+                                      zone=zone, earlier_tools=earlier)
         first_kept = prompt.metrics.first_kept_id
         through = user.summary_through or 0
         return [m for m in rows

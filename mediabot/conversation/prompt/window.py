@@ -1,0 +1,111 @@
+"""The window and what the system message says about what fell out of it.
+
+Pure steps 4 and 5 of ``mediabot.conversation.prompt.history.build_prompt`` (that module's
+docstring gives the layout and why): where the window of atomic units starts, and the
+pruned-context line. Both are chosen so that a server's cached prefix survives: the start
+moves only at a block eviction and never inside a turn's tool rounds for the message cap,
+and the line names tools in a fixed order, so it changes only when a kind of tool first
+falls out of the window.
+"""
+
+import itertools
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from mediabot.conversation.prompt.shape import Unit
+
+PRUNED_LINE = "Earlier messages were pruned."
+SUMMARY_LEAD = "A summary of them:"
+
+
+@dataclass(frozen=True)
+class Evicted:
+    """What the model no longer sees: the evicted units, and the tools of stored messages
+    older than the history given (``earlier``; None when there are none)."""
+
+    units: list[Unit]
+    earlier: Sequence[str] | None = None
+
+    @property
+    def any(self) -> bool:
+        return bool(self.units) or self.earlier is not None
+
+
+def evicted_tools(evicted: Evicted, order: Sequence[str] = ()) -> list[str]:
+    """Distinct tool names of everything evicted: in ``order`` (the tool catalog's), names it
+    does not know after them; without an order (or among unknown names) in first-use order,
+    the older stored messages first."""
+    used = dict.fromkeys([*(evicted.earlier or ()),
+                          *(name for unit in evicted.units for name in unit.tools)])
+    rank = {name: index for index, name in enumerate(order)}
+    return sorted(used, key=lambda name: rank.get(name, len(rank)))   # stable: first use
+
+
+def context_line(evicted: Evicted, summary: str | None, order: Sequence[str] = ()) -> str:
+    """What the model is told about the evicted units."""
+    if summary:
+        return f"{PRUNED_LINE} {SUMMARY_LEAD} {summary}"
+    tools = evicted_tools(evicted, order)
+    if not tools:
+        return PRUNED_LINE
+    return f"{PRUNED_LINE} Tool operations included: {', '.join(tools)}."
+
+
+@dataclass(frozen=True)
+class Limits:
+    """What a window may hold: prompt messages, characters, and the room a pruned line needs
+    (reserved whenever anything is evicted, or older messages exist: ``earlier``)."""
+
+    messages: int
+    chars: int
+    line_chars: int
+    earlier: bool = False
+
+    def fit(self, count: int, chars: int, evicting: bool, share: float = 1.0,
+            counted: bool = True) -> bool:
+        line = self.line_chars if evicting or self.earlier else 0
+        return ((not counted or count <= self.messages * share)
+                and chars + line <= self.chars * share)
+
+
+def window_start(units: list[Unit], limits: Limits) -> int:
+    """Index of the first kept unit: evicted in blocks, so most prompts only grow.
+
+    Replays the history unit by unit from its oldest user message: the window keeps its
+    start while it fits; when a unit overflows it, the start jumps forward to the oldest user
+    unit from which the rest fits in about half the limits (else in the whole limits, else
+    the newest user unit, whatever it costs). In the turn still in progress (the newest user
+    message has no reply yet) only the token budget can move the start: the calls and results
+    of its tool rounds are appended to the window its first request chose, past the message
+    cap if need be, and the cap is applied again when the turn is over. The start depends
+    only on the history, never moves back, and moves only when a block is evicted, so the
+    prompt before the new text is the prompt a server last read.
+    """
+    user_starts = [i for i, unit in enumerate(units) if unit.kind == "user"]
+    if not user_starts:
+        return len(units)
+    counts = list(itertools.accumulate((len(u.messages) for u in units), initial=0))
+    chars = list(itertools.accumulate((u.chars for u in units), initial=0))
+    held_after = _turn_in_progress(units, user_starts[-1])
+
+    def fits(first: int, last: int, share: float = 1.0) -> bool:
+        return limits.fit(counts[last + 1] - counts[first], chars[last + 1] - chars[first],
+                          first > 0, share, counted=last <= held_after)
+
+    start = user_starts[0]
+    for last in range(start, len(units)):
+        if fits(start, last):
+            continue
+        later = [i for i in user_starts if start < i <= last]
+        start = next((i for i in later if fits(i, last, 0.5)),
+                     next((i for i in later if fits(i, last)), later[-1] if later else start))
+    return start
+
+
+def _turn_in_progress(units: list[Unit], newest_user: int) -> int:
+    """The index after which units belong to a turn still in progress (its tool rounds), or
+    the last index when the newest turn has its reply."""
+    rest = units[newest_user + 1:]
+    if any(unit.kind == "reply" for unit in rest):
+        return len(units) - 1
+    return newest_user
