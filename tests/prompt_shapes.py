@@ -18,7 +18,11 @@ from dataclasses import dataclass
 from mediabot.arr.tools import available_tools, tool_schemas
 from mediabot.conversation import engine
 from mediabot.conversation.prompt.history import build_llm_messages, build_prompt
-from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT, build_system_prompt
+from mediabot.conversation.prompt.system_prompt import (
+    SUMMARY_PROMPT,
+    build_system_prompt,
+    dropped_note,
+)
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 PENDING = ("Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N "
@@ -57,12 +61,13 @@ def prompt(shape: Shape) -> list[dict]:
     if shape.request == "summary":
         return build_llm_messages(SUMMARY_PROMPT, list(shape.history))
     schemas = tool_schemas_for_admin()
-    system = build_system_prompt(shape.display_name, dropped=shape.dropped, zone=dt.UTC,
+    system = build_system_prompt(shape.display_name, zone=dt.UTC,
                                  tools=[s["function"]["name"] for s in schemas])
     reserved = -(-len(json.dumps(schemas)) // 4)
     return build_prompt(system, list(shape.history), max_messages=shape.max_messages,
                         max_tokens=shape.max_tokens, summary=shape.summary,
-                        reserved_tokens=reserved).messages
+                        reserved_tokens=reserved,
+                        turn_note=dropped_note(shape.dropped) if shape.dropped else "").messages
 
 
 def offered_tools(shape: Shape) -> list[dict] | None:

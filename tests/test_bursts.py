@@ -27,8 +27,14 @@ def daemon(daemon_for, stack, fake_llm):
     arr = {"url": None, "api_key": API_KEY}
     daemon = daemon_for(sonarr={**arr, "url": stack.servers["sonarr"].url},
                         radarr={**arr, "url": stack.servers["radarr"].url})
-    fake_llm.set_responder(lambda body: "Answer to: " + unstamped(body["messages"][-1]["content"]))
+    fake_llm.set_responder(lambda body: "Answer to: " + typed(body["messages"][-1]["content"]))
     return daemon
+
+
+def typed(content: str) -> str:
+    """What the person typed: the stamp cut off, and a note for this turn only (a question
+    the text let lapse: ``[Their text did not answer ...]``) cut off the end."""
+    return unstamped(content).split("\n\n[Their text did not answer", 1)[0]
 
 
 def office_in_library(stack) -> bool:
@@ -122,6 +128,13 @@ def test_a_y_or_n_in_a_burst_after_the_question_is_not_its_answer(daemon, fake_l
     rest = "\n".join(burst)
     assert fake_twilio.bodies()[1:] == [DROPPED + "Answer to: " + rest]
     assert office_in_library(stack) and db.PendingAction.select().count() == 0
+    system, *_, text = fake_llm.requests[-1]["messages"]
+    assert text["content"].endswith(f"[Their text did not answer mediabot's removal question, "
+                                    f"so nothing was removed and the person has been told: "
+                                    f"\"{DROPPED.strip()}\" Answer their text. If they still "
+                                    "want it removed, call remove_media again and mediabot "
+                                    "will ask again.]"), "the model is told on the text itself"
+    assert "removal question" not in system["content"], "the system message never changes"
 
 
 @pytest.mark.parametrize("burst", [["Y", "what is new?"], ["Y", "Y", "thanks"]])

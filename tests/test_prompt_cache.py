@@ -124,3 +124,34 @@ def test_the_pruned_line_only_grows_as_tools_fall_out_and_the_fetched_rows_move_
     assert lines[-1].endswith("search_media, download_queue, upcoming.")   # the catalog's order
     named = [set(line.split(": ")[1].rstrip(".").split(", ")) for line in lines]
     assert all(old < new for old, new in itertools.pairwise(named)), lines
+
+
+@pytest.mark.parametrize("template", ["qwen2.5", "vllm-hermes"])
+def test_a_question_that_lapses_is_told_on_the_text_and_keeps_the_prefix(engine_for, fake_llm,
+                                                                         clock, template):
+    """A text that lets a removal question lapse: the model is told on that text, and both
+    that turn's prompt and the next text's keep everything a server already read up to the
+    turn before (a note in the system message re-read the tools and the whole history)."""
+    engine = engine_for(arr=True)
+    fake_llm.use_template(template)
+    alex = db.User.get(phone=ADMIN).id
+    fake_llm.enqueue_text("Nothing is downloading.")
+    engine.handle(alex, "what's downloading?")
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": 73244,
+                                                   "delete_files": True})])
+    clock.advance(minutes=2)
+    engine.handle(alex, "delete The Office")
+    for text in ("actually, is Severance complete?", "thanks"):
+        clock.advance(minutes=3)
+        fake_llm.enqueue_text("Done.")
+        engine.handle(alex, text)
+    rendered, requests = fake_llm.rendered, fake_llm.requests
+    lapsing, after = requests[-2]["messages"], requests[-1]["messages"]
+    assert "did not answer mediabot's removal question" in lapsing[-1]["content"]
+    assert lapsing[0] == after[0] == requests[0]["messages"][0], "one system message all along"
+    # the lapsing turn's prompt starts with the previous prompt whole; the next one differs
+    # only from the lapsing text on (where the note was)
+    assert rendered[-2].startswith(rendered[-3][:shared(rendered[-3], rendered[-2])])
+    assert shared(rendered[-3], rendered[-2]) >= len(rendered[-3]) - 40
+    note_at = rendered[-2].index("\n\n[Their text did not answer")
+    assert shared(rendered[-2], rendered[-1]) == note_at

@@ -39,7 +39,7 @@ from mediabot.conversation.llm import ChatModel, ModelError, ToolOutcome, run_to
 from mediabot.conversation.posters import Offered, choose_posters, with_media
 from mediabot.conversation.prompt import calibration, history
 from mediabot.conversation.prompt.summaries import Summarizer
-from mediabot.conversation.prompt.system_prompt import build_system_prompt
+from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
 from mediabot.store import db
 from mediabot.text.language import SOURCE, Language, load, speaking
 from mediabot.text.localtime import as_local
@@ -119,6 +119,7 @@ class Frame(NamedTuple):
     reserved: int        # the schemas' estimated tokens
     system: str
     zone: dt.tzinfo      # the household's: each user message shows its time in it
+    note: str = ""       # for this turn only (a question its text let lapse), on its text
 
 
 def approvals_on(services: Services, user: db.User) -> bool:
@@ -144,13 +145,13 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
     zone = services.config.server.zone
     system = build_system_prompt(
-        user.display_name, dropped=dropped or None, zone=zone,
-        tools=list(tools), language=language_of(services, user),
+        user.display_name, zone=zone, tools=list(tools), language=language_of(services, user),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     rules = services.rules
     waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
-    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone)
+    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone,
+                 dropped_note(dropped) if dropped else "")
 
 
 def tool_context(services: Services, user: db.User) -> ToolContext:
@@ -280,7 +281,8 @@ class ModelTurn:
                                           h.max_context_tokens, self.ratio),
                                       summary=summary, reserved_tokens=self.frame.reserved,
                                       zone=self.frame.zone, earlier_tools=self.earlier,
-                                      tool_order=list(self.frame.tools))
+                                      tool_order=list(self.frame.tools),
+                                      turn_note=self.frame.note)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}

@@ -102,6 +102,7 @@ from mediabot.conversation.prompt.shape import (
     sanitise,
     shape,
     stamp_times,
+    with_turn_note,
 )
 from mediabot.conversation.prompt.window import (
     PRUNED_LINE,
@@ -212,7 +213,7 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                  max_tokens: int = 4000, summary: str | None = None,
                  reserved_tokens: int = 0, zone: dt.tzinfo | None = None,
                  earlier_tools: Sequence[str] | None = None,
-                 tool_order: Sequence[str] = ()) -> Prompt:
+                 tool_order: Sequence[str] = (), turn_note: str = "") -> Prompt:
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
@@ -224,20 +225,23 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     stored history. ``earlier_tools``: the tools used in stored messages older than
     ``history`` (``tools_before``; None when there are none): the pruned line names them
     with the evicted units' tools, in ``tool_order`` (the tool catalog's), so it changes only
-    when a kind of tool first falls out. Raises ValueError only on a bug (an invalid result).
+    when a kind of tool first falls out. ``turn_note``: a note for this turn only, added to
+    the newest user message (``with_turn_note``), never to the system message. Raises
+    ValueError only on a bug (an invalid result).
     """
     pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
     units, left_out, bridged = shape(clean)
-    fixed = message_chars({"content": system_prompt}) + reserved_tokens * CHARS_PER_TOKEN
+    fixed = (message_chars({"content": system_prompt}) + len(turn_note)
+             + reserved_tokens * CHARS_PER_TOKEN)
     line = context_line(Evicted(units, earlier_tools), summary)   # the longest it can be
     start = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
                                        message_chars({"content": PARAGRAPH + line}),
                                        earlier_tools is not None))
     evicted = Evicted(units[:start], earlier_tools)
-    messages = _assemble(system_prompt, evicted, units[start:],
-                         context_line(evicted, summary, tool_order))
+    messages = with_turn_note(_assemble(system_prompt, evicted, units[start:],
+                                        context_line(evicted, summary, tool_order)), turn_note)
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
                        pruned=len(history) - len(pruned) + len(sane) - len(clean),

@@ -206,6 +206,18 @@ def stamp_times(history: list[dict], zone: dt.tzinfo) -> list[dict]:
             else m for m in history]
 
 
+def with_turn_note(messages: list[dict], note: str) -> list[dict]:
+    """``messages`` with ``note`` added, as its own paragraph in brackets, to the newest user
+    message: a note for this turn only, after everything earlier turns already sent, so a
+    server's cached prefix still holds (and the next text's prompt, which no longer carries
+    it, differs only from this turn on). Returns new dicts; no note, the same list."""
+    last = max((i for i, m in enumerate(messages) if m.get("role") == "user"), default=None)
+    if not note or last is None or not isinstance(messages[last].get("content"), str):
+        return messages
+    noted = {**messages[last], "content": f"{messages[last]['content']}\n\n[{note}]"}
+    return [*messages[:last], noted, *messages[last + 1:]]
+
+
 # --------------------------------------------------------------------------- 3. shape
 
 def shape(messages: list[dict]) -> tuple[list[Unit], int, int]:

@@ -54,17 +54,15 @@ def _capabilities(tools, missing=()) -> str:
     return "\n".join([text, *notes])
 
 
-def build_system_prompt(display_name: str | None = None, *, dropped: str | None = None,
-                        zone: dt.tzinfo | None = None, tools=None, missing=(),
-                        language: Language | None = None) -> str:
-    """The system prompt personalised with the user's name and any question just dropped.
+def build_system_prompt(display_name: str | None = None, *, zone: dt.tzinfo | None = None,
+                        tools=None, missing=(), language: Language | None = None) -> str:
+    """The system prompt personalised with the user's name.
 
     Nothing in it changes from one text to the next, so a server's prompt cache reuses it
     and the tool schemas rendered after it: it names no date or time (a clock line here made
     a local server read the whole prompt again on every text); each of the person's texts
-    carries the time it was received instead (``history.build_prompt``'s ``zone``). The
-    model never runs while a removal waits for its Y (the next text either answers it or lets
-    it lapse), so ``dropped`` is the line that told the person it lapsed. ``zone``: the
+    carries the time it was received instead (``history.build_prompt``'s ``zone``), and a
+    note for one turn only (``dropped_note``) rides on that turn's text. ``zone``: the
     household's time zone, named in the rule that explains those stamps. ``tools``: names of
     the tools this person is offered (None: all of them); ``missing``: "Sonarr" and/or
     "Radarr" when not configured, so the model says
@@ -80,12 +78,18 @@ def build_system_prompt(display_name: str | None = None, *, dropped: str | None 
         parts.append(LANGUAGE_RULE.format(name=language.english_name, tag=language.tag))
     if zone is not None:
         parts.append(STAMP_RULE.format(zone=zone_label(zone)))
-    if dropped:
-        parts.append("Their text did not answer mediabot's removal question, so nothing was "
-                     "removed and the person has been told: \"" + dropped.strip() + "\" Answer "
-                     "their text. If they still want it removed, call remove_media again and "
-                     "mediabot will ask again.")
     return "\n\n".join(parts)
+
+
+def dropped_note(dropped: str) -> str:
+    """What the model is told in the turn whose text let a removal question lapse
+    (``dropped``: the line that told the person so). The model never runs while a removal
+    waits for its Y, so this holds for exactly one turn: it is added to that turn's text
+    (``history.build_prompt``'s ``turn_note``), never to the system message, where it would
+    make a local server read the tools and the whole history again, twice."""
+    return ("Their text did not answer mediabot's removal question, so nothing was removed "
+            "and the person has been told: \"" + dropped.strip() + "\" Answer their text. If "
+            "they still want it removed, call remove_media again and mediabot will ask again.")
 
 
 SUMMARY_PROMPT = """\
