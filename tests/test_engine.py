@@ -206,6 +206,19 @@ def test_extract_name(text, name):
     assert extract_name(text) == name
 
 
+@pytest.mark.parametrize("text,code,name", [
+    ("me llamo Ana", "es", "Ana"), ("Hola, soy Inés", "es", "Inés"), ("Gracias", "es", None),
+    ("Sí", "es", None), ("Ich heiße Jürgen", "de", "Jürgen"), ("ich heisse Jo", "de", "Jo"),
+    ("Danke", "de", None), ("je m'appelle Émile", "fr", "Émile"), ("Merci", "fr", None),
+    ("Meu nome é João", "pt", "João"), ("Olá, sou Ana Luísa", "pt", "Ana Luísa"),
+    ("obrigada", "pt", None), ("ik heet Sanne", "nl", "Sanne"), ("ja", "nl", None),
+    ("Zoë", "en", "Zoë")])
+def test_a_name_is_taken_in_each_language(text, code, name):
+    """Onboarding's "What should I call you?" is answered the way people answer in their
+    own language, accented names included."""
+    assert extract_name(text, code) == name
+
+
 class TestSummaries:
     def test_the_summary_is_handed_the_prompt_the_turn_built(self, engine_for, fake_llm):
         """after_turn counts evictions against the very system prompt and tool schemas the

@@ -75,13 +75,28 @@ def no_text_reply(lang: Language) -> str:
 ONBOARDING_QUESTION = onboarding_question(load("en"))
 RESET_REPLY = reset_reply(load("en"))
 NO_TEXT_REPLY = no_text_reply(load("en"))
-# Replies to "What should I call you?" that are not names (yes/no-like words are caught too).
+# Replies to "What should I call you?" that are not names (yes/no-like words are caught too),
+# in every shipped language: onboarding happens before anyone knows a person's language well.
 NOT_NAMES = frozenset({"hi", "hello", "hey", "thanks", "thank you", "thx", "ty", "lol", "what",
                        "why", "who", "huh", "idk", "hmm", "help", "help me", "anything",
-                       "whatever", "nothing", "ok thanks", "later", "skip"})
-NAME_PATTERN = re.compile(r"^(?:(?:hi|hey|hello)[,! ]+)?(?:i'?m|i am|it'?s|my name is|call me|"
-                          r"this is|name'?s)?\s*([A-Za-z][\w'\-]*(?: [A-Za-z][\w'\-]*)?)[.!]*$",
-                          re.IGNORECASE)
+                       "whatever", "nothing", "ok thanks", "later", "skip",
+                       "hola", "gracias", "ayuda", "nada", "qué", "que", "quién", "nadie",
+                       "hallo", "danke", "hilfe", "nichts", "was", "wer", "egal",
+                       "salut", "bonjour", "merci", "aide", "rien", "quoi", "qui",
+                       "oi", "olá", "ola", "obrigado", "obrigada", "ajuda", "quem",
+                       "hoi", "dank je", "bedankt", "hulp", "niets", "wat", "wie"})
+# "I'm Sam" in each shipped language: "me llamo Ana", "ich heiße Jürgen", "je m'appelle
+# Émile", "meu nome é João", "ik heet Sanne" (greetings first are allowed).
+_GREETINGS = r"hi|hey|hello|hola|hallo|salut|bonjour|oi|ol[áa]|hoi"
+_INTROS = (r"i'?m|i am|it'?s|my name is|call me|this is|name'?s"
+           r"|me llamo|soy|mi nombre es|ll[áa]mame"
+           r"|ich hei(?:ß|ss)e|ich bin|mein name ist|nenn mich"
+           r"|je m'appelle|je suis|moi c'est|appelle-moi"
+           r"|me chamo|meu nome [ée]|eu sou|sou|pode me chamar de"
+           r"|ik heet|ik ben|mijn naam is|noem me")
+_WORD = r"[^\W\d_][\w'\-]*"
+NAME_PATTERN = re.compile(rf"^(?:(?:{_GREETINGS})[,! ]+)?(?:(?:{_INTROS})\s+)?"
+                          rf"({_WORD}(?: {_WORD})?)[.!]*$", re.IGNORECASE)
 
 
 @dataclass(frozen=True)
