@@ -67,10 +67,14 @@ class Language:
         """An instant for people and the model: "Fri 2026-11-27 21:00 EST" in English,
         "vie, 27 nov 2026 21:00 CET" in Spanish (the zone's own abbreviation in each)."""
         local = as_local(moment, zone)
+        return f"{self.weekday_date(local.date())} {local:%H:%M %Z}"
+
+    def weekday_date(self, day: dt.date) -> str:
+        """A day with its weekday: "Fri 2026-11-27" in English, "vie, 27 nov 2026" in
+        Spanish."""
         if self.code == SOURCE:
-            return local.strftime("%a %Y-%m-%d %H:%M %Z")
-        day = format_skeleton(_DATE_SKELETON, local, locale=self.locale)
-        return f"{day} {local:%H:%M %Z}"
+            return day.strftime("%a %Y-%m-%d")
+        return format_skeleton(_DATE_SKELETON, day, locale=self.locale)
 
     def day(self, moment: dt.date) -> str:
         """A date with no time: "2026-11-27" in English, "27 nov 2026" in Spanish."""

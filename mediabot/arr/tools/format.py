@@ -4,8 +4,6 @@ import datetime as dt
 import re
 import unicodedata
 
-from babel.dates import format_skeleton
-
 from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.localtime import local_text
 
@@ -105,10 +103,7 @@ def date_text(moment: dt.datetime, language: Language | None = None) -> str:
     Shown as it is, not in the household's zone: west of Greenwich midnight UTC would
     otherwise become the day before.
     """
-    day = moment.astimezone(dt.UTC)
-    if language is None or language.code == "en":
-        return day.strftime("%a %Y-%m-%d")
-    return format_skeleton("yMMMEd", day.date(), locale=language.locale)
+    return (language or load(SOURCE)).weekday_date(moment.astimezone(dt.UTC).date())
 
 
 def day_text(moment: dt.datetime, language: Language | None = None) -> str:
