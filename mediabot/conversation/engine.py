@@ -45,6 +45,7 @@ from mediabot.conversation.turn import (  # noqa: F401
     approvals_on,
     approved_context,
     build_frame,
+    language_of,
     run_model_turn,
     tool_context,
     tools_for,
@@ -52,10 +53,9 @@ from mediabot.conversation.turn import (  # noqa: F401
 from mediabot.store import db
 from mediabot.store.users import get_user, set_display_name
 from mediabot.text.keywords import help_text, parse_answer
-from mediabot.text.language import Language, load, speaking
+from mediabot.text.language import Language, load
 
 log = logging.getLogger(__name__)
-
 
 
 def onboarding_question(lang: Language) -> str:
@@ -121,7 +121,7 @@ class Engine:
 
     def language(self, user: db.User) -> Language:
         """The language ``user`` is written to in: theirs, else the household's."""
-        return speaking(user.language, self.config.sms.language)
+        return language_of(self.services, user)
 
     def answer(self, incoming: Incoming) -> Answer:
         """Answer one incoming text: a waiting question's Y/N, a keyword, an admin's
