@@ -161,3 +161,38 @@ def test_a_question_twilio_reports_undelivered_lapses(daemon, stack, fake_llm, f
     assert shown[-3] == f"texts to {ADMIN} (Alex):"
     assert "  undelivered 30003  Remove The Office (2005) and delete" in shown[-2]
     assert "  delivered          My question didn't reach you." in shown[-1]
+
+
+FULL_QUESTION = QUESTION + " to keep it (expires in 5 min)."
+ASKED_BACK = ("It would remove The Office (2005) from Sonarr and delete its 62 GB of files for "
+              "good. If you still want that, tell me and I'll ask again.")
+
+
+def ask_back(daemon, fake_llm, fake_twilio, asking: str, *, sent_before: int) -> str:
+    """Ask to remove The Office, then answer the (accepted) question with ``asking``: the
+    reply to it."""
+    fake_llm.enqueue_tool_calls(REMOVE_OFFICE)
+    daemon.text("delete the office")
+    assert replies(fake_twilio, sent_before + 1)[-1] == FULL_QUESTION
+    assert wait_for(daemon.settled), "Twilio accepted the question: a Y would answer it now"
+    fake_llm.enqueue_text(ASKED_BACK)
+    daemon.text(asking)
+    return replies(fake_twilio, sent_before + 2)[-1]
+
+
+@pytest.mark.parametrize("asking", ["delete it?", "sure?", "really?", "yes?", "Y?"])
+def test_a_text_that_asks_back_is_no_yes(daemon, stack, fake_llm, fake_twilio, asking):
+    """Issue 27: "delete it?" typed back at the question asks, it does not confirm; the
+    question lapses as for any other text and the model answers. A plain "Y." then does."""
+    assert ask_back(daemon, fake_llm, fake_twilio, asking, sent_before=0) == DROPPED + ASKED_BACK
+    assert nothing_removed(stack)
+    asked = fake_llm.requests[-1]["messages"][-1]["content"]
+    assert f"] {asking}\n\n[Their text did not answer mediabot's removal question" in asked, \
+        "the model read the text that asked, and that it dropped the question"
+    fake_llm.enqueue_tool_calls(REMOVE_OFFICE)
+    daemon.text("delete the office")
+    assert replies(fake_twilio, 3)[-1] == FULL_QUESTION
+    assert wait_for(daemon.settled)
+    daemon.text("Y.")
+    assert replies(fake_twilio, 4)[-1] == "Removed The Office (2005) and deleted its files."
+    assert not any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)

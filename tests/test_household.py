@@ -80,6 +80,27 @@ def test_an_unanswered_request_expires_and_cannot_be_approved_after(house, stack
     assert not stack.has("movie", THREE)
 
 
+def test_an_approve_that_asks_back_decides_nothing_and_reaches_the_model(house, stack,
+                                                                        fake_llm, fake_twilio):
+    """Issue 27: like a "Y?" to a removal, "APPROVE 1?" asks; the model answers it and the
+    request still waits for a plain APPROVE 1."""
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    calls = len(fake_llm.requests)
+    explained = "Request 1 is Sam's Dune: Part Three. Text APPROVE 1 to add it."
+    for asking in ("APPROVE 1?", "¿approve 1?"):
+        fake_llm.enqueue_text(explained)
+        text(daemon.app.test_client(), asking, sender=ADMIN)
+        settle(daemon)
+        assert sent_to(fake_twilio, ADMIN)[-1] == explained
+    assert not stack.has("movie", THREE)
+    assert db.Approval.get_by_id(1).status == "waiting"
+    assert len(fake_llm.requests) == calls + 2, "each went to the model"
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert stack.has("movie", THREE)
+
+
 def test_admins_adds_do_not_wait_and_help_names_the_words(house, stack, fake_llm,
                                                           fake_twilio):
     daemon = house(approval="members")

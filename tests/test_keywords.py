@@ -69,6 +69,57 @@ def test_anything_else_is_not_an_answer(text):
     assert parse_answer(text) is None
 
 
+# Issue 27: each language's own answer words, accents or not, with a full stop or an
+# exclamation mark; and what asks back instead, in that language and in English.
+OWN_WORDS = {
+    "en": (["Y", "yes", "Yes.", "YES!", "y."], ["N", "no", "No.", "n!"]),
+    "es": (["sí", "si", "Sí.", "¡Sí!", "SI!"], ["no", "No.", "¡No!"]),
+    "de": (["ja", "Ja.", "JA!", "j"], ["nein", "Nein.", "NEIN!"]),
+    "fr": (["oui", "Oui.", "OUI !"], ["non", "Non.", "non !"]),
+    "pt": (["sim", "Sim.", "SIM!"], ["não", "nao", "Não.", "NAO!"]),
+    "nl": (["ja", "Ja.", "JA!"], ["nee", "Nee.", "NEE!"]),
+}
+ASKING_BACK = {
+    "en": ["delete it?", "sure?", "really?", "yes?", "Y?", "Y ?", "yes??", "y?!", "?",
+           "no?", "ok？", "do it?"],
+    "es": ["¿sí?", "sí?", "¿seguro?", "¿bórrala?", "¿Sí", "¿de verdad?", "vale?"],
+    "de": ["Sicher?", "Löschen?", "ja?", "Ja?!", "wirklich?", "lösch es?", "nein?"],
+    "fr": ["oui ?", "Oui?", "vraiment ?", "supprime ?", "d'accord ?"],
+    "pt": ["sim?", "Sim ?", "apaga?", "com certeza?", "não?"],
+    "nl": ["ja?", "zeker?", "verwijder?", "echt?", "doe maar?"],
+}
+
+
+@pytest.mark.parametrize("code, text, answer", [
+    (code, text, answer) for code, (yes, no) in OWN_WORDS.items()
+    for words, answer in ((yes, "yes"), (no, "no")) for text in words])
+def test_each_language_s_own_words_answer_with_a_full_stop_or_exclamation_mark(code, text,
+                                                                            answer):
+    assert parse_answer(text, code) == answer
+
+
+@pytest.mark.parametrize("code, text", [
+    (code, text) for code, texts in ASKING_BACK.items()
+    for text in [*texts, *(ASKING_BACK["en"] if code != "en" else [])]])
+def test_a_text_that_asks_back_is_never_an_answer(code, text):
+    """A question mark anywhere asks: "delete it?" is not "delete it", "Sicher?" ("are you
+    sure?") not "sicher" ("sure")."""
+    assert parse_answer(text, code) is None
+
+
+@pytest.mark.parametrize("text", ["yes 🤔", "Y :)", "\"yes\"", "yes (I think)",
+                                  "ok 👍", "y/n", "yes: do it"])
+def test_any_other_mark_makes_it_something_other_than_an_answer(text):
+    assert parse_answer(text) is None
+
+
+@pytest.mark.parametrize("words, parsed", [
+    ("APPROVE 1?", None), ("deny 2?", None), ("APPROVE 1 ?", None), ("approve? 1", None),
+    ("¿APROBAR 12?", None), ("Approve 3!", ("approve", 3)), ("DENY 4.", ("deny", 4))])
+def test_a_decision_that_asks_back_decides_nothing(words, parsed):
+    assert parse_decision(words, "es") == parsed
+
+
 @pytest.mark.parametrize("words, parsed", [
     ("APPROVE 12", ("approve", 12)), ("deny #7", ("deny", 7)), (" Approve 3. ", ("approve", 3)),
     ("approve", None), ("approve 12 and 13", None), ("please approve 12", None)])

@@ -227,13 +227,16 @@ def replies(fake_twilio, count):
     return fake_twilio.bodies()
 
 
-def removal(daemon, stack, fake_llm, fake_twilio, answer, sent_before=0):
-    """Ask to remove The Office and answer ``answer``: the question and the outcome."""
+def removal(daemon, stack, fake_llm, fake_twilio, answer, sent_before=0, model_says=None):
+    """Ask to remove The Office and answer ``answer``: the question and the outcome.
+    ``model_says``: the model's reply to ``answer``, when it is not an answer."""
     fake_llm.enqueue_tool_calls(REMOVE_OFFICE)
     daemon.text("borra The Office")
     question = replies(fake_twilio, sent_before + 1)[-1]
     # Answered once the daemon has stored Twilio's acceptance: only then is it asked.
     assert wait_for(daemon.settled)
+    if model_says is not None:
+        fake_llm.enqueue_text(model_says)
     daemon.text(answer)
     return question, replies(fake_twilio, sent_before + 2)[-1]
 
@@ -270,6 +273,26 @@ def test_a_german_household_answers_ja_and_nein(serve, stack, fake_llm, fake_twi
     assert office_in_library(stack)
     question, outcome = removal(daemon, stack, fake_llm, fake_twilio, "ja", sent_before=2)
     assert question == QUESTION_DE
+    assert outcome == "The Office (2005) entfernt und die Dateien gelöscht."
+    assert not office_in_library(stack)
+
+
+DROPPED_DE = "Ich habe die Frage zum Entfernen von The Office (2005) verworfen.\n"
+ASKED_BACK_DE = ("Ja: The Office (2005) wäre weg, samt 62 GB an Dateien. Sag Bescheid, wenn du "
+                 "es trotzdem willst, dann frage ich noch einmal.")
+
+
+@pytest.mark.e2e
+def test_a_german_question_typed_back_is_no_ja(serve, stack, fake_llm, fake_twilio):
+    """Issue 27: "Sicher?" ("are you sure?") and "Löschen?" ask back: each drops the question
+    and the model answers, nothing is removed; "Ja." then removes."""
+    daemon = household(serve, stack, fake_twilio, "de")
+    for sent, asking in enumerate(["Sicher?", "Löschen?", "ja?"]):
+        question, outcome = removal(daemon, stack, fake_llm, fake_twilio, asking,
+                                    sent_before=2 * sent, model_says=ASKED_BACK_DE)
+        assert (question, outcome) == (QUESTION_DE, DROPPED_DE + ASKED_BACK_DE)
+        assert office_in_library(stack)
+    question, outcome = removal(daemon, stack, fake_llm, fake_twilio, "Ja.", sent_before=6)
     assert outcome == "The Office (2005) entfernt und die Dateien gelöscht."
     assert not office_in_library(stack)
 

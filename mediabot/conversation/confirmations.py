@@ -3,8 +3,9 @@
 A destructive tool call is never run on the model's word. It becomes the user's one pending
 action (a newer one replaces it), asked with a fixed question mediabot writes itself, and it
 waits for the person's very next text. That text resolves it only when it is a lone Y/N
-(a message of its own, never joined with other texts of a burst) sent after the question
-was asked (``answers``); any other text lets it lapse (``lapse_notice`` says so in one
+(a message of its own, never joined with other texts of a burst, of answer words only: a
+"delete it?" or "Y?" asks back) sent after the question was asked (``answers``); any other
+text lets it lapse (``lapse_notice`` says so in one
 line), so a "yes" meant for something else, such as a question the model asked itself,
 can never remove anything. An expired action is never executed, whether or not the sweep
 has removed it yet. Which message is an answer is decided by the engine; the Y/N

@@ -16,6 +16,9 @@ is a yes only to someone whose language is Spanish, so a word from a language no
 conversation uses never confirms a removal. The opt-out and opt-in words stay English only
 (the carriers act on them on SMS). Words are compared with accents folded on both sides
 (``fold``), since SMS keyboards and GSM-7 folding drop them: "si" is "sí", "nao" is "não".
+
+An answer is answer words alone: a text that asks back ("delete it?", "Sicher?", "Y?") is
+never a yes, whatever its words (``NOT_ANSWER_MARK``), and the question it meets lapses.
 """
 
 import re
@@ -85,6 +88,12 @@ NO = {
            "behouden", "laat maar", "liever niet", "nooit"},
 }
 MAX_ANSWER_WORDS = 8
+# What an answer may hold besides its words: spaces and line breaks, apostrophes ("d'accord"),
+# commas and dashes between phrases ("yes, do it", "garde-la"), full stops and exclamation
+# marks ("Y.", "yes!"), Spanish's opening "¡". Any other mark makes it something else: a
+# question mark above all ("delete it?", "¿sí?", "Sicher?"), since a person asking back has
+# not said yes, and a doubtful emoji or a quote no more than one.
+NOT_ANSWER_MARK = re.compile(r"[^\w\s',.!\u00a1\-\u2010-\u2015]")
 
 # An admin's answer to a member's request when approvals are on: "APPROVE 12", "deny #12",
 # "APROBAR 12". The pairs people meet on approval buttons in each language.
@@ -130,11 +139,16 @@ def parse_answer(text: str, code: str = "en") -> str | None:
 
     A message made only of yes-like phrases ("yes, do it", "sí, bórrala") is a yes, one
     made only of no-like phrases ("no, keep it", "nein, behalten") a no; a mix or any other
-    word ("yes but keep the files") is not an answer, nor is an opt-out word. Whether an
-    answer may resolve a waiting question (it must be a message of its own, sent after the
-    question) is the engine's decision, not this parser's.
+    word ("yes but keep the files") is not an answer, nor is an opt-out word, nor a text
+    with any mark an answer does not carry (``NOT_ANSWER_MARK``): "delete it?", "Y?" and
+    "Sicher?" ask back, whatever their words. Whether an answer may resolve a waiting
+    question (it must be a message of its own, sent after the question) is the engine's
+    decision, not this parser's.
     """
-    words = re.sub(r"[^\w' ]+", " ", fold(text).replace("\u2019", "'")).split()
+    folded = fold(text).replace("\u2019", "'")
+    if NOT_ANSWER_MARK.search(folded):
+        return None
+    words = re.sub(r"[^\w' ]+", " ", folded).split()
     phrase = " ".join(words)
     if not phrase or phrase in OPT_OUT_WORDS or len(words) > MAX_ANSWER_WORDS:
         return None
