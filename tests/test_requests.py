@@ -81,3 +81,52 @@ def test_notify_me_after_an_add_keeps_the_add_counted(house, stack, fake_llm):
     add(daemon, fake_llm, "movie", HAIL_MARY_2, {})
     assert not stack.has("movie", HAIL_MARY_2)
     assert "over the weekly limit" in last_tool_result(MEMBER)["error"]
+
+
+# -- seasons are a set (issue 27, point 5) ----------------------------------------------------
+
+def monitored(stack, tvdb_id: int) -> list[int]:
+    return [s["seasonNumber"] for s in stack.item("series", tvdb_id)["seasons"]
+            if s["monitored"] and s["seasonNumber"] > 0]
+
+
+@pytest.mark.e2e
+def test_a_season_asked_for_twice_is_one_season(serve, stack, fake_llm, fake_twilio):
+    """The model repeats a season ([1, 1]): it is one season, added, monitored and counted
+    once, so a weekly limit of one is not refused as "2 seasons", and the week is used up."""
+    from mediabot.trial.sim.loopback import wait_for
+    from tests.support import relay, sent_to
+
+    daemon = serve(f'\n[[users]]\nphone = "{MEMBER}"\nname = "Sam"\nrole = "member"\n'
+                   + stack.toml() + "[requests]\nseasons_per_week = 1\n")
+    fake_llm.set_responder(relay)
+    fake_llm.enqueue_tool_calls([("add_series", {"tvdb_id": UK_OFFICE, "seasons": [1, 1]})])
+    daemon.text("get season 1 of the british office", sender=MEMBER)
+    assert wait_for(lambda: len(sent_to(fake_twilio, MEMBER)) == 1, 15)
+    assert sent_to(fake_twilio, MEMBER) == [
+        "Added The Office (UK, 2001); Sonarr is searching for it. The user will get a text "
+        "when it is ready."]
+    assert monitored(stack, UK_OFFICE) == [1]
+
+    fake_llm.enqueue_tool_calls([("add_series", {"tvdb_id": PROPHECY, "seasons": [1]})])
+    daemon.text("and season 1 of dune prophecy", sender=MEMBER)
+    assert wait_for(lambda: len(sent_to(fake_twilio, MEMBER)) == 2, 15)
+    assert sent_to(fake_twilio, MEMBER)[1].startswith(
+        "Sorry: over the weekly limit: Sam has asked for 1 season this week and the household "
+        "limit is 1; the next is possible from ")
+    assert not stack.has("series", PROPHECY)
+
+
+def test_a_repeated_season_waits_for_approval_as_a_set_and_is_counted_once(house, stack,
+                                                                          fake_llm):
+    """[2, 1, 2] under a limit of two seasons: one request for seasons 1 and 2, which the
+    quota counts as two while it waits and after the admin approves it."""
+    daemon = house(approval="members", seasons_per_week=2)
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": UK_OFFICE, "seasons": [2, 1, 2]})
+    assert last_tool_result(MEMBER)["waiting_for_approval"] is True
+    waiting = db.Approval.get_by_id(1)
+    assert waiting.seasons == 2 and '"seasons": [1, 2]' in waiting.arguments
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert monitored(stack, UK_OFFICE) == [1, 2]
+    assert db.Request.get(db.Request.external_id == UK_OFFICE).seasons == 2

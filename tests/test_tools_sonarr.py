@@ -233,6 +233,36 @@ def test_the_gate_is_asked_with_one_add_request_naming_what_the_rules_count(stac
     assert not stack.sonarr.requests_to("series", method="POST")
 
 
+@pytest.mark.parametrize("seasons, distinct", [
+    ([1, 1], [1]), ([2, 1, 2], [1, 2]), ([3], [3]), ("all", "all"), ("latest", "latest")])
+def test_seasons_are_a_set(seasons, distinct):
+    from mediabot.arr.tools.sonarr import season_set
+
+    assert season_set(seasons) == distinct
+
+
+@pytest.mark.parametrize("seasons, counted", [([1, 1], 1), ([2, 1, 2], 2), ([1, 2], 2),
+                                              ("all", 9), ("latest", 1)])
+def test_a_season_named_twice_is_counted_once(seasons, counted):
+    from mediabot.arr.tools.catalog import seasons_counted
+
+    assert seasons_counted(seasons, 9) == counted
+
+
+def test_a_season_named_twice_is_asked_added_and_monitored_once(stack):
+    """Issue 27: the model repeats season 2; the rules are asked about one season, with the
+    arguments an approval would run again as a set, and Sonarr is sent season 2 once."""
+    asked = []
+    ctx = stack.context(radarr=False)
+    ctx.gate = asked.append   # None: the add runs now
+    result = call(ctx, "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=[2, 2, 2])
+    assert asked == [AddRequest("sonarr", OFFICE_UK_TVDB, "The Office (UK, 2001)",
+                                "add_series", {"tvdb_id": OFFICE_UK_TVDB, "seasons": [2]}, 1)]
+    assert result["monitored_seasons"] == [2]
+    body = stack.sonarr.requests_to("series", "POST")[-1].body
+    assert [s["monitored"] for s in body["seasons"]] == [False, True]
+
+
 def test_a_spanish_households_tool_results_carry_spanish_dates_and_sizes():
     """The asker's language reaches the tools (ToolContext.language): the air dates, the
     release dates and the removal question's size are in its locale; the rest stays

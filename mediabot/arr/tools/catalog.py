@@ -146,10 +146,10 @@ def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: s
 
 
 def seasons_counted(seasons, available: int) -> int:
-    """How many seasons an add asks for: a list counts its seasons, "all" every season,
-    "latest" and "future" one."""
+    """How many seasons an add asks for: a list counts its distinct seasons ([1, 1] is one),
+    "all" every season, "latest" and "future" one."""
     if isinstance(seasons, list):
-        return len(seasons)
+        return len(sonarr.season_set(seasons))
     return max(available, 1) if seasons == "all" else 1
 
 
@@ -158,6 +158,8 @@ def add_movie(ctx: ToolContext, args: dict) -> dict | ToolResult:
 
 
 def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
+    """The seasons as a set from here on: what is counted, held for an admin, added."""
+    args = {**args, "seasons": sonarr.season_set(args["seasons"])}
     return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
                 args.get("quality_profile"))
 

@@ -97,6 +97,13 @@ def _regular_seasons(data: dict) -> list[int]:
     return sorted(s["seasonNumber"] for s in data.get("seasons") or [] if s["seasonNumber"] > 0)
 
 
+def season_set(seasons: str | list[int]) -> str | list[int]:
+    """The asked seasons, each once and in order ([2, 1, 2] -> [1, 2]); "all", "latest" and
+    "future" as they are. A model may name a season twice, and it is still one season:
+    added, counted against ``seasons_per_week`` and named once."""
+    return seasons if isinstance(seasons, str) else sorted(set(seasons))
+
+
 def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConfig,
         metadata: Metadata | None = None) -> dict:
     """Add the series, monitor the asked seasons and search for them.
@@ -112,7 +119,7 @@ def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConf
         stats = data.get("statistics") or {}
         complete = stats.get("episodeFileCount", 0) >= stats.get("episodeCount", 0)
         raise AlreadyInLibrary(title_of(data), complete)
-    monitor = _monitor_seasons(data, seasons)
+    monitor = _monitor_seasons(data, season_set(seasons))
     body = {**data, "monitored": True, "seriesType": "standard", "seasonFolder": True,
             "rootFolderPath": pick_root_folder(api, "Sonarr", config.root_folder, metadata),
             "qualityProfileId": pick_quality_profile(api, "Sonarr", quality_profile,
