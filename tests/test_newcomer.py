@@ -6,13 +6,19 @@ model is the scripted fake OpenAI on loopback, Twilio a closed port (nothing her
 """
 
 import os
+import socket
 
 import pytest
 from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.store import db
-from tests.support import write_config
+from tests.support import ADMIN, SERVE_PUBLIC, dead_servers, write_config
+
+NOBODY = ("warn users: nobody can text this mediabot: the config has no [[users]] and none were "
+          "added with `mediabot users add`, so `mediabot serve` will not start — fix: add "
+          "yourself as an admin, e.g. [[users]] phone = \"+15551234567\" role = \"admin\" (or: "
+          "mediabot users add +15551234567 --name NAME --role admin)")
 
 
 @pytest.fixture(autouse=True)
@@ -86,3 +92,70 @@ def test_serve_and_check_still_name_what_twilio_needs(tmp_path, fake_llm):
             "config) or a file named by auth_token_file",
             f"config error: {config}: [twilio] from_number or messaging_service_sid is "
             "required; set from_number to your Twilio number, e.g. \"+15550001111\""]
+
+
+# -- check warns exactly when serve refuses ----------------------------------------------------
+
+@pytest.fixture
+def busy_port():
+    """A port something else listens on: a serve that gets past its users stops there."""
+    with socket.socket() as holder:
+        holder.bind(("127.0.0.1", 0))
+        holder.listen()
+        yield holder.getsockname()[1]
+
+
+def household(folder, port, users=()):
+    return write_config(folder, server={"public_url": SERVE_PUBLIC, "port": port},
+                        database={"path": folder / "mediabot.db"}, **dead_servers(),
+                        **({"users": list(users)} if users else {}))
+
+
+ALEX = {"phone": ADMIN, "name": "Alex", "role": "admin"}
+
+
+def no_one(folder, port):
+    return household(folder, port)
+
+
+def in_the_config(folder, port):
+    return household(folder, port, [ALEX])
+
+
+def added_by_command(folder, port):
+    config = household(folder, port)
+    assert run("users", "add", ADMIN, "--name", "Alex", "--config", config).exit_code == 0
+    return config
+
+
+def added_and_removed_again(folder, port):
+    config = added_by_command(folder, port)
+    assert run("users", "remove", ADMIN, "--yes", "--config", config).exit_code == 0
+    return config
+
+
+def kept_from_an_earlier_config(folder, port):
+    """Alex was in [[users]] when the daemon last started; the entry is gone, the row kept."""
+    assert run("serve", "--config", in_the_config(folder, port)).exit_code == 1   # the port
+    return no_one(folder, port)
+
+
+@pytest.mark.parametrize(("setup", "nobody"), [
+    (no_one, True),
+    (in_the_config, False),
+    (added_by_command, False),
+    (added_and_removed_again, True),
+    (kept_from_an_earlier_config, False),
+])
+def test_check_warns_that_nobody_can_text_exactly_when_serve_refuses(tmp_path, busy_port,
+                                                                     setup, nobody):
+    config = setup(tmp_path, busy_port)
+    check = run("check", "--config", config)
+    warned = [line for line in check.output.splitlines() if line.startswith("warn users:")]
+    serve = run("serve", "--config", config)
+    refused = serve.exit_code == 2 and "nobody can text this mediabot" in serve.output
+    assert (bool(warned), refused) == (nobody, nobody), (check.output, serve.output)
+    if nobody:
+        assert warned == [NOBODY]
+    else:
+        assert f"cannot listen on 127.0.0.1:{busy_port}" in serve.output
