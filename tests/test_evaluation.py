@@ -80,7 +80,7 @@ def scripted(scripts: dict):
 def config(fake_llm, tmp_path):
     return parse_config({"server": {"public_url": "https://sms.example.com"},
                          "llm": {"base_url": fake_llm.url + "/v1", "api_key": "sk-test",
-                                 "max_retries": 0}}, require_twilio=False, environ={})
+                                 "max_retries": 0}}, environ={})
 
 
 def test_a_model_that_does_the_right_thing_scores_every_task(fake_llm, config):

@@ -222,8 +222,8 @@ def test_serve_with_nobody_to_answer_is_one_line_and_exit_2(tmp_path):
     assert (result.exit_code, result.output) == (
         2, "Error: nobody can text this mediabot: the config has no [[users]] and none were "
            "added with `mediabot users add`; add yourself as an admin, e.g. [[users]] phone = "
-           "\"+15551234567\" role = \"admin\" (or: mediabot users add +15551234567 --role "
-           "admin)\n")
+           "\"+15551234567\" role = \"admin\" (or: mediabot users add +15551234567 --name NAME "
+           "--role admin)\n")
 
 
 # -- 5. a database made by root in the daemon's folder ---------------------------------------------

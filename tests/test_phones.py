@@ -73,7 +73,7 @@ def test_a_config_user_that_cannot_be_a_number_is_one_line_with_the_reason():
     raw = {"server": {"public_url": "https://sms.example.com"}, "sms": {"default_region": "GB"},
            "users": [{"phone": "07700 9001234567", "name": "Olivia"}]}
     with pytest.raises(ConfigError) as info:
-        parse_config(raw, source="cfg.toml", environ={}, require_twilio=False)
+        parse_config(raw, source="cfg.toml", environ={})
     assert info.value.problems == [
         "cfg.toml: [[users]] #1: phone = '07700 9001234567' is not a phone number (too long); "
         "write it as + country code and number (E.164, e.g. +15551234567), or as dialled in GB "
@@ -83,7 +83,7 @@ def test_a_config_user_that_cannot_be_a_number_is_one_line_with_the_reason():
 def test_an_unknown_region_is_refused_with_the_fix():
     raw = {"server": {"public_url": "https://sms.example.com"}, "sms": {"default_region": "UK"}}
     with pytest.raises(ConfigError) as info:
-        parse_config(raw, source="cfg.toml", environ={}, require_twilio=False)
+        parse_config(raw, source="cfg.toml", environ={})
     assert info.value.problems == [
         "cfg.toml: [sms] default_region = 'UK' is not a region with known phone numbers (the "
         "United Kingdom is \"GB\"); use a two-letter ISO 3166 code like \"US\", \"GB\" or \"DE\""]

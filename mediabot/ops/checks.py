@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 from mediabot.config import Config, LLMConfig, TwilioConfig, webhook_url
 from mediabot.ops.storage import owner_problem
 from mediabot.store.db import Role
+from mediabot.store.users import count_users_in, nobody_can_text
 from mediabot.text.language import load as load_language
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
@@ -36,6 +37,10 @@ log = logging.getLogger(__name__)
 
 OK, WARN, FAIL = "ok", "warn", "FAIL"
 MODELS_SHOWN = 5
+NOBODY_CAN_TEXT = ("nobody can text this mediabot: the config has no [[users]] and none were "
+                   "added with `mediabot users add`")
+ADD_AN_ADMIN = ("add yourself as an admin, e.g. [[users]] phone = \"+15551234567\" role = "
+                "\"admin\" (or: mediabot users add +15551234567 --name NAME --role admin)")
 
 
 @dataclass(frozen=True)
@@ -58,6 +63,7 @@ def run_checks(config: Config) -> list[Line]:
     local += check_region(config)
     local.append(check_language(config))
     local += _safely("database", secrets, lambda: [check_database(config.database.path)])
+    local += _safely("users", secrets, lambda: check_users(config))
     remote = _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
         remote += _safely(kind, secrets, lambda kind=kind: check_arr(kind, config))
@@ -184,6 +190,17 @@ def check_placeholders(config: Config) -> list[Line]:
                                               f"{user.name} ({user.phone}) as {user.role} — "
                                               "replace it with a real person's phone and name"))
     return lines
+
+
+def check_users(config: Config) -> list[Line]:
+    """A warn exactly when ``serve`` would refuse to start: nobody can text (the one
+    predicate both ask, on the database as it stands). Nothing when someone can, or when
+    the database cannot be read (the database line says why)."""
+    stored = count_users_in(config.database.path)
+    if stored is None or not nobody_can_text(config.users, stored):
+        return []
+    return [Line(WARN, "users", f"{NOBODY_CAN_TEXT}, so `mediabot serve` will not start — "
+                                f"fix: {ADD_AN_ADMIN}")]
 
 
 def check_database(path: str) -> Line:

@@ -1,7 +1,43 @@
 """The users table's owner: the household's members, as the config file and the commands
 keep them."""
 
+import sqlite3
+from collections.abc import Sequence
+from pathlib import Path
+
 from mediabot.store.db import Role, User, database
+
+
+def nobody_can_text(config_users: Sequence[object], stored_users: int) -> bool:
+    """No ``[[users]]`` and no user stored (added by command, or kept from an earlier config:
+    a config user's row outlives its entry), so every text would be refused. ``serve``
+    refuses to start then and ``check`` warns; both ask here, so they cannot disagree."""
+    return not config_users and stored_users == 0
+
+
+def count_users() -> int:
+    return User.select().count()
+
+
+def count_users_in(path: str) -> int | None:
+    """The users stored in the database file at ``path``, read without creating, migrating
+    or writing it (``check`` changes nothing): 0 when there is no file or no users table
+    yet, None when it cannot be read (check's database line says why)."""
+    if path == ":memory:" or not Path(path).exists():
+        return 0
+    try:
+        connection = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True,
+                                     timeout=5)
+        try:
+            table = User._meta.table_name
+            if not connection.execute("SELECT 1 FROM sqlite_master WHERE type = 'table' AND "
+                                      "name = ?", (table,)).fetchone():
+                return 0
+            return connection.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return None
 
 
 def ensure_config_users(users) -> None:
