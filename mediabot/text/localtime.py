@@ -8,9 +8,14 @@ system's zoneinfo database, or from the ``tzdata`` package where the system has 
 import datetime as dt
 import functools
 import os
+from collections.abc import Callable
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 UTC = dt.UTC
+# What every ``clock=`` parameter takes: a function returning "now" (naive UTC where it is
+# stored, as ``store.db.utcnow``; aware local time where a person reads it). Tests pass a
+# fixed or stepping clock instead of patching time.
+Clock = Callable[[], dt.datetime]
 _LOCALTIME = "/etc/localtime"
 
 
