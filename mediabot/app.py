@@ -1,9 +1,12 @@
 """Wiring: build the clients, the engine and the daemon's parts from a Config, once."""
 
+import datetime as dt
 import logging
 
+from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
 from mediabot.config import Config
+from mediabot.conversation import household
 from mediabot.conversation.engine import Engine, Services
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
@@ -36,3 +39,14 @@ def build_engine(config: Config, clock=db.utcnow, notify=None) -> Engine:
     """``notify(user, text)`` texts someone other than the sender (admins asked to approve,
     a member told the answer); without it those texts are not sent."""
     return Engine(build_services(config, clock, notify))
+
+
+def held_text_stands(kind: str, dedupe_key: str, now: dt.datetime) -> bool:
+    """For the sender (``mailbox.held.Stands``): does what a held text is about still stand?
+    An approval request while its request waits for an answer; a download notice while its
+    request is kept. The mailbox sits below both, so the daemon hands it this."""
+    if kind == "approval":
+        return household.still_waiting(dedupe_key, now)
+    if kind == "ready":
+        return notices.still_wanted(dedupe_key)
+    return True

@@ -15,7 +15,7 @@ import time
 
 from waitress import create_server
 
-from mediabot.app import build_engine, open_storage
+from mediabot.app import build_engine, held_text_stands, open_storage
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.config import Config, webhook_url
 from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
@@ -43,7 +43,7 @@ class Daemon:
         self.engine = build_engine(config, clock, notify=self._notify)
         self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
                              backoff=backoff, status_callback=_status_callback(config),
-                             sms_config=config.sms)
+                             sms_config=config.sms, stands=held_text_stands)
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock, retry=retry)
         self.scheduler = build_scheduler(self._jobs(clock))
         self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)

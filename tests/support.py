@@ -136,6 +136,43 @@ def wait_until(predicate, timeout=3.0):
     return False
 
 
+# -- SMS and WhatsApp as Twilio carries them ---------------------------------------------------
+
+def by_whatsapp(daemon, fake_twilio, body, sender=MEMBER):
+    """The person writes on WhatsApp: Twilio opens its 24-hour window, then posts the webhook."""
+    fake_twilio.open_window(sender)
+    response = text(daemon.app.test_client(), body, sender="whatsapp:" + sender)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    settle(daemon)
+
+
+def by_sms(daemon, fake_twilio, body, sender=MEMBER):
+    """The person texts by SMS: Twilio reads its own opt-out words (STOP, START) first, then
+    posts the webhook."""
+    fake_twilio.received_sms(sender, body)
+    response = text(daemon.app.test_client(), body, sender=sender)
+    assert response.status_code == 200, response.get_data(as_text=True)
+    settle(daemon)
+
+
+def radarr_says(daemon, payload) -> None:
+    """Radarr posts ``payload`` to the daemon's webhook (the `household` fixture's secret)."""
+    response = daemon.app.test_client().post("/hooks/radarr", json=payload,
+                                             headers=basic(SECRET, user="radarr"))
+    assert response.status_code == 200, response.get_data(as_text=True)
+
+
+def delivered(fake_twilio) -> list[tuple[str, str]]:
+    """(To, Body) of every message Twilio accepted, in order: "whatsapp:+1..." or "+1..."."""
+    return [(m["to"], m["body"]) for m in fake_twilio.sent]
+
+
+def refused(fake_twilio) -> int:
+    """How many sends Twilio refused."""
+    posts = [r for r in fake_twilio.requests if r["path"].endswith("/Messages.json")]
+    return len(posts) - len(fake_twilio.sent)
+
+
 # -- a household on the fake arrs (the `house` fixture) ----------------------------------------
 
 def ask_for(daemon, fake_llm, tool, arguments, sender=MEMBER, answer="Asked."):

@@ -8,6 +8,7 @@ import pytest
 
 from mediabot.config import TwilioConfig
 from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client, check_twilio
+from mediabot.mailbox.sms_optout import UNREACHABLE
 from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database
 from mediabot.trial.sim.loopback import LoopbackServer, wait_for
@@ -131,14 +132,17 @@ def test_rate_limit_is_retried_with_backoff(sender, twilio, sleeps):
     assert len(twilio.sent) == 1
 
 
-def test_unsubscribed_is_not_retried_and_marks_user_opted_out(sender, twilio, alex, sleeps):
+def test_unsubscribed_is_not_retried_and_blocks_sms_for_the_user(sender, twilio, alex, sleeps):
+    """21610 is Twilio's SMS opt-out, not the person's consent: SMS is not tried again for
+    them (with no WhatsApp sender nothing else can reach them), and they stay opted in."""
     twilio.fail_next(400, 21610, "Attempt to send to unsubscribed recipient")
     row = sender.send(ALEX, "hello", user_id=alex.id)
     assert row.status == "failed" and row.attempts == 1 and "21610" in row.error
     assert sleeps == [] and twilio.sent == []
-    assert User.get_by_id(alex.id).opted_out
+    assert User.get_by_id(alex.id).sms_blocked_since == START
+    assert not User.get_by_id(alex.id).opted_out
     later = sender.send(ALEX, "another", user_id=alex.id)
-    assert later.status == "failed" and later.error == "opted out" and later.attempts == 0
+    assert later.status == "failed" and later.error == UNREACHABLE and later.attempts == 0
     assert twilio.sent == []
 
 

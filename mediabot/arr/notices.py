@@ -178,9 +178,21 @@ class Notices:
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
             return None
-        key = f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{notice.id}:{tag}"
-        return self.sender.enqueue(user.phone, text, user_id=user.id, dedupe_key=key[:255],
-                                   shape=True)
+        return self.sender.enqueue(user.phone, text, user_id=user.id,
+                                   dedupe_key=ready_key(req, notice.id, tag), shape=True)
+
+
+def ready_key(req: db.Request, notice_id: int, tag: str) -> str:
+    """The outbox dedupe_key of one requester's notice: one text per request, notice and
+    set of episodes, however often the event is delivered."""
+    return f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{notice_id}:{tag}"[:255]
+
+
+def still_wanted(dedupe_key: str) -> bool:
+    """Is the request a notice (``ready_key``) tells about still kept? False once its title
+    left the library (``forget``): then the notice, if held, is withdrawn."""
+    request = dedupe_key.split(":")[2] if dedupe_key.count(":") >= 2 else ""
+    return not request.isdigit() or requests.still_kept(int(request))
 
 
 # -- what was announced and what only upgraded ---------------------------------------------

@@ -81,6 +81,11 @@ def mark_told(request_id: int, now: dt.datetime) -> None:
     db.Request.update(notified_at=now).where(db.Request.id == request_id).execute()
 
 
+def still_kept(request_id: int) -> bool:
+    """Is this request still kept? ``forget_title`` removes it once its title left."""
+    return db.Request.select().where(db.Request.id == request_id).exists()
+
+
 def forget_title(service: str, external_id: int) -> int:
     """The title left the library: its requests (and what they were told) go; the count."""
     return db.Request.delete().where(db.Request.service == service,

@@ -263,3 +263,14 @@ def already_decided(lang: Language, row: db.Approval) -> str:
 def approval_key(request: int, admin: int) -> str:
     """The outbox dedupe_key of the text asking ``admin`` about ``request``."""
     return f"approval:{request}:{admin}"
+
+
+def still_waiting(dedupe_key: str, now: dt.datetime) -> bool:
+    """Does the request an approval text (``approval_key``) asks about still wait for an
+    answer? False once decided, expired or gone: then the text, if held, is withdrawn."""
+    number = dedupe_key.split(":")[1] if dedupe_key.count(":") == 2 else ""
+    if not number.isdigit():
+        return True   # not an approval text: nothing here to say
+    return db.Approval.select().where(db.Approval.id == int(number),
+                                      db.Approval.status == ApprovalStatus.WAITING,
+                                      db.Approval.expires_at > now).exists()

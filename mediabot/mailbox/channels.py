@@ -3,7 +3,8 @@
 One person, one number, two channels. A reply goes back on the channel of the text it
 answers. Anything else (a download notice, an admin's approval request, an expiry notice)
 goes on the channel the person chose (``[[users]] channel``), else the one they last texted
-on, else SMS.
+on, else SMS. While Twilio refuses SMS to the person (``sms_optout``), what would go by SMS
+goes on WhatsApp instead, when there is a WhatsApp sender.
 
 WhatsApp lets a business send free-form text only within 24 hours of the person's last
 message (the customer service window); outside it Twilio refuses with 63016 and only an
@@ -12,9 +13,10 @@ WhatsApp text is planned just before it is sent (a retry may find the window clo
 inside the window it goes as written; outside, as ``[twilio] whatsapp_outside_window``
 says: "template" (the notice's kind has a template: it goes as that template with the text
 as its one variable ``{{1}}``; a kind without one falls back as "sms" when there is an SMS
-sender, else waits), "sms" (on SMS to the same number), or "wait" (it stays queued until
-the person writes again, then goes after their next message). Nothing is sent that Twilio
-would refuse with 63016.
+sender, else waits), "sms" (on SMS to the same number), or "wait" (it is held until the
+person writes again, then goes after the answer to their next message, on the channel that
+message came on; ``held`` says whether it still should). Nothing is sent that Twilio would
+refuse with 63016.
 """
 
 import datetime as dt
@@ -22,7 +24,7 @@ import json
 from dataclasses import dataclass
 
 from mediabot.config import SmsConfig, TwilioConfig
-from mediabot.mailbox import intake
+from mediabot.mailbox import intake, sms_optout
 from mediabot.store import users
 from mediabot.text.phones import SMS, WHATSAPP, channel_address, split_channel
 from mediabot.text.sms import count_segments, format_reply_for
@@ -30,7 +32,6 @@ from mediabot.text.whatsapp import format_whatsapp
 
 WINDOW = dt.timedelta(hours=24)
 OUTSIDE_WINDOW = 63016
-HOLD_LIMIT = dt.timedelta(days=7)   # a notice waiting for the window is dropped after this
 # Twilio's WhatsApp errors (https://www.twilio.com/docs/whatsapp/api/error-code-mapping):
 # none of them gets better by sending the same message again.
 WHATSAPP_ERRORS = {
@@ -55,17 +56,21 @@ class Plan:
     hold: bool = False
 
 
-def choose(user_id: int | None, inbox_id: int | None, to_number: str) -> str:
+def choose(user_id: int | None, inbox_id: int | None, to_number: str,
+           config: TwilioConfig) -> str:
     """The channel a new text goes on: its inbox row's, else the person's choice, else the
-    one they last used; a "whatsapp:" address given as ``to_number`` says WhatsApp."""
+    one they last used; a "whatsapp:" address given as ``to_number`` says WhatsApp. SMS
+    becomes WhatsApp while Twilio refuses SMS to the person and a WhatsApp sender is set."""
     if split_channel(to_number)[0] == WHATSAPP:
         return WHATSAPP
-    if inbox_id is not None:
-        return intake.channel_of(inbox_id)
     user = users.find_user(user_id) if user_id is not None else None
-    if user is None:
-        return SMS
-    return user.channel or intake.last_channel(user.id) or SMS
+    if inbox_id is not None:
+        channel = intake.channel_of(inbox_id)
+    else:
+        channel = (user.channel or intake.last_channel(user.id) or SMS) if user else SMS
+    if channel == SMS and sms_optout.blocked(user) and config.whatsapp_from:
+        return WHATSAPP
+    return channel
 
 
 def shape(channel: str, text: str, sms_config: SmsConfig, language: str | None = None) -> str:
@@ -94,19 +99,26 @@ def window_open(user_id: int | None, phone: str, now: dt.datetime) -> bool:
     return last is not None and now - last < WINDOW
 
 
-def plan(row, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = False) -> Plan:
+def plan(row, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = False,
+         wrote_on: str | None = None, sms_blocked: bool = False) -> Plan:
     """How outbox ``row`` goes at ``now`` (see the module docstring). ``window_closed``:
     Twilio refused it with 63016, whatever our own record of the window says (the person's
-    last message may have reached another sender)."""
-    channel, dedupe_key = row.channel, row.dedupe_key
-    if channel != WHATSAPP or (not window_closed
-                               and window_open(row.user_id, row.to_number, now)):
-        return Plan(channel)
+    last message may have reached another sender). ``wrote_on``: the person just wrote on
+    that channel, so a held text goes there with their message. ``sms_blocked``: Twilio
+    refuses them SMS (21610), so an SMS text goes on WhatsApp when there is a sender for it
+    and SMS is never the way out of a closed window."""
+    if row.channel != WHATSAPP and not (sms_blocked and config.whatsapp_from):
+        return Plan(row.channel)
+    sms = bool(sms_sender(config)) and not sms_blocked
+    if wrote_on == SMS and sms:
+        return Plan(SMS)
+    if not window_closed and window_open(row.user_id, row.to_number, now):
+        return Plan(WHATSAPP)
     mode = config.whatsapp_outside_window
-    template = template_for(kind(dedupe_key), config) if mode == "template" else ""
+    template = template_for(kind(row.dedupe_key), config) if mode == "template" else ""
     if template:
         return Plan(WHATSAPP, template=template)
-    if mode in ("sms", "template") and sms_sender(config):
+    if mode in ("sms", "template") and sms:
         return Plan(SMS)
     return Plan(WHATSAPP, hold=True)
 
@@ -157,7 +169,3 @@ def _sender(channel: str, config: TwilioConfig) -> dict:
 def describe_error(code: int | None) -> str | None:
     """What a WhatsApp error code means for the operator, or None for other codes."""
     return WHATSAPP_ERRORS.get(code) if code is not None else None
-
-
-def expired_hold(created_at: dt.datetime, now: dt.datetime) -> bool:
-    return now - created_at >= HOLD_LIMIT

@@ -8,10 +8,12 @@ or one ``dedupe_key`` gets at most one outbox row, so a reply is never queued tw
 
 Retries: 429, 5xx and network errors get a few quick in-process attempts, then the row
 stays ``pending`` with ``next_attempt_at`` pushed back (doubling, capped) until
-``max_age_seconds``. Permanent errors (4xx: 21610 unsubscribed, 21211 bad number, 21617 too
-long, 21614 not a mobile) fail the row at once. A row is claimed before sending by moving
+``max_age_seconds``. Permanent errors (4xx: 21211 bad number, 21617 too long, 21614 not a
+mobile; ``twilio_answers``) fail the row at once; a 21610 on SMS (Twilio's SMS opt-out)
+sends it on WhatsApp instead (``sms_optout``). A row is claimed before sending by moving
 its ``next_attempt_at`` forward (a lease), so two threads never send the same row, and a
-row whose sender died mid-send is retried when the lease runs out.
+row whose sender died mid-send is retried when the lease runs out. A row held for the
+person (outside WhatsApp's window) is judged by ``held`` before each try.
 
 Delivery: a row is ``sent`` when Twilio accepted it (201); it then remembers the newest inbox
 id (``accepted_after_inbox``: later texts came from someone who could have it) and, when
@@ -28,35 +30,27 @@ from dataclasses import dataclass
 
 import peewee as pw
 import requests
-from twilio.base.exceptions import TwilioException, TwilioRestException, TwilioServiceException
+from twilio.base.exceptions import TwilioException
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
 from mediabot.config import SmsConfig, TwilioConfig
-from mediabot.mailbox import channels
+from mediabot.mailbox import channels, held, sms_optout
+from mediabot.mailbox.held import WINDOW_REFUSED
 from mediabot.mailbox.intake import newest_inbox_id
+from mediabot.mailbox.twilio_answers import (
+    AUTH_FAILED,
+    UNSUBSCRIBED,
+    Outcome,
+    classify,
+    describe_failure,
+)
 from mediabot.store import users
 from mediabot.store.db import Outbox, OutboxStatus, User, database, utcnow
 from mediabot.text.phones import SMS, WHATSAPP, split_channel
 from mediabot.text.public_url import web_urls
 
 log = logging.getLogger(__name__)
-
-HELD = "waiting for the person's next WhatsApp message (outside the 24-hour window)"
-# A notice Twilio accepted and then reported failed with 63016: our record of the window was
-# wrong (their last message reached another sender), so it goes again as whatsapp_outside_window
-# says instead of being lost.
-WINDOW_REFUSED = "WhatsApp reported its 24-hour window closed (63016); sent again"
-UNSUBSCRIBED = 21610
-AUTH_FAILED = 20003
-PERMANENT_HINTS = {
-    UNSUBSCRIBED: "recipient replied STOP",
-    21211: "invalid 'To' number",
-    21614: "'To' is not a mobile number",
-    21617: "body too long",
-    AUTH_FAILED: "check [twilio] account_sid and auth_token",
-}
-
 
 @dataclass(frozen=True)
 class Backoff:
@@ -68,15 +62,6 @@ class Backoff:
     retry_seconds: float = 60.0
     max_retry_seconds: float = 1800.0
     max_age_seconds: float = 86400.0
-
-
-@dataclass(frozen=True)
-class Outcome:
-    kind: str  # "sent", "retry" or "permanent"
-    sid: str | None = None
-    code: int | None = None
-    error: str | None = None
-    state: str | None = None   # Twilio's message status in its 201 answer
 
 
 class _DebugOnlyLogger(logging.LoggerAdapter):
@@ -125,14 +110,14 @@ class Sender:
 
     ``clock`` returns naive UTC datetimes and ``sleep`` waits between quick retries; tests
     pass fakes for both. ``status_callback`` is the URL each message asks Twilio to post its
-    delivery reports to (none when empty). The shared database must be open
-    (``migrations.open_database``).
+    delivery reports to (none when empty). ``stands`` says whether what a held text is about
+    still stands (``held``). The shared database must be open (``migrations.open_database``).
     """
 
     def __init__(self, client: Client, config: TwilioConfig, *, clock=utcnow, sleep=None,
                  backoff: Backoff = Backoff(), status_callback: str = "",
-                 sms_config: SmsConfig | None = None):
-        self.client = client
+                 sms_config: SmsConfig | None = None, stands: held.Stands = held.always):
+        self.client, self.stands = client, stands
         self.sms_config = sms_config or SmsConfig()
         self.status_callback = status_callback
         self.config = config
@@ -164,7 +149,7 @@ class Sender:
         Returns None for an empty body (Twilio would refuse it). Raises peewee's
         IntegrityError for a non-existent user or inbox id.
         """
-        channel = channels.choose(user_id, inbox_id, to_number)
+        channel = channels.choose(user_id, inbox_id, to_number, self.config)
         to_number = split_channel(to_number)[1]
         if shape:
             body = channels.shape(channel, body, self.sms_config, channels.language_of(user_id))
@@ -212,26 +197,45 @@ class Sender:
         status = self._deliver_claimed(row_id, now or self.clock())
         return status or Outbox.get_by_id(row_id).status
 
-    def _deliver_claimed(self, row_id: int, now: dt.datetime) -> str | None:
-        """Claim and send one row; None when it was not ours to send."""
+    def _deliver_claimed(self, row_id: int, now: dt.datetime,
+                         wrote_on: str | None = None) -> str | None:
+        """Claim and send one row; None when it was not ours to send. ``wrote_on``: the
+        channel the person just wrote on, which a held row goes with."""
         if not self._claim(row_id, now):
             return None
         row = Outbox.get_by_id(row_id)
-        if self._opted_out(row):
-            return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error="opted out"))
-        refused = row.error == WINDOW_REFUSED
-        plan = channels.plan(row, self.config, now, window_closed=refused)
+        user = _recipient(row)
+        unreachable = sms_optout.unreachable(user, row.channel, self.config)
+        if unreachable:
+            return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error=unreachable))
+        verdict = held.verdict(row, now, self.stands)
+        if not verdict.send:
+            return self._finish(row, verdict.status, Outcome("permanent", error=verdict.reason))
+        return self._send_planned(row, user, now, refused=row.error == WINDOW_REFUSED,
+                                  wrote_on=wrote_on)
+
+    def _send_planned(self, row: Outbox, user: User | None, now: dt.datetime, *,
+                      refused: bool = False, wrote_on: str | None = None) -> str:
+        """Send the row as ``channels.plan`` says, or hold it; then go round what Twilio
+        refused that another way can carry, each at most once: a 21610 on SMS (Twilio's SMS
+        opt-out: WhatsApp takes it, and the person is told how to get SMS back) and a 63016
+        (planned again as outside the window)."""
+        plan = channels.plan(row, self.config, now, window_closed=refused, wrote_on=wrote_on,
+                             sms_blocked=sms_optout.blocked(user))
         if plan.hold:
             return self._hold(row, now, refused=refused)
         outcome = self._attempts(row, plan)
-        if outcome.code == channels.OUTSIDE_WINDOW and not plan.template:
-            plan = channels.plan(row, self.config, now, window_closed=True)
-            log.info("outbox %d: Twilio says the WhatsApp window is closed (63016); "
-                     "whatsapp_outside_window = %r: %s", row.id,
-                     self.config.whatsapp_outside_window, _plan_words(plan))
-            if plan.hold:
-                return self._hold(row, now, refused=True)
-            outcome = self._attempts(row, plan)
+        if (outcome.code == UNSUBSCRIBED and plan.channel == SMS and user is not None
+                and sms_optout.block(user, now, self.config)):
+            status = self._send_planned(row, user, now, refused=refused)
+            self.send(user.phone, sms_optout.tip_for(user, self.sms_config.language),
+                      user_id=user.id, dedupe_key=sms_optout.tip_key(user), shape=True)
+            return status
+        if outcome.code == channels.OUTSIDE_WINDOW and not plan.template and not refused:
+            log.info("outbox %d: Twilio says the WhatsApp window is closed (63016); it goes as "
+                     "whatsapp_outside_window = %r says", row.id,
+                     self.config.whatsapp_outside_window)
+            return self._send_planned(row, user, now, refused=True)
         if outcome.kind == "retry":
             return self._postpone(row, outcome)
         status = OutboxStatus.SENT if outcome.kind == "sent" else OutboxStatus.FAILED
@@ -266,10 +270,6 @@ class Sender:
                    .execute())
         return claimed == 1
 
-    def _opted_out(self, row: Outbox) -> bool:
-        user = _recipient(row)
-        return bool(user and user.opted_out)
-
     def _attempt(self, row: Outbox, plan: channels.Plan) -> Outcome:
         """One ``messages.create``; its outcome is recorded on the row before returning."""
         try:
@@ -280,9 +280,9 @@ class Sender:
             message = self.client.messages.create(**fields, **report)
             outcome = Outcome("sent", sid=message.sid, state=message.status)
             if plan.channel != row.channel or plan.template:
-                self._note_plan(row, plan)
+                self._note_plan(row, plan, fields.get("body", row.body))
         except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
-            outcome = self._classify(exc, row.body)
+            outcome = classify(exc, self.config.auth_token, row.body)
         row.attempts += 1
         row.error = outcome.error
         Outbox.update(attempts=Outbox.attempts + 1, error=outcome.error).where(
@@ -293,57 +293,49 @@ class Sender:
         return outcome
 
     def _body_for(self, row: Outbox, plan: channels.Plan) -> str:
-        """The row's text; a WhatsApp text that falls back to SMS is written for SMS now
-        (its markup stripped, its accents as ``[sms] accents`` says for the recipient)."""
-        if plan.channel == SMS and row.channel == WHATSAPP:
-            return channels.shape(SMS, row.body, self.sms_config,
+        """The row's text, written now for the channel it goes on when that is not the one
+        it was queued for: for SMS its markup stripped and its accents as ``[sms] accents``
+        says for the recipient; for WhatsApp its markup."""
+        if plan.channel != row.channel:
+            return channels.shape(plan.channel, row.body, self.sms_config,
                                   channels.language_of(row.user_id))
         return row.body
 
-    def _note_plan(self, row: Outbox, plan: channels.Plan) -> None:
-        """The row went otherwise than queued (on SMS, or as a template): say so and keep it."""
+    def _note_plan(self, row: Outbox, plan: channels.Plan, body: str) -> None:
+        """The row went otherwise than queued (on another channel, or as a template): say so
+        and keep where it went and its segments there."""
         how = f"as WhatsApp template {plan.template}" if plan.template else f"on {plan.channel}"
-        log.info("outbox %d: outside WhatsApp's 24-hour window; sent %s", row.id, how)
-        Outbox.update(channel=plan.channel).where(Outbox.id == row.id).execute()
+        log.info("outbox %d: sent %s instead of as queued (%s)", row.id, how, row.channel)
+        Outbox.update(channel=plan.channel, segments=channels.segments(plan.channel, body)).where(
+            Outbox.id == row.id).execute()
 
     def _hold(self, row: Outbox, now: dt.datetime, *, refused: bool = False) -> str:
         """Outside WhatsApp's window with nothing else allowed: wait for the person's next
-        message (``deliver_held``), checked again each retry round; dropped after a week.
-        A row Twilio ``refused`` (63016 where we thought the window open) is not tried
-        again until they write: our record of the window cannot be trusted for them."""
-        if channels.expired_hold(row.created_at, now):
-            return self._finish(row, OutboxStatus.FAILED, Outcome("permanent", error=(
-                "gave up: the person did not write on WhatsApp within a week")))
-        retry_at = (row.created_at + channels.HOLD_LIMIT if refused
+        message (``deliver_held``), checked again each retry round (``held`` gives it up
+        after a week). A row Twilio ``refused`` (63016 where we thought the window open) is
+        not tried again until they write: our record of the window cannot be trusted."""
+        retry_at = (row.created_at + held.HOLD_LIMIT if refused
                     else now + dt.timedelta(seconds=self.backoff.retry_seconds))
-        Outbox.update(next_attempt_at=retry_at, error=HELD).where(Outbox.id == row.id).execute()
+        Outbox.update(next_attempt_at=retry_at, error=held.HELD).where(
+            Outbox.id == row.id).execute()
         log.info("outbox %d waits: outside WhatsApp's 24-hour window (whatsapp_outside_window"
                  " = %r)", row.id, self.config.whatsapp_outside_window)
         return OutboxStatus.PENDING
 
-    def deliver_held(self, user_id: int) -> int:
-        """Send what waited for this person's WhatsApp window (they just wrote); how many."""
+    def deliver_held(self, user_id: int, wrote_on: str = WHATSAPP,
+                     before: int | None = None) -> int:
+        """The person just wrote on ``wrote_on``: send what was held for them (queued before
+        outbox row ``before``), on that channel or as ``channels.plan`` says, unless ``held``
+        drops it; how many were sent."""
         now = self.clock()
-        held = Outbox.update(next_attempt_at=now).where(
-            Outbox.user == user_id, Outbox.status == OutboxStatus.PENDING, Outbox.error == HELD)
-        if not held.execute():
-            return 0
-        rows = list(Outbox.select(Outbox.id).where(
-            Outbox.user == user_id, Outbox.error == HELD, Outbox.status == OutboxStatus.PENDING))
-        return sum(self.deliver(row.id, now=now) == OutboxStatus.SENT for row in rows)
-
-    def _classify(self, exc: Exception, body: str) -> Outcome:
-        """Retry on 429, 5xx and network trouble; anything else is permanent."""
-        text = describe_failure(exc, self.config.auth_token, body)
-        if isinstance(exc, (TwilioRestException, TwilioServiceException)):
-            retry = exc.status == 429 or exc.status >= 500
-            code = exc.code if isinstance(exc.code, int) else None
-            return Outcome("retry" if retry else "permanent", code=code, error=text)
-        if isinstance(exc, requests.RequestException):
-            return Outcome("retry", error=text)
-        if not isinstance(exc, TwilioException):
-            log.error("outbox: unexpected error from the Twilio client", exc_info=exc)
-        return Outcome("permanent", error=text)
+        waiting = ((Outbox.user == user_id) & (Outbox.status == OutboxStatus.PENDING)
+                   & Outbox.error.in_(held.MARKS))
+        if before is not None:
+            waiting &= Outbox.id < before
+        Outbox.update(next_attempt_at=now).where(waiting).execute()
+        rows = [row.id for row in Outbox.select(Outbox.id).where(waiting).order_by(Outbox.id)]
+        return sum(self._deliver_claimed(row_id, now, wrote_on) == OutboxStatus.SENT
+                   for row_id in rows)
 
     def _finish(self, row: Outbox, status: str, outcome: Outcome) -> str:
         changes = {"status": status, "error": outcome.error, "next_attempt_at": self.clock()}
@@ -351,8 +343,6 @@ class Sender:
             changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest_inbox_id(),
                            delivery=outcome.state or "queued", delivery_at=self.clock())
         Outbox.update(changes).where(Outbox.id == row.id).execute()
-        if outcome.code == UNSUBSCRIBED:
-            self._mark_opted_out(row)
         level = logging.INFO if status == OutboxStatus.SENT else logging.WARNING
         if outcome.code == AUTH_FAILED:
             level = logging.ERROR
@@ -376,18 +366,6 @@ class Sender:
         log.warning("outbox %d still pending after %d attempts, next try at %s (twilio code %s)",
                     row.id, row.attempts, retry_at.isoformat(timespec="seconds"), outcome.code)
         return OutboxStatus.PENDING
-
-    def _mark_opted_out(self, row: Outbox) -> None:
-        """Twilio says the recipient sent STOP: record it so nothing more is queued for them."""
-        user = _recipient(row)
-        if user and users.set_opted_out(user, True):
-            log.info("outbox %d: recipient unsubscribed at Twilio; user marked opted out", row.id)
-
-
-def _plan_words(plan: channels.Plan) -> str:
-    if plan.hold:
-        return "it waits for their next WhatsApp message"
-    return f"it goes as template {plan.template}" if plan.template else f"it goes on {plan.channel}"
 
 
 def _recipient(row: Outbox) -> User | None:
@@ -442,30 +420,6 @@ def send_again_after_63016(row: Outbox, now: dt.datetime) -> bool:
         log.info("outbox %d: WhatsApp reported its window closed (63016); it goes again as "
                  "whatsapp_outside_window says", row.id)
     return back == 1
-
-
-def describe_failure(exc: Exception, *secrets: str) -> str:
-    """A one-line, secret-free description of a Twilio or network error.
-
-    HTTP errors keep Twilio's status, code and message; network errors only their kind
-    (their text holds URLs). The auth token and the message body are blanked out wherever
-    they appear.
-    """
-    if isinstance(exc, TwilioRestException):
-        hint = PERMANENT_HINTS.get(exc.code) or channels.describe_error(exc.code)
-        text = f"HTTP {exc.status}, Twilio {exc.code}: {exc.msg}" + (f" ({hint})" if hint else "")
-    elif isinstance(exc, TwilioServiceException):
-        text = f"HTTP {exc.status}, Twilio {exc.code}: {exc.title}. {exc.detail or ''}".strip()
-    elif isinstance(exc, requests.Timeout):
-        text = f"network: timed out ({type(exc).__name__})"
-    elif isinstance(exc, requests.RequestException):
-        text = f"network: {type(exc).__name__}"
-    else:
-        text = f"{type(exc).__name__}: {exc}"
-    for secret in secrets:
-        if secret and len(secret) >= 6:
-            text = text.replace(secret, "[hidden]")
-    return text
 
 
 def reply_to(inbox_id: int) -> Outbox | None:

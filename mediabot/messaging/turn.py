@@ -7,7 +7,9 @@ its own before anything is joined, since a keyword only counts as a whole messag
 - STOP-like and START-like words flag the user (no model call, no reply), as a lone text
   does; either also drops a removal question waiting for its Y. They apply in the order
   sent: what came before a STOP is still answered (an admin's "APPROVE 12" then "STOP"
-  decides 12, then opts out), what came after it is ignored until a START.
+  decides 12, then opts out), what came after it is ignored until a START. A START-like
+  word sent by SMS also lifts Twilio's own SMS opt-out for them (``sms_optout``), as it
+  does at Twilio.
 - HELP, RESET and an admin's APPROVE 12 / DENY 12 are each answered on their own, first,
   in the order they came, with their own reply (a RESET clears history and any waiting
   question before the rest is read). So "RESET" + "what is new?" gets "Done - I've
@@ -33,7 +35,7 @@ from mediabot.config import SmsConfig
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.incoming import Incoming, join_texts, read_text
 from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
-from mediabot.mailbox import intake
+from mediabot.mailbox import intake, sms_optout
 from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
 from mediabot.messaging.faults import OpenTurns, Retries, is_storage_fault, storage_apology
 from mediabot.store import db
@@ -120,6 +122,8 @@ class Answering:
         if keyword in OPT_IN_WORDS and user.opted_out:
             set_opted_out(user, False)
             log.info("inbox %s: user %s opted in", row.id, user.id)
+        if keyword in OPT_IN_WORDS:
+            sms_optout.lift(user, row.channel)
         if keyword == "opt_out":
             set_opted_out(user, True)
             log.info("inbox %s: user %s opted out", row.id, user.id)
@@ -200,7 +204,8 @@ class Answering:
             self.retries.succeeded(user.id)
         if outbox is not None and outbox.status == "pending" and not self.turns.abandoned:
             self.sender.deliver(outbox.id)   # after the drain: sent by the next start
-            self.sender.deliver_held(user.id)   # notices that waited for WhatsApp's window
+            # then what waited for WhatsApp's window, on the channel they wrote on
+            self.sender.deliver_held(user.id, rows[-1].channel, before=outbox.id)
         return True
 
     def _apologise(self, user: db.User, rows: list[db.Inbox]) -> None:

@@ -84,6 +84,9 @@ class User(BaseModel):
     created_at = pw.DateTimeField(default=utcnow)
     channel = pw.CharField(null=True)   # "sms" or "whatsapp" chosen for notices; NULL: last used
     language = pw.CharField(null=True)  # a BCP 47 tag from [[users]]; NULL: [sms] language
+    # Since when Twilio refuses SMS to them (21610) until they text START by SMS; NULL: it
+    # does not. Not their consent: that is ``opted_out``.
+    sms_blocked_since = pw.DateTimeField(null=True)
 
     class Meta:
         table_name = "users"

@@ -234,11 +234,18 @@ def m014_user_language(db: pw.SqliteDatabase) -> None:
     db.execute_sql("ALTER TABLE users ADD COLUMN language VARCHAR(35)")
 
 
+def m015_sms_blocked(db: pw.SqliteDatabase) -> None:
+    """Since when Twilio refuses SMS to a person (21610: they texted STOP by SMS, and only
+    START by SMS lifts it), kept apart from their own consent (``opted_out``); NULL: SMS
+    reaches them."""
+    db.execute_sql("ALTER TABLE users ADD COLUMN sms_blocked_since DATETIME")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
               m011_request_added_at, m012_channels, m013_token_calibration,
-              m014_user_language]
+              m014_user_language, m015_sms_blocked]
 
 
 class StorageError(Exception):

@@ -1,6 +1,7 @@
 """The users table's owner: the household's members, as the config file and the commands
 keep them."""
 
+import datetime as dt
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
@@ -127,6 +128,18 @@ def set_opted_out(user: User, opted_out: bool) -> bool:
     gone."""
     changed = User.update(opted_out=opted_out).where(User.id == user.id).execute() == 1
     user.opted_out = opted_out
+    return changed
+
+
+def set_sms_blocked(user: User, since: dt.datetime | None) -> bool:
+    """Record that Twilio refuses SMS to ``user`` since ``since`` (None: lifted); ``user`` is
+    updated too. True when this changed the row: blocking an already blocked user keeps
+    the first time, so whoever blocks first is the one that says so."""
+    differs = User.sms_blocked_since.is_null(since is not None)
+    changed = User.update(sms_blocked_since=since).where(User.id == user.id,
+                                                          differs).execute() == 1
+    if changed:
+        user.sms_blocked_since = since
     return changed
 
 

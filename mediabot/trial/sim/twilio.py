@@ -20,6 +20,11 @@ WhatsApp as Twilio serves it: ``To``/``From`` as "whatsapp:+1...", a free-form m
 within 24 hours of the person's last message (``open_window`` records one; otherwise 63016),
 a template send (``ContentSid`` HX..., ``ContentVariables`` JSON, no Body) allowed any time,
 one media item per message, and 21910 for an SMS sender paired with a WhatsApp recipient.
+
+Twilio's own SMS opt-out: an SMS that says STOP (or another of Twilio's opt-out words) puts
+the number on the account's list before the webhook sees it, and every SMS to it is then
+refused with 21610 until the number texts START (or YES, UNSTOP) by SMS. WhatsApp keeps no
+such list. Tests tell the fake what the person texted by SMS with ``received_sms``.
 """
 
 import base64
@@ -61,6 +66,11 @@ ERROR_MESSAGES = {
     20422: "Invalid Parameter",
     20500: "An internal server error has occurred",
 }
+# Twilio's default opt-out and opt-in words for SMS (a whole message, any case).
+SMS_OPT_OUT = frozenset({"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE",
+                         "OPTOUT"})
+SMS_OPT_IN = frozenset({"START", "YES", "UNSTOP"})
+UNSUBSCRIBED = 21610
 
 
 class FakeTwilio:
@@ -84,11 +94,23 @@ class FakeTwilio:
         self._lock = threading.Lock()
         self._epoch = 0     # bumped by reset(): a request that began before it is not recorded
         self.windows: dict[str, float] = {}   # E.164 -> when they last wrote on WhatsApp
+        self.sms_opted_out: set[str] = set()   # E.164 numbers Twilio refuses SMS to (21610)
 
     def open_window(self, phone: str, at: float | None = None) -> None:
         """``phone`` wrote to the WhatsApp sender at ``at`` (now by default): free-form
         messages to them are allowed for 24 hours from then."""
         self.windows[phone] = time.time() if at is None else at
+
+    def received_sms(self, phone: str, body: str) -> None:
+        """``phone`` texted ``body`` to the SMS number: Twilio reads its opt-out words before
+        the webhook does, so an SMS STOP refuses every later SMS to ``phone`` (21610) until
+        an SMS START."""
+        word = body.strip().upper()
+        with self._lock:
+            if word in SMS_OPT_OUT:
+                self.sms_opted_out.add(phone)
+            elif word in SMS_OPT_IN:
+                self.sms_opted_out.discard(phone)
 
     def whatsapp(self) -> list[dict]:
         """The messages sent on WhatsApp."""
@@ -109,6 +131,7 @@ class FakeTwilio:
             self._reports.clear()
             self._routes.clear()
             self.windows.clear()
+            self.sms_opted_out.clear()
 
     def fail_next(self, status: int, code: int | None = None, message: str | None = None,
                   times: int = 1) -> None:
@@ -179,7 +202,8 @@ class FakeTwilio:
         if failure:
             status, code, text = failure
             return _error(status, code, text)
-        problem = _validate_message(form) or self._whatsapp_rules(form)
+        problem = (_validate_message(form) or self._whatsapp_rules(form)
+                   or self._sms_opt_out(form))
         if problem:
             return _error(400, problem)
         message = self._message(form)
@@ -248,6 +272,13 @@ class FakeTwilio:
             return 21623
         opened = self.windows.get(form["To"].removeprefix("whatsapp:"))
         return None if opened is not None and time.time() - opened < 86400 else 63016
+
+    def _sms_opt_out(self, form) -> int | None:
+        """21610 for an SMS to a number on Twilio's opt-out list."""
+        to = form["To"]
+        with self._lock:
+            blocked = not to.startswith("whatsapp:") and to in self.sms_opted_out
+        return UNSUBSCRIBED if blocked else None
 
     def mms(self) -> list[dict]:
         """The messages sent with media."""

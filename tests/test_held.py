@@ -1,0 +1,37 @@
+"""The one rule for held texts (``mailbox/held.py``): pure, so a table says it all."""
+
+import datetime as dt
+
+import pytest
+
+from mediabot.mailbox.held import DROPPED, GAVE_UP, SEND, WITHDRAWN, HeldText, judge
+
+HOUR, WEEK = dt.timedelta(hours=1), dt.timedelta(days=7)
+
+
+@pytest.mark.parametrize(("text", "verdict"), [
+    (HeldText("ready", HOUR, written_since=False, stands=True), SEND),
+    (HeldText("ready", 2 * HOUR, written_since=True, stands=True), SEND),   # only replies
+    (HeldText("ready", HOUR, written_since=False, stands=False), WITHDRAWN["ready"]),
+    (HeldText("approval", HOUR, written_since=False, stands=True), SEND),
+    (HeldText("approval", HOUR, written_since=False, stands=False), WITHDRAWN["approval"]),
+    (HeldText("reply", HOUR, written_since=False, stands=True), SEND),
+    (HeldText("reply", HOUR, written_since=True, stands=True), DROPPED),
+    (HeldText("other", HOUR, written_since=True, stands=True), SEND),   # a note, not an answer
+    (HeldText("other", HOUR, written_since=False, stands=False), SEND),
+    (HeldText("ready", WEEK - dt.timedelta(seconds=1), written_since=False, stands=True), SEND),
+    (HeldText("ready", WEEK, written_since=False, stands=True), GAVE_UP),
+    (HeldText("reply", WEEK, written_since=True, stands=False), GAVE_UP),
+])
+def test_a_held_text_goes_unless_it_can_no_longer_be_acted_on(text, verdict):
+    assert judge(text) == verdict
+
+
+def test_what_is_not_sent_says_why_and_ends_as_cancelled_or_failed():
+    assert (DROPPED.status, DROPPED.reason) == (
+        "cancelled", "dropped: they wrote again before it could go, and that text was "
+                     "answered instead")
+    assert (GAVE_UP.status, GAVE_UP.reason) == (
+        "failed", "gave up: the person did not write within a week")
+    assert {v.status for v in WITHDRAWN.values()} == {"cancelled"}
+    assert not any(v.send for v in (DROPPED, GAVE_UP, *WITHDRAWN.values()))
