@@ -6,32 +6,10 @@ import signal
 
 import pytest
 
-from mediabot.config import parse_config
 from mediabot.store import db, migrations
+from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.openai import FakeOpenAI
-from tests.support import (  # noqa: F401  (sign: re-exported)
-    ADMIN,
-    ADMIN2,
-    MEMBER,
-    SANDBOX,
-    START,
-    Serve,
-    sign,
-)
-from tests.support import SECRET as WEBHOOK_SECRET
-
-
-class Clock:
-    """A settable clock: tests move time instead of sleeping."""
-
-    def __init__(self, now=START):
-        self.now = now
-
-    def __call__(self) -> dt.datetime:
-        return self.now
-
-    def advance(self, **delta) -> None:
-        self.now += dt.timedelta(**delta)
+from tests.support import ADMIN, ADMIN2, MEMBER, SANDBOX, SECRET, Clock, Serve, make_config
 
 
 @pytest.fixture
@@ -56,30 +34,6 @@ def openai_server():
 def fake_llm(openai_server):
     openai_server.reset()
     return openai_server
-
-
-def make_config(*, llm_url: str, sonarr_url: str | None = None, radarr_url: str | None = None,
-                twilio_url: str = "", db_path: str = "mediabot.db", **sections):
-    """A valid Config pointing at the fakes; ``sections`` override tables (e.g. history={...})."""
-    raw = {
-        "server": {"public_url": "https://sms.example.com"},
-        "database": {"path": db_path},
-        "twilio": {"account_sid": "AC" + "0" * 32, "auth_token": "secret-token",
-                   "from_number": "+15550001111", "api_base_url": twilio_url},
-        "llm": {"base_url": llm_url + "/v1", "api_key": "sk-test", "model": "gpt-4o-mini",
-                "timeout_seconds": 5, "max_retries": 0},
-        "users": [{"phone": ADMIN, "name": "Alex", "role": "admin"},
-                  {"phone": MEMBER, "name": "Sam", "role": "member"}],
-    }
-    if not twilio_url:
-        del raw["twilio"]["api_base_url"]
-    if sonarr_url:
-        raw["sonarr"] = {"url": sonarr_url, "api_key": "sonarr-key", "timeout_seconds": 2}
-    if radarr_url:
-        raw["radarr"] = {"url": radarr_url, "api_key": "radarr-key", "timeout_seconds": 2}
-    for name, table in sections.items():
-        raw.setdefault(name, {}).update(table)
-    return parse_config(raw, environ={})
 
 
 @pytest.fixture(scope="module")
@@ -200,7 +154,7 @@ def household(daemon_for, stack):
             sonarr={"url": stack.servers["sonarr"].url, "api_key": API_KEY},
             radarr={"url": stack.servers["radarr"].url, "api_key": API_KEY},
             requests={"movies_per_week": 1, **(requests or {})}, server={"timezone": "UTC"},
-            notifications={"webhook_secret": WEBHOOK_SECRET},
+            notifications={"webhook_secret": SECRET},
             twilio={"whatsapp_from": SANDBOX, **twilio})
     return build
 
@@ -219,3 +173,19 @@ def serve(tmp_path, fake_llm, fake_twilio):
     yield start
     for s in made:
         s.stop(signal.SIGKILL)
+
+
+@pytest.fixture
+def loopback_daemon(daemon_for):
+    """Build Daemons whose app answers on a loopback port (real HTTP), each with its ``url``
+    (the daemon's own waitress is exercised through `mediabot serve` in tests/e2e)."""
+    servers = []
+
+    def start(secret=SECRET, **sections):
+        daemon = daemon_for(notifications={"webhook_secret": secret}, **sections)
+        servers.append(LoopbackServer(daemon.app).start())
+        daemon.url = servers[-1].url
+        return daemon
+    yield start
+    for server in servers:
+        server.stop()

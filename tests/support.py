@@ -16,15 +16,19 @@ import subprocess
 import sys
 import threading
 import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import requests
 
+from mediabot.arr.requests import record_request
+from mediabot.config import parse_config
 from mediabot.conversation.engine import Answer
 from mediabot.conversation.incoming import read_text
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text
 from mediabot.trial.sim.loopback import free_port, wait_for
+from tests.fakes import arr_webhooks as arr
 
 ADMIN = "+15551230001"                       # Alex, the configured admin
 MEMBER = "+15551230002"                      # Sam, the configured member
@@ -43,6 +47,19 @@ SEVERANCE = 371980
 
 START = dt.datetime(2026, 11, 22, 20, 0, 0)   # the `clock` fixture's first reading (UTC)
 STAMP = re.compile(r"\[[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d [^\]]+\] ")
+
+
+class Clock:
+    """A settable clock: tests move time instead of sleeping."""
+
+    def __init__(self, now=START):
+        self.now = now
+
+    def __call__(self) -> dt.datetime:
+        return self.now
+
+    def advance(self, **delta) -> None:
+        self.now += dt.timedelta(**delta)
 
 
 def stamped(text: str, at: dt.datetime = START, zone: dt.tzinfo | None = None) -> str:
@@ -68,6 +85,30 @@ def write_config(folder: Path, **sections) -> Path:
     path = Path(folder) / "config.toml"
     path.write_text("".join(_toml_table(name, table) for name, table in sections.items()))
     return path
+
+
+def make_config(*, llm_url: str, sonarr_url: str | None = None, radarr_url: str | None = None,
+                twilio_url: str = "", db_path: str = "mediabot.db", **sections):
+    """A valid Config pointing at the fakes; ``sections`` override tables (e.g. history={...})."""
+    raw = {
+        "server": {"public_url": "https://sms.example.com"},
+        "database": {"path": db_path},
+        "twilio": {"account_sid": "AC" + "0" * 32, "auth_token": "secret-token",
+                   "from_number": "+15550001111", "api_base_url": twilio_url},
+        "llm": {"base_url": llm_url + "/v1", "api_key": "sk-test", "model": "gpt-4o-mini",
+                "timeout_seconds": 5, "max_retries": 0},
+        "users": [{"phone": ADMIN, "name": "Alex", "role": "admin"},
+                  {"phone": MEMBER, "name": "Sam", "role": "member"}],
+    }
+    if not twilio_url:
+        del raw["twilio"]["api_base_url"]
+    if sonarr_url:
+        raw["sonarr"] = {"url": sonarr_url, "api_key": "sonarr-key", "timeout_seconds": 2}
+    if radarr_url:
+        raw["radarr"] = {"url": radarr_url, "api_key": "radarr-key", "timeout_seconds": 2}
+    for name, table in sections.items():
+        raw.setdefault(name, {}).update(table)
+    return parse_config(raw, environ={})
 
 
 def dead_servers(*, from_number="+15550001111", account_sid="AC1", auth_token="token-123456"):
@@ -364,3 +405,73 @@ def report(client, sid, state, error_code=None, url=STATUS_URL, signature=None, 
         form["ErrorCode"] = str(error_code)
     headers = {"X-Twilio-Signature": sign(url, form) if signature is None else signature}
     return client.post("/sms/status", data=form, headers=headers)
+
+
+# -- a database that refuses writes --------------------------------------------------------
+
+@contextmanager
+def turns_cannot_write():
+    """Each turn opens its own connection: those are read-only, and SQLite itself answers
+    "attempt to write a readonly database". This thread's is not (``received`` uses it)."""
+    pragmas = list(db.database._pragmas)
+    db.database._pragmas = pragmas + [("query_only", 1)]
+    try:
+        yield
+    finally:
+        db.database._pragmas = pragmas
+
+
+def received(daemon, body: str) -> None:
+    """A text as the webhook leaves it: a queued inbox row, and the worker told."""
+    row = db.Inbox.create(message_sid="SM" + "7" * 32, user=db.User.get(phone=ADMIN),
+                          from_number=ADMIN, body=body)
+    daemon.worker.notify(row.user_id)
+
+
+# -- WhatsApp's 24-hour window -------------------------------------------------------------
+
+def days_pass(fake_twilio, clock, days: int, phone: str = MEMBER) -> None:
+    """``days`` pass without a word from them: WhatsApp's window is closed, ours and Twilio's."""
+    clock.advance(days=days)
+    fake_twilio.open_window(phone, at=time.time() - days * 86400)
+
+
+def dune_two_is_ready(daemon, clock) -> None:
+    record_request(db.User.get(phone=MEMBER).id, "radarr", arr.DUNE_TWO_TMDB,
+                   "Dune: Part Two", clock())
+    radarr_says(daemon, arr.radarr_download())
+
+
+def approval_question() -> str:
+    year = dt.date.today().year + 1
+    return f"Sam asked for Dune: Part Three ({year}). Reply APPROVE 1 or DENY 1"
+
+
+READY_TEMPLATE = "HX" + "a" * 32
+
+
+def last_sent(fake_twilio) -> dict:
+    return fake_twilio.sent[-1]
+
+
+def never_refused(fake_twilio) -> None:
+    """Every message the daemon asked Twilio to send was accepted (no 63016, no 21910)."""
+    posts = [r for r in fake_twilio.requests if r["path"].endswith("/Messages.json")]
+    assert len(posts) == len(fake_twilio.sent), [r["form"] for r in posts]
+
+
+def window_closes(fake_twilio, clock, phone=MEMBER):
+    """A day and an hour pass without a word from them."""
+    clock.advance(hours=25)
+    fake_twilio.open_window(phone, at=time.time() - 25 * 3600)
+
+
+# -- Sonarr/Radarr webhooks ----------------------------------------------------------------
+
+def requested(phone, service, external_id, title, clock):
+    record_request(db.User.get(phone=phone).id, service, external_id, title, clock())
+
+
+def send_hook(daemon, service, payload, **options):
+    return arr.deliver(f"{daemon.url}/hooks/{service}", payload,
+                       password=options.pop("password", SECRET), **options)

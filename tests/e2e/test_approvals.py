@@ -1,0 +1,296 @@
+"""Household rules through the daemon: approvals of members' adds (approve, deny, expiry, two
+admins, a restart in between) and weekly quotas (under, at, over, a new week)."""
+
+import datetime as dt
+import signal
+
+import pytest
+
+from mediabot.arr.requests import record_request
+from mediabot.conversation.household import week_start
+from mediabot.store import db
+from mediabot.trial.sim.loopback import wait_for
+from tests.support import (
+    ADMIN,
+    ADMIN2,
+    HAIL_MARY_2,
+    MEMBER,
+    PROPHECY,
+    THREE,
+    UK_OFFICE,
+    ask_for,
+    last_tool_result,
+    sent_to,
+    settle,
+    text,
+)
+
+
+def test_a_members_add_waits_for_an_admin_and_runs_on_approve(house, stack, fake_llm,
+                                                              fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    assert not stack.has("movie", THREE), "nothing reaches Radarr before the approval"
+    year = dt.date.today().year + 1
+    question = f"Sam asked for Dune: Part Three ({year}). Reply APPROVE 1 or DENY 1"
+    assert sent_to(fake_twilio, ADMIN) == [question]
+    assert sent_to(fake_twilio, ADMIN2) == [question]
+    assert last_tool_result(MEMBER)["waiting_for_approval"] is True
+    calls = len(fake_llm.requests)
+
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert stack.has("movie", THREE)
+    assert len(fake_llm.requests) == calls, "the answer is read without the model"
+    assert sent_to(fake_twilio, ADMIN)[-1] == (f"Approved request 1: Dune: Part Three ({year}) "
+                                               "is added. Sam has been told.")
+    assert sent_to(fake_twilio, MEMBER)[-1] == (f"Alex approved Dune: Part Three ({year}): "
+                                                "it's added, and I'll text you when it's ready.")
+    assert db.Request.get(db.Request.external_id == THREE).user.phone == MEMBER, \
+        "the member is the one told when it downloads"
+
+    text(daemon.app.test_client(), "approve 1", sender=ADMIN2)
+    settle(daemon)
+    assert sent_to(fake_twilio, ADMIN2)[-1] == (f"Request 1 (Dune: Part Three ({year})) was "
+                                                "already approved by Alex.")
+
+
+def test_deny_tells_the_member_and_adds_nothing(house, stack, fake_llm, fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": UK_OFFICE, "seasons": [2]})
+    text(daemon.app.test_client(), "DENY 1", sender=ADMIN2)
+    settle(daemon)
+    assert not stack.has("series", UK_OFFICE)
+    assert sent_to(fake_twilio, MEMBER)[-1] == ("Jo didn't approve The Office (UK, 2001), "
+                                                "so it wasn't added.")
+    assert sent_to(fake_twilio, ADMIN2)[-1] == ("Denied request 1 (The Office (UK, 2001)); "
+                                                "Sam has been told.")
+
+
+def test_an_unanswered_request_expires_and_cannot_be_approved_after(house, stack, fake_llm,
+                                                                     fake_twilio, clock):
+    daemon = house(approval="members", approval_ttl_hours=24)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    clock.advance(hours=25)
+    daemon.scheduler.get_job("expire-approvals").func()
+    assert sent_to(fake_twilio, MEMBER)[-1].startswith("No admin answered about Dune: Part "
+                                                       "Three")
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert sent_to(fake_twilio, ADMIN)[-1].endswith("was already expired.")
+    assert not stack.has("movie", THREE)
+
+
+def test_an_approve_that_asks_back_decides_nothing_and_reaches_the_model(house, stack,
+                                                                        fake_llm, fake_twilio):
+    """Issue 27: like a "Y?" to a removal, "APPROVE 1?" asks; the model answers it and the
+    request still waits for a plain APPROVE 1."""
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    calls = len(fake_llm.requests)
+    explained = "Request 1 is Sam's Dune: Part Three. Text APPROVE 1 to add it."
+    for asking in ("APPROVE 1?", "¿approve 1?"):
+        fake_llm.enqueue_text(explained)
+        text(daemon.app.test_client(), asking, sender=ADMIN)
+        settle(daemon)
+        assert sent_to(fake_twilio, ADMIN)[-1] == explained
+    assert not stack.has("movie", THREE)
+    assert db.Approval.get_by_id(1).status == "waiting"
+    assert len(fake_llm.requests) == calls + 2, "each went to the model"
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert stack.has("movie", THREE)
+
+
+def test_admins_adds_do_not_wait_and_help_names_the_words(house, stack, fake_llm,
+                                                          fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE}, sender=ADMIN)
+    assert stack.has("movie", THREE)
+    text(daemon.app.test_client(), "HELP", sender=ADMIN)
+    text(daemon.app.test_client(), "HELP", sender=MEMBER)
+    settle(daemon)
+    assert "APPROVE 12 or DENY 12" in sent_to(fake_twilio, ADMIN)[-1]
+    assert "APPROVE" not in sent_to(fake_twilio, MEMBER)[-1]
+
+
+def test_an_admin_asking_whats_waiting_gets_it_from_the_prompt(house, fake_llm):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    fake_llm.enqueue_text("Sam wants Dune: Part Three: text APPROVE 1 to add it.")
+    text(daemon.app.test_client(), "what's waiting for approval?", sender=ADMIN)
+    settle(daemon)
+    system = fake_llm.requests[-1]["messages"][0]["content"]
+    assert "#1 Sam: Dune: Part Three" in system and "APPROVE or DENY" in system
+
+
+@pytest.mark.parametrize("before, allowed", [(0, True), (1, True), (2, False)])
+def test_movie_quota_under_at_and_over(house, stack, fake_llm, before, allowed, clock):
+    daemon = house(movies_per_week=2)
+    member = db.User.get(phone=MEMBER)
+    for n in range(before):
+        record_request(member.id, "radarr", 100 + n, f"M{n}", clock(), added=True)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    assert stack.has("movie", THREE) == allowed
+    result = last_tool_result(MEMBER)
+    if not allowed:
+        # The tests' clock is Sunday 22 November 2026: the next week starts on Monday 23rd.
+        assert result["error"] == ("over the weekly limit: Sam has asked for 2 movies this "
+                                   "week and the household limit is 2; the next is possible "
+                                   "from Monday 23 November")
+
+
+def test_quota_frees_up_in_a_new_week_and_admins_are_exempt(house, stack, fake_llm, clock):
+    daemon = house(movies_per_week=1, seasons_per_week=2)
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": UK_OFFICE, "seasons": "all"})
+    assert stack.has("series", UK_OFFICE), "two seasons: at the limit"
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": PROPHECY, "seasons": "all"})
+    assert not stack.has("series", PROPHECY)
+    assert "has asked for 2 seasons this week" in last_tool_result(MEMBER)["error"]
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": PROPHECY}, sender=ADMIN)
+    assert stack.has("series", PROPHECY), "admins are exempt"
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert not stack.has("movie", HAIL_MARY_2)
+    clock.advance(days=1)                      # Sunday -> Monday: a new week
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert stack.has("movie", HAIL_MARY_2)
+
+
+def test_waiting_requests_count_toward_the_quota(house, stack, fake_llm):
+    daemon = house(approval="members", movies_per_week=1)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert db.Approval.select().count() == 1
+    assert "over the weekly limit" in last_tool_result(MEMBER)["error"]
+
+
+def test_the_week_starts_monday_in_the_household_zone():
+    from zoneinfo import ZoneInfo
+    sunday_night_utc = dt.datetime(2026, 11, 23, 3, 0)    # still Sunday 22nd in New York
+    assert week_start(sunday_night_utc, ZoneInfo("America/New_York")) == \
+        dt.datetime(2026, 11, 16, 5, 0)
+    assert week_start(sunday_night_utc, dt.UTC) == dt.datetime(2026, 11, 23, 0, 0)
+
+
+@pytest.mark.e2e
+def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):
+    from tests.support import Serve
+
+    extra = f"""
+[[users]]
+phone = "{MEMBER}"
+name = "Sam"
+role = "member"
+{stack.toml()}[requests]
+approval = "members"
+"""
+    first = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra).start()
+    try:
+        fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": THREE})])
+        fake_llm.enqueue_text("I've asked an admin.")
+        first.text("get dune part three", sender=MEMBER)
+        assert wait_for(lambda: len(sent_to(fake_twilio, ADMIN)) == 1, 15)
+    finally:
+        assert first.stop(signal.SIGTERM) == 0
+    second = Serve(tmp_path, fake_llm.url, fake_twilio.url, extra).start()
+    try:
+        second.text("APPROVE 1", sid="SM" + "7" * 32)   # a new message, not a retry
+        assert wait_for(lambda: stack.has("movie", THREE), 15)
+        assert wait_for(lambda: any("approved Dune: Part Three" in body
+                                    for body in sent_to(fake_twilio, MEMBER)), 15)
+    finally:
+        second.stop(signal.SIGKILL)
+
+
+def test_check_reports_the_household_rules():
+    from mediabot.config import parse_config
+    from mediabot.ops.checks import check_household
+
+    base = {"server": {"public_url": "https://sms.example.com"}}
+    plain = check_household(parse_config(base, environ={}))
+    assert plain.render() == ("ok   requests: adds run at once (no approval); no weekly quotas; "
+                              "search again at most every 6 h per title; no posters")
+    strict = check_household(parse_config(
+        {**base, "requests": {"approval": "members", "movies_per_week": 2,
+                              "seasons_per_week": 1}, "sms": {"posters": True}},
+        environ={}))
+    assert strict.status == "warn" and strict.text.startswith(
+        "members' adds wait for an admin's APPROVE (expire after 48 h); at most 2 movies and "
+        "1 season a week per member")
+    assert "fix: add one with role = \"admin\"" in strict.text
+
+
+def test_asking_again_while_it_waits_is_one_request_one_text_and_counted_once(
+        house, fake_llm, fake_twilio):
+    daemon = house(approval="members", movies_per_week=2)
+    for _ in range(3):
+        ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    year = dt.date.today().year + 1
+    assert db.Approval.select().count() == 1
+    assert sent_to(fake_twilio, ADMIN) == [f"Sam asked for Dune: Part Three ({year}). Reply "
+                                           "APPROVE 1 or DENY 1"]
+    assert len(sent_to(fake_twilio, ADMIN2)) == 1
+    assert last_tool_result(MEMBER) == {
+        "ok": True, "waiting_for_approval": True, "request": 1,
+        "message": f"Not added yet: Dune: Part Three ({year}) is still waiting for an admin's "
+                   "OK (request 1); the admins were already asked, so nobody was asked again. "
+                   "The user will get a text when one decides."}
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert db.Approval.select().count() == 2, "the three asks counted as one movie of two"
+
+
+@pytest.mark.parametrize("admins", ["all texted STOP", "none left"])
+def test_with_no_admin_to_ask_nothing_waits_and_the_member_is_told(house, stack, fake_llm,
+                                                                    fake_twilio, admins):
+    daemon = house(approval="members")
+    if admins == "none left":
+        db.User.update(role="member").where(db.User.role == "admin").execute()
+    else:
+        for phone in (ADMIN, ADMIN2):
+            text(daemon.app.test_client(), "STOP", sender=phone)
+        settle(daemon)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    year = dt.date.today().year + 1
+    assert last_tool_result(MEMBER) == {
+        "error": f"not added: Dune: Part Three ({year}) needs an admin's OK, and no admin can "
+                 "be asked right now (none can get texts from this number), so nothing was "
+                 "added and nothing is waiting. An admin can add it."}
+    assert db.Approval.select().count() == 0 and not stack.has("movie", THREE)
+    assert fake_twilio.sent == [m for m in fake_twilio.sent if m["to"] == MEMBER]
+
+
+def test_approve_then_stop_in_one_burst_decides_then_opts_out(house, stack, fake_llm,
+                                                              fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    client = daemon.app.test_client()
+    daemon.worker.ack_priority_seconds = 5
+    with daemon.worker.acknowledging():      # one burst: both texts before the turn starts
+        text(client, "APPROVE 1", sender=ADMIN)
+        text(client, "STOP", sender=ADMIN)
+    settle(daemon)
+    year = dt.date.today().year + 1
+    assert stack.has("movie", THREE)
+    assert sent_to(fake_twilio, MEMBER)[-1] == (f"Alex approved Dune: Part Three ({year}): "
+                                                "it's added, and I'll text you when it's ready.")
+    assert db.User.get(phone=ADMIN).opted_out
+    assert len(sent_to(fake_twilio, ADMIN)) == 1, "nothing more is sent after STOP"
+    assert [row.status for row in db.Inbox.select().order_by(db.Inbox.id)][-2:] == ["done",
+                                                                                   "done"]
+
+
+def test_approving_a_request_whose_tool_is_gone_tells_both_and_adds_nothing(
+        house, stack, fake_llm, fake_twilio):
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    db.Approval.update(tool="add_film").execute()   # held by a version with another name
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    year = dt.date.today().year + 1
+    why = "this mediabot can no longer run it; ask for it again"
+    assert sent_to(fake_twilio, ADMIN)[-1] == (f"Approved request 1, but Dune: Part Three "
+                                               f"({year}) could not be added: {why}")
+    assert sent_to(fake_twilio, MEMBER)[-1] == (f"Alex approved Dune: Part Three ({year}), "
+                                                f"but it could not be added: {why}")
+    assert not stack.has("movie", THREE)
