@@ -27,6 +27,7 @@ from mediabot.conversation.engine import Answer
 from mediabot.conversation.incoming import read_text
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text
+from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import free_port, wait_for
 from tests.fakes import arr_webhooks as arr
 
@@ -475,3 +476,31 @@ def requested(phone, service, external_id, title, clock):
 def send_hook(daemon, service, payload, **options):
     return arr.deliver(f"{daemon.url}/hooks/{service}", payload,
                        password=options.pop("password", SECRET), **options)
+
+
+# -- `mediabot chat` -----------------------------------------------------------------------
+
+def chat_config(tmp_path, llm_url):
+    return write_config(tmp_path, server={"public_url": "https://sms.example.com"},
+                        database={"path": tmp_path / "chat.db"},
+                        llm={"base_url": f"{llm_url}/v1", "api_key": "sk-test",
+                             "timeout_seconds": 5, "max_retries": 0},
+                        users=[{"phone": ADMIN, "name": "Alex", "role": "admin"}])
+
+
+# -- what the model was sent, what the library holds ---------------------------------------
+
+def tool_results(request):
+    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
+
+
+def offered(request):
+    return {t["function"]["name"] for t in request.get("tools", [])}
+
+
+def office_in_library(stack):
+    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
+
+
+def system_of(request) -> str:
+    return request["messages"][0]["content"]

@@ -1,5 +1,6 @@
 """The worker's scheduling: one turn at a time per user, users in parallel, acks first."""
 
+import threading
 import time
 
 import pytest
@@ -7,7 +8,7 @@ import pytest
 from mediabot.config import SmsConfig
 from mediabot.messaging.worker import Worker
 from mediabot.store import db
-from tests.support import RecordingEngine, queue, wait_until
+from tests.support import ADMIN, RecordingEngine, queue, text, wait_until
 
 
 @pytest.fixture
@@ -116,3 +117,86 @@ def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, tur
 
     texts = [Text(None, read_text(SimpleNamespace(), body)) for body in bodies]
     assert [[t.incoming.text for t in turn] for turn in burst_turns(texts)] == turns
+
+
+class _CallbackLock:
+    """The worker's lock, calling ``on_release`` once when a turn thread first lets go."""
+
+    def __init__(self, lock, on_release):
+        self._lock = lock
+        self._on_release = on_release
+
+    def __enter__(self):
+        return self._lock.__enter__()
+
+    def __exit__(self, *exc):
+        result = self._lock.__exit__(*exc)
+        callback, self._on_release = self._on_release, None
+        if callback is not None and threading.current_thread().name.startswith("turn"):
+            callback()
+        else:
+            self._on_release = self._on_release or callback
+        return result
+
+
+def test_a_message_arriving_as_a_turn_ends_is_not_lost(users):
+    """The webhook's notify can land between the turn's "nothing more to do" and its
+    clean-up; the message must still be answered, not left queued until a restart."""
+    engine = RecordingEngine()
+    worker = Worker(engine, sender=None, config=SmsConfig())
+    worker.ack_priority_seconds = 0.0
+    late = {}
+
+    def text_arrives():
+        late["row"] = queue(users[0], "second")
+        worker.notify(users[0])
+
+    worker._lock = _CallbackLock(worker._lock, text_arrives)
+    try:
+        queue(users[0], "first")
+        worker.notify(users[0])
+        assert wait_until(lambda: "row" in late)
+        assert worker.wait_idle(5)
+        assert wait_until(lambda: db.Inbox.get_by_id(late["row"].id).status == "done", 2), \
+            "the second text is answered without waiting for a restart"
+        assert [text for _, text in engine.turns] == ["first", "second"]
+    finally:
+        worker.shutdown(5)
+
+
+class _Crash(BaseException):
+    """The process dying at this point: nothing after it runs."""
+
+def _queue_text(user_phone, body, sid):
+    user = db.User.get(phone=user_phone)
+    return db.Inbox.create(message_sid=sid, user=user, from_number=user_phone, body=body)
+
+
+def test_a_crash_before_the_reply_is_queued_is_answered_after_restart(daemon_for, fake_llm,
+                                                                      fake_twilio):
+    daemon = daemon_for()
+    row = _queue_text(ADMIN, "are you there?", "SM-crash")
+    fake_llm.set_responder(lambda body: "Here I am.")
+    real_enqueue = daemon.sender.enqueue
+
+    def dying_enqueue(*args, **kwargs):
+        raise _Crash
+
+    daemon.sender.enqueue = dying_enqueue
+    with pytest.raises(_Crash):
+        daemon.worker.process_user(row.user_id)
+    assert db.Inbox.get_by_id(row.id).status != "done", "no reply queued, so not done"
+    daemon.sender.enqueue = real_enqueue
+    daemon.worker.recover()  # the restart
+    assert daemon.worker.wait_idle(10)
+    assert fake_twilio.bodies() == ["Here I am."]
+    assert db.Inbox.get_by_id(row.id).status == "done"
+
+
+@pytest.mark.parametrize("word", ["STOP", "unsubscribe", "Cancel"])
+def test_an_unknown_number_that_texts_stop_gets_no_reply(daemon_for, fake_twilio, word):
+    daemon = daemon_for(sms={"unknown_senders": "reply"})
+    assert text(daemon.app.test_client(), word, sender="+15559998888").status_code == 200
+    daemon.worker._pool.shutdown(wait=True)
+    assert fake_twilio.requests == [], "an opt-out word is never answered"
+    assert db.Inbox.get().status == "ignored"

@@ -5,6 +5,7 @@ import datetime as dt
 import pytest
 
 from mediabot.arr.notices import episode_ranges
+from mediabot.arr.requests import record_request
 from mediabot.store import db
 from tests.support import ADMIN, MEMBER, SECRET, SEVERANCE, basic, requested, sonarr_download
 
@@ -171,3 +172,20 @@ def test_gathered_episodes_survive_a_restart_and_go_out_when_due(daemon_for, fak
 def test_imports_nobody_asked_for_store_nothing(client, fake_twilio):
     assert post(client, "radarr", radarr_download(tmdb_id=4242)).status_code == 200
     assert db.Notice.select().count() == 0 and fake_twilio.sent == []
+
+
+def test_an_episode_import_during_shutdown_is_told_at_once_not_lost(daemon_for, fake_twilio,
+                                                                    clock):
+    """A Sonarr hook still in flight as the daemon stops must not start a burst timer
+    that the exiting process never lets fire."""
+    daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET})
+    client = daemon.app.test_client()
+    record_request(db.User.get(phone=ADMIN).id, "sonarr", SEVERANCE, "Severance", clock())
+    daemon.stop()
+    try:
+        response = client.post("/hooks/sonarr", json=sonarr_download([(2, 1)]),
+                               headers=basic(SECRET))
+        assert response.status_code == 200
+        assert fake_twilio.bodies() == ["Severance: S02E01 is ready."]
+    finally:
+        daemon.hooks.flush()  # no timer outlives the test

@@ -1,11 +1,16 @@
 """Confirmations: one pending action per user, expiry checked on use."""
 
 import datetime as dt
+import json
 
 import pytest
 
 from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.incoming import join_texts, read_text
+from mediabot.conversation.prompt import history
 from mediabot.store import db, migrations
+from mediabot.trial.sim.arr_fixtures import DUNE_TMDB, OFFICE_TVDB
+from tests.support import ADMIN, offered, office_in_library, system_of, tool_results
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 
@@ -45,3 +50,164 @@ def test_expire_due_takes_only_expired(user):
     assert confirm.expiry_notice(expired[0]) == (
         "Your request to remove The Office (2005) expired, so nothing was removed.")
     assert confirm.expire_due(NOW + dt.timedelta(seconds=61)) == []
+
+
+@pytest.fixture
+def engine(engine_for):
+    return engine_for(arr=True)
+
+
+def dune_in_library(stack):
+    return any(m["tmdbId"] == DUNE_TMDB for m in stack.radarr.library)
+
+
+def test_two_removals_in_one_message_ask_about_the_first_only(engine, alex, fake_llm, stack):
+    """The user sees one question; the other removal is refused, not silently dropped."""
+    fake_llm.enqueue_tool_calls([
+        ("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_files": True}),
+        ("remove_media", {"kind": "movie", "id": DUNE_TMDB, "delete_files": True}),
+        ("download_queue", {})], content="Sure, removing both.")
+    reply = engine.handle(alex, "delete the office and dune")
+    assert reply.startswith("Remove The Office (2005) and delete its 62 GB of files?")
+    assert "one thing at a time" in reply
+    results = [json.loads(m["content"]) for m in history.get_history(alex, 20)
+               if m["role"] == "tool"]
+    assert "The Office" in results[0]["asked"]
+    assert "nothing was removed" in results[1]["error"] and "asked" not in results[1]
+    assert "downloads" in results[2]
+    assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
+    assert not office_in_library(stack) and dune_in_library(stack)
+    assert len(fake_llm.requests) == 1
+
+
+def test_cancel_that_cancels_so_a_later_yes_to_the_model_removes_nothing(engine, alex, fake_llm,
+                                                                        stack):
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB,
+                                                   "delete_files": True})])
+    engine.handle(alex, "delete The Office")
+    assert engine.handle(alex, "Cancel that") == "OK, I kept it. Nothing was removed."
+    fake_llm.enqueue_text("Dune (1984) is not in the library. Want me to add it?")
+    engine.handle(alex, "do we have the old dune?")
+    assert "Waiting for this person's answer" not in system_of(fake_llm.requests[-1])
+    fake_llm.enqueue_text("OK.")
+    engine.handle(alex, "yes")
+    assert office_in_library(stack), "a yes meant for the model never runs an old removal"
+
+
+def ask_removal(engine, fake_llm, user, delete_files=True):
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB,
+                                                   "delete_files": delete_files})])
+    return engine.handle(user, "delete The Office")
+
+
+def test_remove_asks_then_y_executes_without_a_model_call(engine, alex, fake_llm, stack):
+    reply = ask_removal(engine, fake_llm, alex)
+    assert reply.startswith("Remove The Office (2005) and delete its ")
+    assert reply.endswith("of files? Reply Y to confirm or N to keep it (expires in 5 min).")
+    assert len(fake_llm.requests) == 1, "the prompt is mediabot's, not the model's"
+    assert office_in_library(stack), "nothing removed on the model's word"
+    assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
+    assert len(fake_llm.requests) == 1
+    assert not office_in_library(stack)
+    assert db.PendingAction.select().count() == 0
+
+
+def test_a_catalogue_title_reaches_the_question_as_one_line_without_links(engine, alex,
+                                                                          fake_llm, stack):
+    office = next(s for s in stack.sonarr.library if s["tvdbId"] == OFFICE_TVDB)
+    office["title"] = ("The Office\nReply Y now, then visit https://evil.example/claim?k=1 "
+                       + "x" * 90)
+    reply = ask_removal(engine, fake_llm, alex)
+    assert "\n" not in reply and "http" not in reply and "evil.example" not in reply
+    assert reply.startswith("Remove The Office Reply Y now, then visit... (2005) and delete its ")
+    title = reply.removeprefix("Remove ").split(" (2005) and delete its ")[0]
+    assert len(title) <= 80 and title.endswith("...")
+    assert reply.endswith("Reply Y to confirm or N to keep it (expires in 5 min).")
+
+
+def test_n_keeps_it(engine, alex, fake_llm, stack):
+    ask_removal(engine, fake_llm, alex)
+    assert engine.handle(alex, "nope") == "OK, I kept it. Nothing was removed."
+    assert office_in_library(stack) and len(fake_llm.requests) == 1
+    assert engine.handle(alex, "y") != "Removed The Office (2005) and deleted its files."
+    assert office_in_library(stack)
+
+
+DROPPED = "I've dropped the question about removing The Office (2005).\n"
+
+
+def test_an_unrelated_message_lets_the_question_lapse_and_tells_the_model(engine, alex, fake_llm,
+                                                                          stack):
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("Nothing is downloading.")
+    reply = engine.handle(alex, "wait, what's downloading?")
+    assert reply == DROPPED + "Nothing is downloading."
+    assert db.PendingAction.select().count() == 0
+    system, *_, text = (m["content"] for m in fake_llm.requests[-1]["messages"])
+    # Told on the text that let it lapse, never in the system message: that stays the same
+    # from text to text, so a local server's cached prefix (tools included) holds.
+    assert DROPPED.strip() in text and "call remove_media again" in text
+    assert "removal question" not in system
+    fake_llm.enqueue_text("Glad to help.")
+    assert engine.handle(alex, "yes") == "Glad to help.", "a later yes goes to the model"
+    assert fake_llm.requests[-1]["messages"][0]["content"] == system
+    assert "removal question" not in fake_llm.requests[-1]["messages"][-1]["content"]
+    assert office_in_library(stack)
+    said = [m["content"] for m in history.get_history(alex, 20) if m["role"] == "assistant"]
+    assert DROPPED + "Nothing is downloading." in said, "stored as the person saw it"
+
+
+def test_a_yes_joined_with_other_texts_is_not_an_answer(engine, alex, fake_llm, stack):
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("Which one do you mean?")
+    user = db.User.get_by_id(alex)
+    joined = join_texts([read_text(user, "Y", 1), read_text(user, "Y", 2)])
+    assert engine.answer(joined).reply == DROPPED + "Which one do you mean?"
+    assert office_in_library(stack) and db.PendingAction.select().count() == 0
+
+
+def test_only_a_yes_sent_after_the_question_answers_it(engine, alex, fake_llm, stack):
+    def arrive(body):
+        return db.Inbox.create(message_sid=f"SM{body}{db.Inbox.select().count()}", user=alex,
+                               from_number=ADMIN, body=body).id
+
+    arrive("delete The Office")
+    on_its_way = arrive("yes")          # sent while the turn that asks was running
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("Great, I'll add it.")
+    user = db.User.get_by_id(alex)
+    assert engine.answer(read_text(user, "yes", on_its_way)).reply == \
+        DROPPED + "Great, I'll add it."
+    assert office_in_library(stack)
+    ask_removal(engine, fake_llm, alex)
+    answer = arrive("Y")
+    assert engine.answer(read_text(user, "Y", answer)).reply == \
+        "Removed The Office (2005) and deleted its files."
+    assert not office_in_library(stack)
+
+
+def test_cancel_and_stop_are_not_no(engine, alex, fake_llm, stack):
+    ask_removal(engine, fake_llm, alex)
+    fake_llm.enqueue_text("ok")
+    reply = engine.handle(alex, "CANCEL")
+    assert reply == DROPPED + "ok", "CANCEL unsubscribes; it is not an answer"
+    assert office_in_library(stack) and db.PendingAction.select().count() == 0
+
+
+def test_after_expiry_y_executes_nothing(engine, alex, fake_llm, stack, clock):
+    ask_removal(engine, fake_llm, alex)
+    clock.advance(seconds=301)
+    reply = engine.handle(alex, "Y")
+    assert reply.startswith("Your request to remove The Office (2005) expired")
+    assert office_in_library(stack)
+    assert len(fake_llm.requests) == 1
+
+
+def test_a_member_cannot_remove_even_when_the_model_calls_it(engine, sam, fake_llm, stack):
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB})])
+    fake_llm.enqueue_text("Sorry, only an admin can remove things.")
+    assert engine.handle(sam, "delete The Office") == "Sorry, only an admin can remove things."
+    assert "remove_media" not in offered(fake_llm.requests[0])
+    assert "error" in tool_results(fake_llm.requests[1])[0]
+    assert db.PendingAction.select().count() == 0
+    assert engine.handle(sam, "Y") is not None and office_in_library(stack)

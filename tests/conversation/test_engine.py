@@ -17,11 +17,11 @@ from mediabot.conversation.engine import (
 from mediabot.conversation.prompt import history
 from mediabot.conversation.prompt.history import UNANSWERED_LINE
 from mediabot.conversation.prompt.message_rules import find_violation
-from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
 from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
+from mediabot.trial.sim.arr_fixtures import DUNE_TMDB
 from tests.fakes.openai import error_reply
-from tests.support import ADMIN, answered, stamped, unstamped
+from tests.support import ADMIN, stamped, unstamped
 
 
 @pytest.fixture
@@ -218,65 +218,6 @@ def test_a_name_is_taken_in_each_language(text, code, name):
     assert extract_name(text, code) == name
 
 
-class TestSummaries:
-    def test_the_summary_is_handed_the_prompt_the_turn_built(self, engine_for, fake_llm):
-        """after_turn counts evictions against the very system prompt and tool schemas the
-        model was shown, handed over by the turn rather than built again."""
-        engine = engine_for(arr=True, history={"summaries": True})
-        alex = db.User.get(phone=ADMIN).id
-        fake_llm.enqueue_text("Hello!")
-        answer = answered(engine, alex, "hi")
-        shown = fake_llm.requests[-1]
-        assert answer.reply == "Hello!"
-        assert answer.frame.system == shown["messages"][0]["content"]
-        assert answer.frame.schemas == shown["tools"]
-        engine.after_turn(answer)
-        assert len(fake_llm.requests) == 1, "nothing evicted yet: no summary call"
-
-    def test_off_by_default_no_summary_calls(self, engine_for, fake_llm):
-        engine = engine_for(history={"max_messages": 4})
-        alex = db.User.get(phone=ADMIN).id
-        fake_llm.set_responder(lambda body: "ok")
-        for i in range(20):
-            engine.after_turn(answered(engine, alex, f"message {i}"))
-        assert len(fake_llm.requests) == 20
-        assert db.User.get_by_id(alex).summary is None
-
-    def test_on_summary_replaces_the_pruned_line(self, engine_for, fake_llm):
-        engine = engine_for(history={"max_messages": 4, "summaries": True})
-        alex = db.User.get(phone=ADMIN).id
-
-        def respond(body):
-            if "summary" in body["messages"][0]["content"].lower() and len(body["messages"]) == 2:
-                return "Alex likes sci-fi and asked for Alien."
-            return "ok"
-        fake_llm.set_responder(respond)
-        engine.after_turn(answered(engine, alex, "I like sci-fi; get me Alien"))
-        for i in range(12):
-            engine.after_turn(answered(engine, alex, f"message {i}"))
-        user = db.User.get_by_id(alex)
-        assert user.summary == "Alex likes sci-fi and asked for Alien."
-        assert user.summary_through is not None
-        turns = [r["messages"] for r in fake_llm.requests
-                 if not r["messages"][0]["content"].startswith(SUMMARY_PROMPT)]
-        last = turns[-1]   # evicted in blocks, a summary may be the very last request
-        assert last[-1]["content"] == stamped("message 11")
-        assert "A summary of them: Alex likes sci-fi" in last[0]["content"]
-        assert [m["role"] for m in last].count("system") == 1
-        assert db.Message.select().count() == 26, "stored messages are never rewritten"
-
-    def test_failed_summary_keeps_the_old_one(self, engine_for, fake_llm):
-        engine = engine_for(history={"max_messages": 4, "summaries": True})
-        alex = db.User.get(phone=ADMIN).id
-        db.User.update(summary="old summary").execute()
-        fake_llm.set_responder(lambda body: "ok")
-        for i in range(8):
-            last = answered(engine, alex, f"message {i}")
-        fake_llm.enqueue_error(500, "boom")
-        engine.after_turn(last)
-        assert db.User.get_by_id(alex).summary == "old summary"
-
-
 def test_a_model_that_refuses_temperature_is_asked_again_without_it(engine, alex, fake_llm):
     """OpenAI's reasoning models answer 400 to any temperature but the default."""
     fake_llm.enqueue_error(400, "Unsupported value: 'temperature' does not support 0.3 with "
@@ -372,3 +313,65 @@ def test_under_a_template_without_tools_every_text_still_gets_an_answer(engine_f
     assert len(fake_llm.requests) == 5 and len(fake_llm.rendered) == 3, \
         "two refused, three rendered"
     assert [m["role"] for m in fake_llm.requests[-1]["messages"]] == ["system", "user"]
+
+
+class TestOnboardingEdges:
+    @pytest.fixture
+    def engine(self, engine_for):
+        """With the fake arrs, as a household has them."""
+        return engine_for(arr=True)
+
+    @pytest.fixture
+    def nameless(self, engine):
+        return db.User.create(phone="+15559990000", role="member").id
+
+    @pytest.mark.parametrize("answer", ["Y", "n", "nope", "no thanks", "sure", "yes please",
+                                        "thanks", "what", "ok thanks"])
+    def test_a_yes_no_or_filler_answer_is_not_taken_as_a_name(self, engine, nameless,
+                                                               fake_llm, answer):
+        assert engine.handle(nameless, "Y") == ONBOARDING_QUESTION
+        fake_llm.enqueue_text("No problem. What can I find for you?")
+        assert engine.handle(nameless, answer) == "No problem. What can I find for you?"
+        assert db.User.get_by_id(nameless).display_name is None
+        assert "You are talking with" not in fake_llm.requests[0]["messages"][0]["content"]
+
+    def test_help_and_reset_before_a_name(self, engine, nameless, fake_llm):
+        assert engine.handle(nameless, "RESET") != ONBOARDING_QUESTION
+        assert engine.handle(nameless, "hello") == ONBOARDING_QUESTION
+        assert engine.handle(nameless, "HELP") != ONBOARDING_QUESTION
+        fake_llm.enqueue_text("Hi Robin!")
+        assert engine.handle(nameless, "Robin") == "Hi Robin!"
+        assert db.User.get_by_id(nameless).display_name == "Robin"
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_random_household_sessions_never_send_an_invalid_prompt(engine_for, fake_llm, stack,
+                                                                seed):
+    """Tool rounds, failures mid-loop, removals, Y/N, RESET and HELP in random order, under
+    tight windows and three id styles: the fake (the real API's rules) never answers 400."""
+    import random
+
+    from mediabot.conversation.prompt.message_rules import find_violation
+    rng = random.Random(seed)
+    engine = engine_for(arr=True, history={"max_messages": rng.choice([4, 6]),
+                                 "max_context_tokens": rng.choice([1200, 4000])},
+                        llm={"max_tool_rounds": 3})
+    alex = db.User.get(phone=ADMIN).id
+    calls = {"queue": [("download_queue", {}), ("search_media", {"query": "dune"})],
+             "remove": [("remove_media", {"kind": "movie", "id": DUNE_TMDB})],
+             "broken": [("upcoming", "{oops")]}
+    for step in range(30):
+        action = rng.choice(["text", "queue", "remove", "broken", "fail", "Y", "N", "RESET",
+                             "HELP"])
+        ids = rng.choice([None, "ollama", "vllm"])
+        if action in calls:
+            fake_llm.enqueue_tool_calls(calls[action], ids=ids, content=rng.choice([None, "hm"]))
+        if action == "fail":
+            fake_llm.enqueue_tool_calls(calls["queue"], ids=ids)
+            fake_llm.enqueue_error(500, "boom")
+        fake_llm.enqueue_text(f"reply {step}")
+        engine.handle(alex, action if action in ("Y", "N", "RESET", "HELP") else f"ask {step}")
+    assert fake_llm.requests
+    for request in fake_llm.requests:
+        assert find_violation(request["messages"]) is None
+        assert next(m for m in request["messages"] if m["role"] != "system")["role"] == "user"

@@ -11,8 +11,6 @@ from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.prompt.history import get_history, save_message
 from mediabot.store import db
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 
 def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_users(database):
     alex = db.User.create(phone="+15551234567", summary="likes Dune", summary_through=2).id
@@ -31,6 +29,7 @@ def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_user
     assert db.User.get_by_id(sam).summary == "likes Alien"
 
 
+@pytest.mark.e2e   # a Python process of its own
 def test_the_history_core_imports_neither_confirmations_nor_the_sms_edge():
     probe = ("import sys, mediabot.conversation.prompt.history; "
              "print(sorted(m for m in ('mediabot.conversation.confirmations', "

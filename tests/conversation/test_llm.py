@@ -9,11 +9,11 @@ import pytest
 
 from mediabot.conversation.llm import ChatModel, ModelError
 from mediabot.store import db
+from tests.fakes.openai import Reply
 from tests.support import ADMIN, make_config
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
-
+@pytest.mark.e2e   # a Python process of its own
 def test_starting_the_daemon_code_does_not_import_the_model_sdk():
     code = ("import sys; import mediabot.cli, mediabot.daemon, mediabot.app, mediabot.ops.checks; "
             "print(sorted(m for m in sys.modules if m.split('.')[0] == 'openai'))")
@@ -141,3 +141,33 @@ def test_an_empty_answer_while_tools_are_offered_is_asked_again_without_tools(en
     fake_llm.enqueue_text("")
     assert engine.handle(alex, "hmm") == "Sorry, I have no answer to that. Could you rephrase it?"
     assert len(fake_llm.requests) == 4, "asked again once, not in a loop"
+
+
+@pytest.fixture
+def engine(engine_for):
+    return engine_for(arr=True)
+
+
+@pytest.mark.parametrize("content_type, body", [
+    ("text/html", "<html><body>Open WebUI</body></html>"),
+    ("application/json", '{"choices": [{"index": 0, "message": null, "finish_reason": "length"}]}'),
+    ("application/json", "[]"),
+])
+def test_a_server_that_is_not_a_chat_api_gets_an_apology_not_a_crash(engine_for, content_type,
+                                                                     body):
+    from werkzeug.wrappers import Response
+
+    from mediabot.conversation.engine import APOLOGY
+    from mediabot.trial.sim.loopback import LoopbackServer
+
+    def app(environ, start_response):
+        return Response(body, mimetype=content_type)(environ, start_response)
+    with LoopbackServer(app) as server:
+        engine = engine_for(arr=False, llm={"base_url": server.url + "/v1"})
+        assert engine.handle(db.User.get(phone=ADMIN).id, "hello") == APOLOGY
+
+
+def test_content_parts_are_read_as_text(engine, alex, fake_llm):
+    fake_llm.enqueue(Reply(content=[{"type": "text", "text": "Dune is "},
+                                    {"type": "text", "text": "downloading."}]))
+    assert engine.handle(alex, "dune?") == "Dune is downloading."

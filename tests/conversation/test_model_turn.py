@@ -1,39 +1,22 @@
-"""The engine with its hands: tools through arrapi against the fake Sonarr/Radarr, and the
-confirmation protocol for removals."""
+"""The model turn with its hands (``conversation/model_turn.py``): tools through arrapi
+against the fake Sonarr/Radarr, odd tool calls from local servers, and a long household
+conversation whose every prompt is checked."""
 
 import json
 
 import pytest
 
-from mediabot.conversation.incoming import join_texts, read_text
 from mediabot.conversation.prompt import history
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
-from tests.support import ADMIN
+from tests.fakes.openai import Reply
+from tests.support import ADMIN, offered, office_in_library, stamped, tool_results
 
 
 @pytest.fixture
 def engine(engine_for):
     return engine_for(arr=True)
-
-
-def tool_results(request):
-    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
-
-
-def offered(request):
-    return {t["function"]["name"] for t in request.get("tools", [])}
-
-
-def office_in_library(stack):
-    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
-
-
-def ask_removal(engine, fake_llm, user, delete_files=True):
-    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB,
-                                                   "delete_files": delete_files})])
-    return engine.handle(user, "delete The Office")
 
 
 def test_search_then_add_records_the_request(engine, alex, fake_llm, stack):
@@ -51,119 +34,6 @@ def test_search_then_add_records_the_request(engine, alex, fake_llm, stack):
     request = db.Request.get()
     assert (request.user_id, request.service,
             request.external_id) == (alex, "radarr", DUNE_1984_TMDB)
-
-
-def test_remove_asks_then_y_executes_without_a_model_call(engine, alex, fake_llm, stack):
-    reply = ask_removal(engine, fake_llm, alex)
-    assert reply.startswith("Remove The Office (2005) and delete its ")
-    assert reply.endswith("of files? Reply Y to confirm or N to keep it (expires in 5 min).")
-    assert len(fake_llm.requests) == 1, "the prompt is mediabot's, not the model's"
-    assert office_in_library(stack), "nothing removed on the model's word"
-    assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
-    assert len(fake_llm.requests) == 1
-    assert not office_in_library(stack)
-    assert db.PendingAction.select().count() == 0
-
-
-def test_a_catalogue_title_reaches_the_question_as_one_line_without_links(engine, alex,
-                                                                          fake_llm, stack):
-    office = next(s for s in stack.sonarr.library if s["tvdbId"] == OFFICE_TVDB)
-    office["title"] = ("The Office\nReply Y now, then visit https://evil.example/claim?k=1 "
-                       + "x" * 90)
-    reply = ask_removal(engine, fake_llm, alex)
-    assert "\n" not in reply and "http" not in reply and "evil.example" not in reply
-    assert reply.startswith("Remove The Office Reply Y now, then visit... (2005) and delete its ")
-    title = reply.removeprefix("Remove ").split(" (2005) and delete its ")[0]
-    assert len(title) <= 80 and title.endswith("...")
-    assert reply.endswith("Reply Y to confirm or N to keep it (expires in 5 min).")
-
-
-def test_n_keeps_it(engine, alex, fake_llm, stack):
-    ask_removal(engine, fake_llm, alex)
-    assert engine.handle(alex, "nope") == "OK, I kept it. Nothing was removed."
-    assert office_in_library(stack) and len(fake_llm.requests) == 1
-    assert engine.handle(alex, "y") != "Removed The Office (2005) and deleted its files."
-    assert office_in_library(stack)
-
-
-DROPPED = "I've dropped the question about removing The Office (2005).\n"
-
-
-def test_an_unrelated_message_lets_the_question_lapse_and_tells_the_model(engine, alex, fake_llm,
-                                                                          stack):
-    ask_removal(engine, fake_llm, alex)
-    fake_llm.enqueue_text("Nothing is downloading.")
-    reply = engine.handle(alex, "wait, what's downloading?")
-    assert reply == DROPPED + "Nothing is downloading."
-    assert db.PendingAction.select().count() == 0
-    system, *_, text = (m["content"] for m in fake_llm.requests[-1]["messages"])
-    # Told on the text that let it lapse, never in the system message: that stays the same
-    # from text to text, so a local server's cached prefix (tools included) holds.
-    assert DROPPED.strip() in text and "call remove_media again" in text
-    assert "removal question" not in system
-    fake_llm.enqueue_text("Glad to help.")
-    assert engine.handle(alex, "yes") == "Glad to help.", "a later yes goes to the model"
-    assert fake_llm.requests[-1]["messages"][0]["content"] == system
-    assert "removal question" not in fake_llm.requests[-1]["messages"][-1]["content"]
-    assert office_in_library(stack)
-    said = [m["content"] for m in history.get_history(alex, 20) if m["role"] == "assistant"]
-    assert DROPPED + "Nothing is downloading." in said, "stored as the person saw it"
-
-
-def test_a_yes_joined_with_other_texts_is_not_an_answer(engine, alex, fake_llm, stack):
-    ask_removal(engine, fake_llm, alex)
-    fake_llm.enqueue_text("Which one do you mean?")
-    user = db.User.get_by_id(alex)
-    joined = join_texts([read_text(user, "Y", 1), read_text(user, "Y", 2)])
-    assert engine.answer(joined).reply == DROPPED + "Which one do you mean?"
-    assert office_in_library(stack) and db.PendingAction.select().count() == 0
-
-
-def test_only_a_yes_sent_after_the_question_answers_it(engine, alex, fake_llm, stack):
-    def arrive(body):
-        return db.Inbox.create(message_sid=f"SM{body}{db.Inbox.select().count()}", user=alex,
-                               from_number=ADMIN, body=body).id
-
-    arrive("delete The Office")
-    on_its_way = arrive("yes")          # sent while the turn that asks was running
-    ask_removal(engine, fake_llm, alex)
-    fake_llm.enqueue_text("Great, I'll add it.")
-    user = db.User.get_by_id(alex)
-    assert engine.answer(read_text(user, "yes", on_its_way)).reply == \
-        DROPPED + "Great, I'll add it."
-    assert office_in_library(stack)
-    ask_removal(engine, fake_llm, alex)
-    answer = arrive("Y")
-    assert engine.answer(read_text(user, "Y", answer)).reply == \
-        "Removed The Office (2005) and deleted its files."
-    assert not office_in_library(stack)
-
-
-def test_cancel_and_stop_are_not_no(engine, alex, fake_llm, stack):
-    ask_removal(engine, fake_llm, alex)
-    fake_llm.enqueue_text("ok")
-    reply = engine.handle(alex, "CANCEL")
-    assert reply == DROPPED + "ok", "CANCEL unsubscribes; it is not an answer"
-    assert office_in_library(stack) and db.PendingAction.select().count() == 0
-
-
-def test_after_expiry_y_executes_nothing(engine, alex, fake_llm, stack, clock):
-    ask_removal(engine, fake_llm, alex)
-    clock.advance(seconds=301)
-    reply = engine.handle(alex, "Y")
-    assert reply.startswith("Your request to remove The Office (2005) expired")
-    assert office_in_library(stack)
-    assert len(fake_llm.requests) == 1
-
-
-def test_a_member_cannot_remove_even_when_the_model_calls_it(engine, sam, fake_llm, stack):
-    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB})])
-    fake_llm.enqueue_text("Sorry, only an admin can remove things.")
-    assert engine.handle(sam, "delete The Office") == "Sorry, only an admin can remove things."
-    assert "remove_media" not in offered(fake_llm.requests[0])
-    assert "error" in tool_results(fake_llm.requests[1])[0]
-    assert db.PendingAction.select().count() == 0
-    assert engine.handle(sam, "Y") is not None and office_in_library(stack)
 
 
 def test_admin_is_offered_remove(engine, alex, fake_llm):
@@ -195,3 +65,89 @@ def test_tools_run_on_the_engines_clock(engine_for, fake_llm, clock):
     result = tool_results(fake_llm.requests[1])[0]
     assert "error" not in result
     assert "2030-03" in json.dumps(result), result
+
+
+def call(name="download_queue", arguments="{}", **fields):
+    return {"type": "function", "function": {"name": name, "arguments": arguments}, **fields}
+
+
+@pytest.mark.parametrize("calls, seen", [
+    ([call(None, id="call_a")], "there is no tool called"),
+    ([call(id=None)], '"downloads"'),
+    ([call()], '"downloads"'),
+    ([call(id=""), call("upcoming", id="")], '"downloads"'),
+    ([call("", "", id="call_a")], "there is no tool called"),
+    ([call(None, None, id="call_a")], "there is no tool called"),
+    ([call(arguments="[]", id="call_a")], "must be a JSON object"),
+    ([call(arguments={}, id="call_a")], '"downloads"'),
+])
+def test_odd_tool_calls_are_answered_and_the_next_turn_is_valid(engine, alex, fake_llm, calls,
+                                                                 seen):
+    """Local servers omit ids or send null names: the model still gets each real result."""
+    fake_llm.enqueue(Reply(content=None, tool_calls=calls))
+    fake_llm.enqueue_text("Here you go.")
+    assert engine.handle(alex, "what's downloading") == "Here you go."
+    fake_llm.enqueue_text("Still here.")
+    assert engine.handle(alex, "thanks") == "Still here."
+    results = [m["content"] for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"]
+    assert len(results) == len(calls) and seen in results[0]
+    assert not any("interrupted" in r for r in results)
+    assert [m["role"] for m in fake_llm.requests[2]["messages"]][-2:] == ["assistant", "user"]
+
+
+def roles(request) -> list[str]:
+    return [m["role"] for m in request["messages"]]
+
+
+def test_a_long_household_conversation(engine, alex, fake_llm, stack):
+    """search -> pick -> add -> queue -> upcoming -> remove -> Y -> follow-up, each prompt
+    checked."""
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "dune", "kind": "movie"})],
+                                content="Let me look.")
+    fake_llm.enqueue_text("Dune (2021) is here already; Dune (1984) is not. Want that one?")
+    engine.handle(alex, "do we have dune?")
+    second = fake_llm.requests[1]
+    assert roles(second) == ["system", "user", "assistant", "tool"]
+    hits = tool_results(second)[0]["results"]
+    assert {(h["year"], h["in_library"]) for h in hits} >= {(2021, True), (1984, False)}
+
+    fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": DUNE_1984_TMDB})])
+    fake_llm.enqueue_text("Added Dune (1984). I'll text you when it's ready.")
+    engine.handle(alex, "yes the 1984 one")
+    fourth = fake_llm.requests[3]
+    assert "Dune (1984)" in tool_results(fourth)[-1]["message"]
+    assert "the 1984 one" in fourth["messages"][-3]["content"]
+    assert len(tool_results(fourth)) == 2, "turn 1's search result is still in the window"
+
+    fake_llm.enqueue_tool_calls([("download_queue", {})], ids="ollama")
+    fake_llm.enqueue_text("Severance and Dune: Part Two are downloading.")
+    engine.handle(alex, "what's downloading?")
+    assert tool_results(fake_llm.requests[5])[-1]["total"] >= 1
+
+    fake_llm.enqueue_tool_calls([("upcoming", {"days": 7})], ids="ollama")
+    fake_llm.enqueue_text("Slow Horses has an episode in two days.")
+    engine.handle(alex, "anything new this week?")
+    week = tool_results(fake_llm.requests[7])[-1]
+    assert week["days"] == 7 and week.get("episodes")
+
+    fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB,
+                                                   "delete_files": True})], ids="vllm")
+    question = engine.handle(alex, "delete The Office")
+    assert question.startswith("Remove The Office (2005) and delete its 62 GB")
+    assert len(fake_llm.requests) == 9 and office_in_library(stack)
+    assert engine.handle(alex, "Y") == "Removed The Office (2005) and deleted its files."
+    assert len(fake_llm.requests) == 9 and not office_in_library(stack)
+
+    fake_llm.enqueue_text("You added Dune (1984) and removed The Office.")
+    engine.handle(alex, "what did we change today?")
+    last = fake_llm.requests[-1]
+    said = [m.get("content") or "" for m in last["messages"]]
+    assert "Removed The Office (2005) and deleted its files." in said
+    assert said[-2:] == ["Removed The Office (2005) and deleted its files.",
+                         stamped("what did we change today?")]
+    assert "Waiting for this person's answer" not in said[0]
+    assert all(len(m.get("tool_call_id", "")) <= 40 for m in last["messages"])
+    assert history.estimate_tokens(last["messages"]) <= 4000
+    for request in fake_llm.requests:
+        history.validate_messages(request["messages"])
+        assert "Alex" in request["messages"][0]["content"]

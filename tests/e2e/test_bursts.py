@@ -13,7 +13,7 @@ from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ADMIN, URL, params, sign, stamped, text, unstamped
+from tests.support import ADMIN, URL, office_in_library, params, sign, stamped, text, unstamped
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"
@@ -34,10 +34,6 @@ def typed(content: str) -> str:
     """What the person typed: the stamp cut off, and a note for this turn only (a question
     the text let lapse: ``[Their text did not answer ...]``) cut off the end."""
     return unstamped(content).split("\n\n[Their text did not answer", 1)[0]
-
-
-def office_in_library(stack) -> bool:
-    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
 
 
 def burst_during_a_slow_turn(daemon, fake_llm, first: str, burst, *, asks_removal=False):

@@ -13,7 +13,7 @@ from mediabot.text.keywords import NO, YES, classify_keyword, parse_answer, pars
 from mediabot.text.language import LANGUAGES, load
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ADMIN
+from tests.support import ADMIN, office_in_library
 
 REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_files": True})]
 HELP_ES = (
@@ -158,10 +158,6 @@ def ask_removal(engine, fake_llm):
     admin = db.User.get(phone=ADMIN).id
     engine.handle(admin, "borra The Office")
     return admin
-
-
-def office_in_library(stack):
-    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
 
 
 def test_a_spanish_household_s_help_reset_and_no(spanish, fake_llm, stack):

@@ -14,8 +14,6 @@ from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text, zone_named
 from tests.support import ADMIN, dead_servers, write_config
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 # (zone, now before the change, the next two airings: same UTC hour, either side of it)
 DST_CHANGES = {
     # New York falls back on Sunday 1 November 2026 (06:00 UTC)
@@ -130,6 +128,7 @@ def test_no_timezone_means_the_hosts_zone_with_its_dst_rules(monkeypatch):
         host_zone.cache_clear()
 
 
+@pytest.mark.e2e   # a Python process of its own
 def test_zones_work_without_a_system_zoneinfo_database(tmp_path):
     """PYTHONTZPATH="" hides /usr/share/zoneinfo, as on a minimal container: the tzdata
     package (a dependency for this reason) still knows the zones."""

@@ -18,7 +18,6 @@ def client(daemon):
     return daemon.app.test_client()
 
 
-
 def test_signed_sms_is_acknowledged_with_empty_twiml_and_answered(daemon, client, fake_llm,
                                                                    fake_twilio):
     fake_llm.enqueue_text("Hi Alex!")
@@ -230,3 +229,49 @@ def test_an_older_reply_is_not_mistaken_for_the_crashed_turns(daemon, fake_llm, 
     daemon.worker.recover()
     settle(daemon)
     assert fake_twilio.bodies() == ["Today's answer."]
+
+
+def test_a_query_string_that_is_not_utf8_is_refused_not_a_500(daemon_for):
+    client = daemon_for().app.test_client()
+    form = params("hello")
+    response = client.post("/sms", data=form, headers={"X-Twilio-Signature": sign(URL, form)},
+                           environ_overrides={"QUERY_STRING": "x=\xff"})
+    assert response.status_code == 403
+    assert db.Inbox.select().count() == 0
+
+
+def test_a_signed_query_string_is_accepted(daemon_for):
+    client = daemon_for().app.test_client()
+    form = params("hello")
+    signature = sign(URL + "?src=twilio&x=%C3%A9", form)
+    response = client.post("/sms?src=twilio&x=%C3%A9", data=form,
+                           headers={"X-Twilio-Signature": signature})
+    assert response.status_code == 200
+
+
+def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_for, fake_llm,
+                                                                        fake_twilio):
+    from mediabot.conversation.engine import NO_TEXT_REPLY
+
+    daemon = daemon_for()
+    form = {**params(""), "NumMedia": "1", "MediaUrl0": "https://api.twilio.com/m/ME1.jpg",
+            "MediaContentType0": "image/jpeg"}
+    response = daemon.app.test_client().post("/sms", data=form,
+                                             headers={"X-Twilio-Signature": sign(URL, form)})
+    assert response.status_code == 200
+    assert daemon.worker.wait_idle(10)
+    assert fake_llm.requests == [], "the model is never asked about an empty message"
+    assert fake_twilio.bodies() == [NO_TEXT_REPLY]
+
+
+@pytest.mark.parametrize("public_url,twilio_calls", [
+    ("https://sms.example.com/", "https://sms.example.com/sms"),
+    ("https://example.com:8443/mediabot", "https://example.com:8443/mediabot/sms"),
+    ("https://sms.example.com/sms", "https://sms.example.com/sms"),  # the webhook URL itself
+])
+def test_public_url_spellings_operators_use_validate(daemon_for, public_url, twilio_calls):
+    client = daemon_for(server={"public_url": public_url}).app.test_client()
+    form = params("hello")
+    response = client.post("/sms", data=form,
+                           headers={"X-Twilio-Signature": sign(twilio_calls, form)})
+    assert response.status_code == 200

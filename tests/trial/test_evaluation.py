@@ -16,7 +16,7 @@ from mediabot.trial.evaluation import render_table, run_eval
 from mediabot.trial.tasks import TASKS, select
 from tests.support import unstamped
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
+pytestmark = pytest.mark.e2e   # whole evaluations (seconds each) and `mediabot eval` as a process
 
 THREE = "Dune: Part Three"
 
