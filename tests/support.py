@@ -504,3 +504,89 @@ def office_in_library(stack):
 
 def system_of(request) -> str:
     return request["messages"][0]["content"]
+
+
+# -- a household's own language ------------------------------------------------------------
+
+REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_files": True})]
+
+
+HELP_DE = (
+    "mediabot: schreib mir wie einem Menschen. Probier \"hol den neuen Dune\", \"was lädt "
+    "gerade?\", \"was gibt's Neues diese Woche?\" oder \"haben wir Severance?\". Antworte JA "
+    "oder NEIN, wenn ich um Bestätigung bitte. NEUSTART löscht unseren Chat. STOP meldet dich "
+    "ab, START wieder an.")
+
+
+KEPT_DE = "OK, ich behalte es. Es wurde nichts entfernt."
+
+
+# -- posters -------------------------------------------------------------------------------
+
+TMDB = "https://image.tmdb.org/t/p/original/movie/{}/posters/65f2a8c1d4e6b.jpg"
+
+
+TVDB = "https://artworks.thetvdb.com/banners/v4/series/{}/posters/65f2a8c1d4e6b.jpg"
+
+
+DUNE_1984, DUNE_2021, DUNE_TWO = (TMDB.format(slug) for slug in
+                                  ("dune-841", "dune-438631", "dune-part-two-693134"))
+
+
+CHOOSE = "Which one: Dune (1984), Dune (2021) or Dune: Part Two?"
+
+
+def only_message_to_sam(fake_twilio):
+    [message] = [m for m in fake_twilio.sent if m["to"] == MEMBER]
+    return message
+
+
+PRIVATE_POSTERS = [
+    "http://admin:hunter2@192.168.1.20:7878/MediaCover/2/poster.jpg",
+    "http://127.0.0.1:8989/api/v3/MediaCover/2/poster.jpg?lastWrite=63859",
+    "https://admin:hunter2@image.tmdb.org/t/p/original/poster.jpg",
+    "http://image.tmdb.org/t/p/original/poster.jpg",
+    "https://127.0.0.1/MediaCover/2/poster.jpg", "https://[::1]/p.jpg",
+    "https://[::ffff:10.0.0.5]/p.jpg", "https://10.1.2.3/p.jpg", "https://172.16.0.9/p.jpg",
+    "https://169.254.10.1/p.jpg", "https://100.64.0.7/p.jpg", "https://240.0.0.1/p.jpg",
+    "https://[fe80::1]/p.jpg", "https://[fd00::5]/p.jpg", "https://nas/p.jpg",
+    "https://localhost/p.jpg", "https://radarr.local/p.jpg", "https://qbit.lan/p.jpg",
+    "https://nas.home.arpa/p.jpg", "https://radarr.internal/p.jpg", "https://2130706433/p.jpg",
+    "https://0x7f.1/p.jpg", "https://image.tmdb.org:port/p.jpg", "/MediaCover/2/poster.jpg",
+    "https://image.tmdb.org/p 1.jpg", None, 7,
+]
+
+
+# -- OpenAI-shaped messages, as stored and as sent -----------------------------------------
+
+SYSTEM = "You are mediabot."
+
+
+def user(text):
+    return {"role": "user", "content": text}
+
+
+def reply(text):
+    return {"role": "assistant", "content": text}
+
+
+def calls(*specs, content=None):
+    """An assistant tool_calls message; each spec is (id, name)."""
+    return {"role": "assistant", "content": content, "tool_calls": [
+        {"id": i, "type": "function", "function": {"name": name, "arguments": "{}"}}
+        for i, name in specs]}
+
+
+def result(call_id, text="{}"):
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def body(messages):
+    """The prompt after its one system message (which must be first and alone)."""
+    assert messages[0]["role"] == "system"
+    assert all(m["role"] != "system" for m in messages[1:])
+    return messages[1:]
+
+
+def contents(messages):
+    return [m["content"] for m in messages]

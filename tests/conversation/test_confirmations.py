@@ -8,9 +8,21 @@ import pytest
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.incoming import join_texts, read_text
 from mediabot.conversation.prompt import history
+from mediabot.scheduler import expire_confirmations
 from mediabot.store import db, migrations
+from mediabot.text.keywords import classify_keyword, parse_answer, parse_decision
+from mediabot.text.language import load
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB, OFFICE_TVDB
-from tests.support import ADMIN, offered, office_in_library, system_of, tool_results
+from tests.support import (
+    ADMIN,
+    HELP_DE,
+    KEPT_DE,
+    REMOVE_OFFICE,
+    offered,
+    office_in_library,
+    system_of,
+    tool_results,
+)
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 
@@ -211,3 +223,108 @@ def test_a_member_cannot_remove_even_when_the_model_calls_it(engine, sam, fake_l
     assert "error" in tool_results(fake_llm.requests[1])[0]
     assert db.PendingAction.select().count() == 0
     assert engine.handle(sam, "Y") is not None and office_in_library(stack)
+
+
+HELP_ES = (
+    "mediabot: escríbeme como a una persona. Prueba \"consigue la nueva Dune\", \"¿qué se está "
+    "descargando?\", \"¿algo nuevo esta semana?\" o \"¿tenemos Severance?\". Responde SÍ o NO "
+    "cuando te pida confirmar. REINICIAR borra nuestro chat. STOP te da de baja, START te da "
+    "de alta.")
+
+
+KEPT_ES = "Vale, lo conservo. No se ha eliminado nada."
+
+
+@pytest.mark.parametrize("code, yes, no, help_reset", [
+    ("es", "SÍ", "NO", ("REINICIAR",)), ("de", "JA", "NEIN", ("NEUSTART",))])
+def test_the_texts_name_words_that_work(code, yes, no, help_reset):
+    """The question and HELP name the words they accept, and those words are read so."""
+    lang = load(code)
+    question = confirm.confirmation_text("Remove X?", 300, lang)
+    assert f" {yes} " in question and f" {no} " in question
+    assert (parse_answer(yes, code), parse_answer(no, code)) == ("yes", "no")
+    from mediabot.text.keywords import help_text
+
+    text = help_text(lang, admin=True)
+    for word in help_reset:
+        assert word in text and classify_keyword(word, code) == "reset"
+    approve, deny = {"es": ("APROBAR", "RECHAZAR"), "de": ("GENEHMIGEN", "ABLEHNEN")}[code]
+    assert f"{approve} 12" in text and f"{deny} 12" in text
+    assert parse_decision(f"{approve} 12", code) == ("approve", 12)
+
+
+def test_the_removal_question_in_spanish_and_german():
+    question = "Remove The Office (2005)?"
+    assert confirm.confirmation_text(question, 300, load("es")) == (
+        "Remove The Office (2005)? Responde SÍ para confirmar o NO para conservarlo "
+        "(caduca en 5 min).")
+    assert confirm.confirmation_text(question, 300, load("de")) == (
+        "Remove The Office (2005)? Antworte JA zum Bestätigen oder NEIN zum Behalten "
+        "(läuft in 5 Min. ab).")
+
+
+# -- the engine: a Spanish and a German household -------------------------------------------
+
+@pytest.fixture
+def spanish(engine_for):
+    return engine_for(arr=True, sms={"language": "es"})
+
+
+@pytest.fixture
+def german(engine_for):
+    return engine_for(arr=True, sms={"language": "de"})
+
+
+def admin_asks_to_remove_the_office(engine, fake_llm):
+    fake_llm.enqueue_tool_calls(REMOVE_OFFICE)
+    admin = db.User.get(phone=ADMIN).id
+    engine.handle(admin, "borra The Office")
+    return admin
+
+
+def test_a_spanish_household_s_help_reset_and_no(spanish, fake_llm, stack):
+    admin = db.User.get(phone=ADMIN).id
+    assert spanish.handle(admin, "AYUDA") == HELP_ES
+    assert spanish.handle(admin, "HELP") == HELP_ES
+    assert spanish.handle(admin, "REINICIAR") == ("Hecho: he olvidado nuestra conversación. "
+                                                  "¿Qué puedo hacer por ti?")
+    admin_asks_to_remove_the_office(spanish, fake_llm)
+    assert spanish.handle(admin, "no, consérvala") == KEPT_ES
+    assert office_in_library(stack)
+
+
+def test_a_german_household_s_help_and_nein(german, fake_llm, stack):
+    admin = db.User.get(phone=ADMIN).id
+    assert german.handle(admin, "HILFE") == HELP_DE
+    admin_asks_to_remove_the_office(german, fake_llm)
+    assert german.handle(admin, "Nein, behalten") == KEPT_DE
+    assert office_in_library(stack)
+
+
+def test_a_spanish_text_that_is_not_an_answer_drops_the_question_in_spanish(spanish, fake_llm,
+                                                                            stack):
+    admin = admin_asks_to_remove_the_office(spanish, fake_llm)
+    fake_llm.enqueue_text("Nada se está descargando.")
+    reply = spanish.handle(admin, "¿qué se descarga?")
+    assert reply == ("He descartado la pregunta sobre eliminar The Office (2005).\n"
+                     "Nada se está descargando.")
+    assert office_in_library(stack)
+
+
+def test_a_spanish_answer_to_an_expired_question_says_so_in_spanish(spanish, fake_llm, stack,
+                                                                    clock):
+    admin = admin_asks_to_remove_the_office(spanish, fake_llm)
+    clock.advance(minutes=6)
+    assert spanish.handle(admin, "sí") == (
+        "Tu solicitud para eliminar The Office (2005) ha caducado, así que no se ha eliminado "
+        "nada. Vuelve a pedirlo si aún lo quieres.")
+    assert office_in_library(stack)
+
+
+def test_the_sweep_tells_a_german_household_in_german(german, fake_llm, stack, clock):
+    admin_asks_to_remove_the_office(german, fake_llm)
+    told = []
+    expire_confirmations(clock() + dt.timedelta(minutes=6), lambda user, text: told.append(text),
+                         "de")
+    assert told == ["Deine Anfrage, The Office (2005) zu entfernen, ist abgelaufen, also wurde "
+                    "nichts entfernt."]

@@ -1,10 +1,5 @@
-"""Forgetting a conversation (RESET, ``mediabot history clear``), and the layering it keeps:
-the history core knows nothing of confirmations."""
-
-import subprocess
-import sys
-
-import pytest
+"""Forgetting a conversation (RESET, ``mediabot history clear``): the messages, the pending
+action and the summary, and only that person's."""
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
@@ -27,13 +22,3 @@ def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_user
     assert (db.User.get_by_id(alex).summary, db.User.get_by_id(alex).summary_through) == (
         None, None)
     assert db.User.get_by_id(sam).summary == "likes Alien"
-
-
-@pytest.mark.e2e   # a Python process of its own
-def test_the_history_core_imports_neither_confirmations_nor_the_sms_edge():
-    probe = ("import sys, mediabot.conversation.prompt.history; "
-             "print(sorted(m for m in ('mediabot.conversation.confirmations', "
-             "'mediabot.text.sms') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
-                         check=True).stdout
-    assert out.strip() == "[]"

@@ -2,7 +2,15 @@
 
 import pytest
 
-from mediabot.text.keywords import HELP_TEXT, classify_keyword, parse_answer, parse_decision
+from mediabot.text.keywords import (
+    HELP_TEXT,
+    NO,
+    YES,
+    classify_keyword,
+    parse_answer,
+    parse_decision,
+)
+from mediabot.text.language import LANGUAGES
 from mediabot.text.sms import format_reply, is_gsm7
 
 
@@ -141,3 +149,86 @@ def test_the_engine_side_reads_keywords_without_the_sms_formatter(module):
     imported |= {alias.name for node in ast.walk(ast.parse(source))
                  if isinstance(node, (ast.Import, ast.ImportFrom)) for alias in node.names}
     assert not imported & {"sms", "mediabot.text.sms"}
+
+
+# -- the words, table by table ------------------------------------------------------------
+
+@pytest.mark.parametrize("code, text, answer", [
+    ("es", "sí", "yes"), ("es", "Sí", "yes"), ("es", "si", "yes"), ("es", "SI", "yes"),
+    ("es", "¡Sí!", "yes"), ("es", "sí, bórrala", "yes"), ("es", "si borrala", "yes"),
+    ("es", "vale", "yes"), ("es", "dale", "yes"), ("es", "claro", "yes"),
+    ("es", "no", "no"), ("es", "No, gracias", "no"), ("es", "no, consérvala", "no"),
+    ("es", "mejor no", "no"), ("es", "déjalo", "no"), ("es", "dejalo", "no"),
+    ("de", "ja", "yes"), ("de", "Ja!", "yes"), ("de", "J", "yes"), ("de", "ja, lösch es", "yes"),
+    ("de", "ja losch es", "yes"), ("de", "klar", "yes"), ("de", "nein", "no"),
+    ("de", "Nein, behalten", "no"), ("de", "nee", "no"), ("de", "bloß nicht", "no"),
+    ("de", "bloss nicht", "no"),
+    ("fr", "oui", "yes"), ("fr", "d'accord", "yes"), ("fr", "non", "no"),
+    ("fr", "non, garde-la", "no"),
+    ("pt", "sim", "yes"), ("pt", "pode apagar", "yes"), ("pt", "não", "no"), ("pt", "nao", "no"),
+    ("pt", "NÃO, obrigado", "no"),
+    ("nl", "ja", "yes"), ("nl", "doe maar", "yes"), ("nl", "nee", "no"), ("nl", "laat maar", "no"),
+])
+def test_each_language_answers_with_its_own_words_accents_or_not(code, text, answer):
+    assert parse_answer(text, code) == answer
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+@pytest.mark.parametrize("text, answer", [("Y", "yes"), ("yes", "yes"), ("ok", "yes"),
+                                          ("N", "no"), ("no", "no"), ("keep it", "no")])
+def test_english_answers_in_every_language(code, text, answer):
+    assert parse_answer(text, code) == answer
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+@pytest.mark.parametrize("text", ["STOP", "stop", "CANCEL", "cancel", "Cancel", "END", "QUIT",
+                                  "unsubscribe", "STOPALL"])
+def test_opt_out_words_are_never_a_no_in_any_language(code, text):
+    assert parse_answer(text, code) is None
+    assert classify_keyword(text, code) == "opt_out"
+
+
+@pytest.mark.parametrize("text, code", [("sí", "en"), ("si", "en"), ("ja", "en"),
+                                        ("oui", "es"), ("ja", "es"), ("sim", "de"),
+                                        ("nee", "fr"), ("nein", "nl"), ("não", "es")])
+def test_another_language_s_words_are_not_answers(text, code):
+    """Only English and the person's own language: an English household's "si" (a typo,
+    or "if") never confirms a removal, nor a Spanish household's "ja"."""
+    assert parse_answer(text, code) is None
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_no_word_is_both_a_yes_and_a_no(code):
+    from mediabot.text.keywords import fold
+
+    yes = {fold(w) for w in YES["en"] | YES[code]}
+    no = {fold(w) for w in NO["en"] | NO[code]}
+    assert not yes & no
+
+
+@pytest.mark.parametrize("code, text, keyword", [
+    ("es", "AYUDA", "help"), ("es", "ayuda", "help"), ("es", "REINICIAR", "reset"),
+    ("de", "HILFE", "help"), ("de", "Neustart", "reset"), ("fr", "AIDE", "help"),
+    ("fr", "RÉINITIALISER", "reset"), ("fr", "reinitialiser", "reset"),
+    ("pt", "AJUDA", "help"), ("pt", "reiniciar", "reset"), ("nl", "HULP", "help"),
+    ("nl", "herstart", "reset"),
+    ("es", "HELP", "help"), ("de", "RESET", "reset"), ("es", "START", "opt_in"),
+    ("es", "YES", "yes_opt_in"), ("es", "BORRAR", None), ("es", "ayuda por favor", None),
+    ("en", "AYUDA", None), ("de", "AYUDA", None), ("es", "sí", None),
+])
+def test_help_and_reset_in_each_language_and_english(code, text, keyword):
+    assert classify_keyword(text, code) == keyword
+
+
+@pytest.mark.parametrize("code, text, parsed", [
+    ("es", "APROBAR 12", ("approve", 12)), ("es", "rechazar #7", ("deny", 7)),
+    ("de", "GENEHMIGEN 3", ("approve", 3)), ("de", "ablehnen 3.", ("deny", 3)),
+    ("fr", "Approuver 4", ("approve", 4)), ("fr", "REFUSER 4", ("deny", 4)),
+    ("pt", "APROVAR 5", ("approve", 5)), ("pt", "recusar 5", ("deny", 5)),
+    ("nl", "GOEDKEUREN 6", ("approve", 6)), ("nl", "afwijzen 6", ("deny", 6)),
+    ("es", "APPROVE 12", ("approve", 12)), ("de", "deny #2", ("deny", 2)),
+    ("en", "APROBAR 12", None), ("es", "GENEHMIGEN 3", None), ("es", "aprobar", None),
+    ("es", "por favor aprobar 12", None),
+])
+def test_approve_and_deny_in_each_language_and_english(code, text, parsed):
+    assert parse_decision(text, code) == parsed

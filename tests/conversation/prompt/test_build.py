@@ -1,7 +1,7 @@
-"""History: orphan pruning, sanitising, windowing, metrics, and the store functions."""
+"""The pure prompt builder (``conversation/prompt/build.py``): orphan pruning, sanitising,
+windowing and its metrics, on stored histories given as data."""
 
 import copy
-import datetime as dt
 import inspect
 import json
 import logging
@@ -14,44 +14,12 @@ from mediabot.conversation.prompt.history import (
     UNANSWERED_LINE,
     build_llm_messages,
     build_prompt,
-    clear_history,
     estimate_tokens,
-    get_history,
     portable_arguments,
     prune_orphaned_user_messages,
-    save_message,
     validate_messages,
 )
-from mediabot.store import db, migrations
-from mediabot.text.localtime import zone_named
-
-SYSTEM = "You are mediabot."
-
-
-def user(text):
-    return {"role": "user", "content": text}
-
-
-def reply(text):
-    return {"role": "assistant", "content": text}
-
-
-def calls(*specs, content=None):
-    """An assistant tool_calls message; each spec is (id, name)."""
-    return {"role": "assistant", "content": content, "tool_calls": [
-        {"id": i, "type": "function", "function": {"name": name, "arguments": "{}"}}
-        for i, name in specs]}
-
-
-def result(call_id, text="{}"):
-    return {"role": "tool", "tool_call_id": call_id, "content": text}
-
-
-def body(messages):
-    """The prompt after its one system message (which must be first and alone)."""
-    assert messages[0]["role"] == "system"
-    assert all(m["role"] != "system" for m in messages[1:])
-    return messages[1:]
+from tests.support import SYSTEM, body, calls, contents, reply, result, user
 
 
 def context(messages):
@@ -60,14 +28,13 @@ def context(messages):
     return messages[0]["content"][len(SYSTEM):]
 
 
-def contents(messages):
-    return [m["content"] for m in messages]
-
-
 # --------------------------------------------------------------- seed 000: orphan pruning
 
 TOOL_CALL = calls(("c1", "search_media"))
+
+
 TOOL_RESULT = result("c1")
+
 
 PRUNE_CASES = [
     ([user("hi"), user("hello"), reply("hey")], [user("hello"), reply("hey")]),
@@ -553,90 +520,3 @@ def test_the_whole_window_reaches_the_model_not_just_the_last_message():
     assert len(body(out)) == 5
 
 
-# ------------------------------------------------------------------------------- store
-
-@pytest.fixture
-def database(tmp_path):
-    path = str(tmp_path / "m.db")
-    migrations.open_database(path)
-    yield path
-    db.database.close()
-
-
-@pytest.fixture
-def alex(database):
-    return db.User.create(phone="+15551234567", display_name="Alex").id
-
-
-def test_messages_round_trip_through_the_store(alex):
-    msgs = [user("find dune"), calls(("c1", "search_media")), result("c1", "[1]"),
-            reply("Found Dune (2021).")]
-    ids = [save_message(alex, m, prompt_tokens=42 if m["role"] == "assistant" else None)
-           for m in msgs]
-    history = get_history(alex, 10)
-    assert [m["_id"] for m in history] == ids
-    assert [{k: v for k, v in m.items() if k not in ("_id", "_at") and v is not None}
-            for m in history] == [{k: v for k, v in m.items() if v is not None} for m in msgs]
-    assert [m["_at"] for m in history] == [db.Message.get_by_id(i).created_at for i in ids]
-    assert db.Message.get_by_id(ids[1]).tool_calls == json.dumps(msgs[1]["tool_calls"])
-    assert db.Message.get_by_id(ids[3]).prompt_tokens == 42
-
-
-def test_stored_user_texts_carry_the_local_time_they_were_received(alex):
-    """The hour and minute reach the model on the text itself, the same in every prompt, so
-    nothing before the newest text changes; replies and made-up messages carry none."""
-    at = dt.datetime(2026, 3, 29, 0, 59)                    # an hour before BST starts
-    save_message(alex, user("what's on tonight?"), at=at)
-    save_message(alex, reply("Slow Horses at 21:00."))
-    save_message(alex, user("and tomorrow?"), at=at + dt.timedelta(hours=1, minutes=2))
-    london = zone_named("Europe/London")
-    first = build_llm_messages(SYSTEM, get_history(alex, 10)[:1], zone=london)
-    later = build_llm_messages(SYSTEM, get_history(alex, 10), zone=london)
-    assert [m["content"] for m in later[1:]] == [
-        "[Sun 2026-03-29 00:59 GMT] what's on tonight?", "Slow Horses at 21:00.",
-        "[Sun 2026-03-29 03:01 BST] and tomorrow?"]
-    assert later[:2] == first
-    assert build_llm_messages(SYSTEM, [user("hi")], zone=london)[1]["content"] == "hi"
-
-
-def test_history_survives_reopening_the_database_file(database, alex):
-    save_message(alex, user("remember me"))
-    db.database.close()
-    migrations.open_database(database)
-    assert [m["content"] for m in get_history(alex, 5)] == ["remember me"]
-
-
-def test_get_history_returns_the_newest_n_in_order_and_only_that_users(alex):
-    sam = db.User.create(phone="+15557654321").id
-    for i in range(10):
-        save_message(alex, user(f"alex {i}"))
-        save_message(sam, user(f"sam {i}"))
-    assert contents(get_history(alex, 3)) == ["alex 7", "alex 8", "alex 9"]
-    assert contents(get_history(sam, 100)) == [f"sam {i}" for i in range(10)]
-
-
-def test_clear_history_deletes_only_that_users_rows(alex):
-    sam = db.User.create(phone="+15557654321").id
-    for who in (alex, alex, sam):
-        save_message(who, user("hi"))
-    assert clear_history(alex) == 2
-    assert get_history(alex, 10) == [] and len(get_history(sam, 10)) == 1
-
-
-def test_building_a_prompt_never_changes_stored_rows(alex):
-    for m in [user("a"), user("b"), calls(("x" * 46, "search_media")), user("c")]:
-        save_message(alex, m)
-    before = list(db.Message.select().dicts())
-    stored = get_history(alex, 60)
-    snapshot = copy.deepcopy(stored)
-    build_prompt(SYSTEM, stored, max_messages=2)
-    assert stored == snapshot
-    assert list(db.Message.select().dicts()) == before
-
-
-def test_unreadable_tool_calls_json_is_ignored_not_fatal(alex, caplog):
-    db.Message.create(user=alex, role="assistant", content="hi", tool_calls="{not json")
-    save_message(alex, user("b"))
-    history = get_history(alex, 5)
-    assert "tool_calls" not in history[0] and "unreadable" in caplog.text
-    assert contents(body(build_llm_messages(SYSTEM, history))) == ["b"]
