@@ -27,7 +27,7 @@ from mediabot.conversation.engine import Answer
 from mediabot.conversation.incoming import read_text
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text
-from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
+from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB, OFFICE_TVDB
 from mediabot.trial.sim.loopback import free_port, wait_for
 from tests.fakes import arr_webhooks as arr
 
@@ -590,3 +590,27 @@ def body(messages):
 
 def contents(messages):
     return [m["content"] for m in messages]
+
+
+NON_ASCII_SECRET = "Café-Lumon-Straße-ñ"
+
+
+def radarr_download(tmdb_id=DUNE_TWO_TMDB, title="Dune: Part Two", upgrade=False):
+    """Shaped like Radarr's WebhookImportPayload."""
+    return {
+        "eventType": "Download", "instanceName": "Radarr", "applicationUrl": "",
+        "movie": {"id": 12, "title": title, "year": 2024, "releaseDate": "2024-05-14",
+                  "folderPath": f"/movies/{title} (2024)", "tmdbId": tmdb_id,
+                  "imdbId": "tt15239678", "overview": "Paul Atreides unites with Chani."},
+        "remoteMovie": {"tmdbId": tmdb_id, "imdbId": "tt15239678", "title": title,
+                        "year": 2024},
+        "movieFile": {"id": 40, "relativePath": f"{title} (2024).mkv",
+                      "path": f"/movies/{title} (2024)/{title} (2024).mkv",
+                      "quality": "Bluray-1080p", "qualityVersion": 1, "size": 21_000_000_000},
+        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadClientType": "qBittorrent",
+        "downloadId": "A1B2C3",
+    }
+
+
+def post_hook(client, service, payload, password=SECRET):
+    return client.post(f"/hooks/{service}", json=payload, headers=basic(password))

@@ -1,9 +1,11 @@
-"""Requests and weekly quotas through the daemon: a quota counts adds (and adds waiting for an
-admin), never a "tell me when it's ready", and an add after one is counted with its own date
-and seasons, on every path that adds."""
+"""Weekly quotas through the daemon ([requests] movies_per_week, seasons_per_week): under, at
+and over, a new week, admins exempt; a quota counts adds (and adds waiting for an admin),
+never a "tell me when it's ready", and an add after one is counted with its own date and
+seasons, on every path that adds."""
 
 import pytest
 
+from mediabot.arr.requests import record_request
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 from tests.support import (
@@ -131,3 +133,44 @@ def test_a_repeated_season_waits_for_approval_as_a_set_and_is_counted_once(house
     settle(daemon)
     assert monitored(stack, UK_OFFICE) == [1, 2]
     assert db.Request.get(db.Request.external_id == UK_OFFICE).seasons == 2
+
+
+@pytest.mark.parametrize("before, allowed", [(0, True), (1, True), (2, False)])
+def test_movie_quota_under_at_and_over(house, stack, fake_llm, before, allowed, clock):
+    daemon = house(movies_per_week=2)
+    member = db.User.get(phone=MEMBER)
+    for n in range(before):
+        record_request(member.id, "radarr", 100 + n, f"M{n}", clock(), added=True)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    assert stack.has("movie", THREE) == allowed
+    result = last_tool_result(MEMBER)
+    if not allowed:
+        # The tests' clock is Sunday 22 November 2026: the next week starts on Monday 23rd.
+        assert result["error"] == ("over the weekly limit: Sam has asked for 2 movies this "
+                                   "week and the household limit is 2; the next is possible "
+                                   "from Monday 23 November")
+
+
+def test_quota_frees_up_in_a_new_week_and_admins_are_exempt(house, stack, fake_llm, clock):
+    daemon = house(movies_per_week=1, seasons_per_week=2)
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": UK_OFFICE, "seasons": "all"})
+    assert stack.has("series", UK_OFFICE), "two seasons: at the limit"
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": PROPHECY, "seasons": "all"})
+    assert not stack.has("series", PROPHECY)
+    assert "has asked for 2 seasons this week" in last_tool_result(MEMBER)["error"]
+    ask_for(daemon, fake_llm, "add_series", {"tvdb_id": PROPHECY}, sender=ADMIN)
+    assert stack.has("series", PROPHECY), "admins are exempt"
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert not stack.has("movie", HAIL_MARY_2)
+    clock.advance(days=1)                      # Sunday -> Monday: a new week
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert stack.has("movie", HAIL_MARY_2)
+
+
+def test_waiting_requests_count_toward_the_quota(house, stack, fake_llm):
+    daemon = house(approval="members", movies_per_week=1)
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": THREE})
+    ask_for(daemon, fake_llm, "add_movie", {"tmdb_id": HAIL_MARY_2})
+    assert db.Approval.select().count() == 1
+    assert "over the weekly limit" in last_tool_result(MEMBER)["error"]

@@ -8,6 +8,7 @@ import itertools
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -15,8 +16,10 @@ import time
 import pytest
 import requests
 
+from mediabot.arr.hooks import BODY_LIMIT
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ADMIN, Serve, sign
+from tests.fakes import arr_webhooks as arr
+from tests.support import ADMIN, NON_ASCII_SECRET, Serve, sign
 from tests.support import SERVE_PUBLIC as PUBLIC
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
@@ -239,3 +242,41 @@ def test_every_acknowledged_text_survives_kill_9_under_load(serve, tmp_path):
     connection.close()
     missing = [sid for sid in acknowledged if sid not in stored]
     assert len(acknowledged) >= 300 and missing == []
+
+
+def _raw_status(url: str, head: str) -> int:
+    """Send only a request's head and read the status line of the answer."""
+    host, port = url.removeprefix("http://").split(":")
+    with socket.create_connection((host, int(port)), timeout=5) as conn:
+        conn.sendall(head.encode())
+        return int(conn.recv(64).split()[1])
+
+
+# -- the same through a real `mediabot serve` (waitress) ------------------------------------------
+
+@pytest.mark.e2e
+def test_mediabot_serve_takes_a_season_pack_by_put_with_a_latin1_password(tmp_path, fake_llm,
+                                                                          fake_twilio):
+    """Sonarr v4 set to PUT, a URL with a trailing slash and a non-ASCII password, against
+    the real process; a body far over the limit is refused before it is read."""
+    from tests.support import Serve
+
+    daemon = Serve(tmp_path, fake_llm.url, fake_twilio.url,
+                   f'[notifications]\nwebhook_secret = "{NON_ASCII_SECRET}"\n').start()
+    try:
+        with sqlite3.connect(tmp_path / "mediabot.db") as conn:
+            conn.execute("INSERT INTO requests (user_id, service, external_id, title, "
+                         "created_at) SELECT id, 'sonarr', ?, 'Severance', "
+                         "'2026-11-22 20:00:00' FROM users WHERE phone = ?",
+                         (arr.SEVERANCE_TVDB, ADMIN))
+        response = arr.deliver(f"{daemon.url}/hooks/sonarr/", arr.season_pack(count=60),
+                               password=NON_ASCII_SECRET, method="PUT")
+        assert response.status_code == 200, response.text
+        assert response.json()["result"] == "gathering"  # episodes gather for 60 s
+        assert _raw_status(daemon.url, "POST /hooks/sonarr HTTP/1.1\r\nHost: x\r\n"
+                           f"Content-Length: {3 * BODY_LIMIT}\r\n\r\n") == 413, \
+            "the server refuses a huge body before reading it, password or not"
+        assert daemon.stop() == 0  # a stop sends what is gathering
+        assert fake_twilio.bodies() == ["Severance: S02E01-E60 are ready."]
+    finally:
+        daemon.stop(signal.SIGKILL)

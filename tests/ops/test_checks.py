@@ -511,3 +511,21 @@ def test_templates_missing_with_no_sms_to_fall_back_on_is_a_warning(tmp_path, se
         f"WhatsApp message; approval requests go as template {TEMPLATE} — set [twilio] "
         "whatsapp_ready_template (an approved HX... Content SID) or an SMS from_number to "
         "send them")
+
+
+def test_check_reports_the_household_rules():
+    from mediabot.config import parse_config
+    from mediabot.ops.checks import check_household
+
+    base = {"server": {"public_url": "https://sms.example.com"}}
+    plain = check_household(parse_config(base, environ={}))
+    assert plain.render() == ("ok   requests: adds run at once (no approval); no weekly quotas; "
+                              "search again at most every 6 h per title; no posters")
+    strict = check_household(parse_config(
+        {**base, "requests": {"approval": "members", "movies_per_week": 2,
+                              "seasons_per_week": 1}, "sms": {"posters": True}},
+        environ={}))
+    assert strict.status == "warn" and strict.text.startswith(
+        "members' adds wait for an admin's APPROVE (expire after 48 h); at most 2 movies and "
+        "1 season a week per member")
+    assert "fix: add one with role = \"admin\"" in strict.text
