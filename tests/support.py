@@ -19,10 +19,11 @@ import time
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 import requests
 
 from mediabot.arr.requests import record_request
-from mediabot.config import parse_config
+from mediabot.config import ConfigError, parse_config, twilio_needs
 from mediabot.conversation.engine import Answer
 from mediabot.conversation.incoming import read_text
 from mediabot.store import db
@@ -614,3 +615,35 @@ def radarr_download(tmdb_id=DUNE_TWO_TMDB, title="Dune: Part Two", upgrade=False
 
 def post_hook(client, service, payload, password=SECRET):
     return client.post(f"/hooks/{service}", json=payload, headers=basic(password))
+
+
+# -- raw config tables ---------------------------------------------------------------------
+
+MINIMAL = {     # the least a daemon's config holds
+    "server": {"public_url": "https://sms.example.com"},
+    "twilio": {"account_sid": "AC123", "auth_token": "tok", "from_number": "+15550001111"},
+}
+
+
+def raw_with(**sections):
+    """MINIMAL's tables with ``sections`` added to them (a list of tables replaces)."""
+    raw = {k: dict(v) for k, v in MINIMAL.items()}
+    for name, table in sections.items():
+        if isinstance(table, list):
+            raw[name] = table
+        else:
+            raw.setdefault(name, {}).update(table)
+    return raw
+
+
+def problems_of(raw, environ=None):
+    """Every problem of ``raw`` read for the daemon, which talks to Twilio."""
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw, source="cfg.toml", environ=environ or {}, needs=(twilio_needs,))
+    return info.value.problems
+
+
+# -- the Twilio account of the mailbox tests (tests/mailbox/conftest.py) -----------------
+
+ACCOUNT_TOKEN = "tok-5f2b9c0e7d1a4b3c"
+ACCOUNT_NUMBER = "+15550001111"
