@@ -1,8 +1,12 @@
-"""Helpers the test modules share: texting the webhook, a `mediabot serve` child process,
-download payloads, household constants and a config.toml writer.
+"""Helpers the test modules share: household constants and a settable clock; config.toml
+and raw config tables; texting the webhook as Twilio does, on SMS and WhatsApp, and its
+delivery reports; a household on the fake arrs and what the model was sent; posters;
+Sonarr's and Radarr's webhooks; the worker with a recording engine; a database that refuses
+writes; OpenAI-shaped messages; a `mediabot serve` child process.
 
-Test modules import these from here, never from each other, so a test module can be renamed,
-split or deleted without breaking another one. Fixtures built on them live in conftest.py.
+Test modules import these from here, never from each other nor from a conftest.py, so a
+test module can be renamed, split or deleted without breaking another one. Fixtures built
+on them live in the conftest.py files (tests/, and a package's own where only it uses them).
 """
 
 import base64
@@ -78,7 +82,7 @@ def unstamped(content: str) -> str:
     return content[match.end():]
 
 
-# -- config.toml -------------------------------------------------------------------------------
+# -- config.toml and raw config tables -----------------------------------------------------
 
 def write_config(folder: Path, **sections) -> Path:
     """Write ``folder/config.toml`` from tables, in the order given, and return its path:
@@ -150,7 +154,31 @@ def sign(url: str, params: dict, token: str = "secret-token") -> str:
     return RequestValidator(token).compute_signature(url, params)
 
 
-# -- the /sms webhook, in process ----------------------------------------------------------------
+MINIMAL = {     # the least a daemon's config holds
+    "server": {"public_url": "https://sms.example.com"},
+    "twilio": {"account_sid": "AC123", "auth_token": "tok", "from_number": "+15550001111"},
+}
+
+
+def raw_with(**sections):
+    """MINIMAL's tables with ``sections`` added to them (a list of tables replaces)."""
+    raw = {k: dict(v) for k, v in MINIMAL.items()}
+    for name, table in sections.items():
+        if isinstance(table, list):
+            raw[name] = table
+        else:
+            raw.setdefault(name, {}).update(table)
+    return raw
+
+
+def problems_of(raw, environ=None):
+    """Every problem of ``raw`` read for the daemon, which talks to Twilio."""
+    with pytest.raises(ConfigError) as info:
+        parse_config(raw, source="cfg.toml", environ=environ or {}, needs=(twilio_needs,))
+    return info.value.problems
+
+
+# -- the /sms webhook, in process ----------------------------------------------------------
 
 _sids = iter(range(10**6))
 
@@ -179,7 +207,7 @@ def wait_until(predicate, timeout=3.0):
     return False
 
 
-# -- SMS and WhatsApp as Twilio carries them ---------------------------------------------------
+# -- SMS and WhatsApp as Twilio carries them -----------------------------------------------
 
 def by_whatsapp(daemon, fake_twilio, body, sender=MEMBER):
     """The person writes on WhatsApp: Twilio opens its 24-hour window, then posts the webhook."""
@@ -216,7 +244,60 @@ def refused(fake_twilio) -> int:
     return len(posts) - len(fake_twilio.sent)
 
 
-# -- a household on the fake arrs (the `house` fixture) ----------------------------------------
+def days_pass(fake_twilio, clock, days: int, phone: str = MEMBER) -> None:
+    """``days`` pass without a word from them: WhatsApp's window is closed, ours and Twilio's."""
+    clock.advance(days=days)
+    fake_twilio.open_window(phone, at=time.time() - days * 86400)
+
+
+def dune_two_is_ready(daemon, clock) -> None:
+    record_request(db.User.get(phone=MEMBER).id, "radarr", arr.DUNE_TWO_TMDB,
+                   "Dune: Part Two", clock())
+    radarr_says(daemon, arr.radarr_download())
+
+
+def approval_question() -> str:
+    year = dt.date.today().year + 1
+    return f"Sam asked for Dune: Part Three ({year}). Reply APPROVE 1 or DENY 1"
+
+
+READY_TEMPLATE = "HX" + "a" * 32
+
+
+def last_sent(fake_twilio) -> dict:
+    return fake_twilio.sent[-1]
+
+
+def never_refused(fake_twilio) -> None:
+    """Every message the daemon asked Twilio to send was accepted (no 63016, no 21910)."""
+    posts = [r for r in fake_twilio.requests if r["path"].endswith("/Messages.json")]
+    assert len(posts) == len(fake_twilio.sent), [r["form"] for r in posts]
+
+
+def window_closes(fake_twilio, clock, phone=MEMBER):
+    """A day and an hour pass without a word from them."""
+    clock.advance(hours=25)
+    fake_twilio.open_window(phone, at=time.time() - 25 * 3600)
+
+
+# -- Twilio's delivery reports -------------------------------------------------------------
+
+STATUS_URL = "https://sms.example.com/sms/status"
+
+
+def report(client, sid, state, error_code=None, url=STATUS_URL, signature=None, to=None):
+    """Post Twilio's signed delivery report for message ``sid`` to /sms/status."""
+    to = to or ADMIN2
+    form = {"MessageSid": sid, "SmsSid": sid, "MessageStatus": state, "SmsStatus": state,
+            "AccountSid": "AC" + "0" * 32, "From": "+15550001111", "To": to,
+            "ApiVersion": "2010-04-01"}
+    if error_code is not None:
+        form["ErrorCode"] = str(error_code)
+    headers = {"X-Twilio-Signature": sign(url, form) if signature is None else signature}
+    return client.post("/sms/status", data=form, headers=headers)
+
+
+# -- a household on the fake arrs (the `house` fixture) ------------------------------------
 
 def ask_for(daemon, fake_llm, tool, arguments, sender=MEMBER, answer="Asked."):
     fake_llm.enqueue_tool_calls([(tool, arguments)])
@@ -255,7 +336,68 @@ def ask_why(daemon, fake_llm, kind, external_id, sender=MEMBER):
     return sent_to_last(daemon, sender)
 
 
-# -- download webhooks ---------------------------------------------------------------------------
+def tool_results(request):
+    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
+
+
+def offered(request):
+    return {t["function"]["name"] for t in request.get("tools", [])}
+
+
+def office_in_library(stack):
+    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
+
+
+def system_of(request) -> str:
+    return request["messages"][0]["content"]
+
+
+# -- a household's own language ------------------------------------------------------------
+
+REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_files": True})]
+HELP_DE = (
+    "mediabot: schreib mir wie einem Menschen. Probier \"hol den neuen Dune\", \"was lädt "
+    "gerade?\", \"was gibt's Neues diese Woche?\" oder \"haben wir Severance?\". Antworte JA "
+    "oder NEIN, wenn ich um Bestätigung bitte. NEUSTART löscht unseren Chat. STOP meldet dich "
+    "ab, START wieder an.")
+
+
+KEPT_DE = "OK, ich behalte es. Es wurde nichts entfernt."
+
+
+# -- posters -------------------------------------------------------------------------------
+
+TMDB = "https://image.tmdb.org/t/p/original/movie/{}/posters/65f2a8c1d4e6b.jpg"
+TVDB = "https://artworks.thetvdb.com/banners/v4/series/{}/posters/65f2a8c1d4e6b.jpg"
+DUNE_1984, DUNE_2021, DUNE_TWO = (TMDB.format(slug) for slug in
+                                  ("dune-841", "dune-438631", "dune-part-two-693134"))
+
+
+CHOOSE = "Which one: Dune (1984), Dune (2021) or Dune: Part Two?"
+
+
+def only_message_to_sam(fake_twilio):
+    [message] = [m for m in fake_twilio.sent if m["to"] == MEMBER]
+    return message
+
+
+PRIVATE_POSTERS = [
+    "http://admin:hunter2@192.168.1.20:7878/MediaCover/2/poster.jpg",
+    "http://127.0.0.1:8989/api/v3/MediaCover/2/poster.jpg?lastWrite=63859",
+    "https://admin:hunter2@image.tmdb.org/t/p/original/poster.jpg",
+    "http://image.tmdb.org/t/p/original/poster.jpg",
+    "https://127.0.0.1/MediaCover/2/poster.jpg", "https://[::1]/p.jpg",
+    "https://[::ffff:10.0.0.5]/p.jpg", "https://10.1.2.3/p.jpg", "https://172.16.0.9/p.jpg",
+    "https://169.254.10.1/p.jpg", "https://100.64.0.7/p.jpg", "https://240.0.0.1/p.jpg",
+    "https://[fe80::1]/p.jpg", "https://[fd00::5]/p.jpg", "https://nas/p.jpg",
+    "https://localhost/p.jpg", "https://radarr.local/p.jpg", "https://qbit.lan/p.jpg",
+    "https://nas.home.arpa/p.jpg", "https://radarr.internal/p.jpg", "https://2130706433/p.jpg",
+    "https://0x7f.1/p.jpg", "https://image.tmdb.org:port/p.jpg", "/MediaCover/2/poster.jpg",
+    "https://image.tmdb.org/p 1.jpg", None, 7,
+]
+
+
+# -- Sonarr's and Radarr's webhooks --------------------------------------------------------
 
 def basic(password, user="sonarr"):
     token = base64.b64encode(f"{user}:{password}".encode()).decode()
@@ -279,7 +421,40 @@ def sonarr_download(episodes, upgrade=False, download_id="D4E5F6"):
     }
 
 
-# -- the worker with a recording engine ----------------------------------------------------------
+NON_ASCII_SECRET = "Café-Lumon-Straße-ñ"
+
+
+def radarr_download(tmdb_id=DUNE_TWO_TMDB, title="Dune: Part Two", upgrade=False):
+    """Shaped like Radarr's WebhookImportPayload."""
+    return {
+        "eventType": "Download", "instanceName": "Radarr", "applicationUrl": "",
+        "movie": {"id": 12, "title": title, "year": 2024, "releaseDate": "2024-05-14",
+                  "folderPath": f"/movies/{title} (2024)", "tmdbId": tmdb_id,
+                  "imdbId": "tt15239678", "overview": "Paul Atreides unites with Chani."},
+        "remoteMovie": {"tmdbId": tmdb_id, "imdbId": "tt15239678", "title": title,
+                        "year": 2024},
+        "movieFile": {"id": 40, "relativePath": f"{title} (2024).mkv",
+                      "path": f"/movies/{title} (2024)/{title} (2024).mkv",
+                      "quality": "Bluray-1080p", "qualityVersion": 1, "size": 21_000_000_000},
+        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadClientType": "qBittorrent",
+        "downloadId": "A1B2C3",
+    }
+
+
+def post_hook(client, service, payload, password=SECRET):
+    return client.post(f"/hooks/{service}", json=payload, headers=basic(password))
+
+
+def requested(phone, service, external_id, title, clock):
+    record_request(db.User.get(phone=phone).id, service, external_id, title, clock())
+
+
+def send_hook(daemon, service, payload, **options):
+    return arr.deliver(f"{daemon.url}/hooks/{service}", payload,
+                       password=options.pop("password", SECRET), **options)
+
+
+# -- the worker with a recording engine ----------------------------------------------------
 
 class RecordingEngine:
     """An engine that records each turn's text and can hold a turn open."""
@@ -323,7 +498,63 @@ def queue(user_id, body):
     return row
 
 
-# -- `mediabot serve` as a child process -----------------------------------------------------------
+# -- a database that refuses writes --------------------------------------------------------
+
+@contextmanager
+def turns_cannot_write():
+    """Each turn opens its own connection: those are read-only, and SQLite itself answers
+    "attempt to write a readonly database". This thread's is not (``received`` uses it)."""
+    pragmas = list(db.database._pragmas)
+    db.database._pragmas = pragmas + [("query_only", 1)]
+    try:
+        yield
+    finally:
+        db.database._pragmas = pragmas
+
+
+def received(daemon, body: str) -> None:
+    """A text as the webhook leaves it: a queued inbox row, and the worker told."""
+    row = db.Inbox.create(message_sid="SM" + "7" * 32, user=db.User.get(phone=ADMIN),
+                          from_number=ADMIN, body=body)
+    daemon.worker.notify(row.user_id)
+
+
+# -- OpenAI-shaped messages, as stored and as sent -----------------------------------------
+
+SYSTEM = "You are mediabot."
+
+
+def user(text):
+    return {"role": "user", "content": text}
+
+
+def reply(text):
+    return {"role": "assistant", "content": text}
+
+
+def calls(*specs, content=None):
+    """An assistant tool_calls message; each spec is (id, name)."""
+    return {"role": "assistant", "content": content, "tool_calls": [
+        {"id": i, "type": "function", "function": {"name": name, "arguments": "{}"}}
+        for i, name in specs]}
+
+
+def result(call_id, text="{}"):
+    return {"role": "tool", "tool_call_id": call_id, "content": text}
+
+
+def body(messages):
+    """The prompt after its one system message (which must be first and alone)."""
+    assert messages[0]["role"] == "system"
+    assert all(m["role"] != "system" for m in messages[1:])
+    return messages[1:]
+
+
+def contents(messages):
+    return [m["content"] for m in messages]
+
+
+# -- `mediabot serve` as a child process ---------------------------------------------------
 
 class Serve:
     """One `mediabot serve` child process with its config file and database."""
@@ -392,93 +623,6 @@ class Serve:
         return self.proc.returncode
 
 
-# -- Twilio's delivery reports -----------------------------------------------------------------
-
-STATUS_URL = "https://sms.example.com/sms/status"
-
-
-def report(client, sid, state, error_code=None, url=STATUS_URL, signature=None, to=None):
-    """Post Twilio's signed delivery report for message ``sid`` to /sms/status."""
-    to = to or ADMIN2
-    form = {"MessageSid": sid, "SmsSid": sid, "MessageStatus": state, "SmsStatus": state,
-            "AccountSid": "AC" + "0" * 32, "From": "+15550001111", "To": to,
-            "ApiVersion": "2010-04-01"}
-    if error_code is not None:
-        form["ErrorCode"] = str(error_code)
-    headers = {"X-Twilio-Signature": sign(url, form) if signature is None else signature}
-    return client.post("/sms/status", data=form, headers=headers)
-
-
-# -- a database that refuses writes --------------------------------------------------------
-
-@contextmanager
-def turns_cannot_write():
-    """Each turn opens its own connection: those are read-only, and SQLite itself answers
-    "attempt to write a readonly database". This thread's is not (``received`` uses it)."""
-    pragmas = list(db.database._pragmas)
-    db.database._pragmas = pragmas + [("query_only", 1)]
-    try:
-        yield
-    finally:
-        db.database._pragmas = pragmas
-
-
-def received(daemon, body: str) -> None:
-    """A text as the webhook leaves it: a queued inbox row, and the worker told."""
-    row = db.Inbox.create(message_sid="SM" + "7" * 32, user=db.User.get(phone=ADMIN),
-                          from_number=ADMIN, body=body)
-    daemon.worker.notify(row.user_id)
-
-
-# -- WhatsApp's 24-hour window -------------------------------------------------------------
-
-def days_pass(fake_twilio, clock, days: int, phone: str = MEMBER) -> None:
-    """``days`` pass without a word from them: WhatsApp's window is closed, ours and Twilio's."""
-    clock.advance(days=days)
-    fake_twilio.open_window(phone, at=time.time() - days * 86400)
-
-
-def dune_two_is_ready(daemon, clock) -> None:
-    record_request(db.User.get(phone=MEMBER).id, "radarr", arr.DUNE_TWO_TMDB,
-                   "Dune: Part Two", clock())
-    radarr_says(daemon, arr.radarr_download())
-
-
-def approval_question() -> str:
-    year = dt.date.today().year + 1
-    return f"Sam asked for Dune: Part Three ({year}). Reply APPROVE 1 or DENY 1"
-
-
-READY_TEMPLATE = "HX" + "a" * 32
-
-
-def last_sent(fake_twilio) -> dict:
-    return fake_twilio.sent[-1]
-
-
-def never_refused(fake_twilio) -> None:
-    """Every message the daemon asked Twilio to send was accepted (no 63016, no 21910)."""
-    posts = [r for r in fake_twilio.requests if r["path"].endswith("/Messages.json")]
-    assert len(posts) == len(fake_twilio.sent), [r["form"] for r in posts]
-
-
-def window_closes(fake_twilio, clock, phone=MEMBER):
-    """A day and an hour pass without a word from them."""
-    clock.advance(hours=25)
-    fake_twilio.open_window(phone, at=time.time() - 25 * 3600)
-
-
-# -- Sonarr/Radarr webhooks ----------------------------------------------------------------
-
-def requested(phone, service, external_id, title, clock):
-    record_request(db.User.get(phone=phone).id, service, external_id, title, clock())
-
-
-def send_hook(daemon, service, payload, **options):
-    return arr.deliver(f"{daemon.url}/hooks/{service}", payload,
-                       password=options.pop("password", SECRET), **options)
-
-
 # -- `mediabot chat` -----------------------------------------------------------------------
 
 def chat_config(tmp_path, llm_url):
@@ -489,161 +633,7 @@ def chat_config(tmp_path, llm_url):
                         users=[{"phone": ADMIN, "name": "Alex", "role": "admin"}])
 
 
-# -- what the model was sent, what the library holds ---------------------------------------
-
-def tool_results(request):
-    return [json.loads(m["content"]) for m in request["messages"] if m["role"] == "tool"]
-
-
-def offered(request):
-    return {t["function"]["name"] for t in request.get("tools", [])}
-
-
-def office_in_library(stack):
-    return any(s["tvdbId"] == OFFICE_TVDB for s in stack.sonarr.library)
-
-
-def system_of(request) -> str:
-    return request["messages"][0]["content"]
-
-
-# -- a household's own language ------------------------------------------------------------
-
-REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_files": True})]
-
-
-HELP_DE = (
-    "mediabot: schreib mir wie einem Menschen. Probier \"hol den neuen Dune\", \"was lädt "
-    "gerade?\", \"was gibt's Neues diese Woche?\" oder \"haben wir Severance?\". Antworte JA "
-    "oder NEIN, wenn ich um Bestätigung bitte. NEUSTART löscht unseren Chat. STOP meldet dich "
-    "ab, START wieder an.")
-
-
-KEPT_DE = "OK, ich behalte es. Es wurde nichts entfernt."
-
-
-# -- posters -------------------------------------------------------------------------------
-
-TMDB = "https://image.tmdb.org/t/p/original/movie/{}/posters/65f2a8c1d4e6b.jpg"
-
-
-TVDB = "https://artworks.thetvdb.com/banners/v4/series/{}/posters/65f2a8c1d4e6b.jpg"
-
-
-DUNE_1984, DUNE_2021, DUNE_TWO = (TMDB.format(slug) for slug in
-                                  ("dune-841", "dune-438631", "dune-part-two-693134"))
-
-
-CHOOSE = "Which one: Dune (1984), Dune (2021) or Dune: Part Two?"
-
-
-def only_message_to_sam(fake_twilio):
-    [message] = [m for m in fake_twilio.sent if m["to"] == MEMBER]
-    return message
-
-
-PRIVATE_POSTERS = [
-    "http://admin:hunter2@192.168.1.20:7878/MediaCover/2/poster.jpg",
-    "http://127.0.0.1:8989/api/v3/MediaCover/2/poster.jpg?lastWrite=63859",
-    "https://admin:hunter2@image.tmdb.org/t/p/original/poster.jpg",
-    "http://image.tmdb.org/t/p/original/poster.jpg",
-    "https://127.0.0.1/MediaCover/2/poster.jpg", "https://[::1]/p.jpg",
-    "https://[::ffff:10.0.0.5]/p.jpg", "https://10.1.2.3/p.jpg", "https://172.16.0.9/p.jpg",
-    "https://169.254.10.1/p.jpg", "https://100.64.0.7/p.jpg", "https://240.0.0.1/p.jpg",
-    "https://[fe80::1]/p.jpg", "https://[fd00::5]/p.jpg", "https://nas/p.jpg",
-    "https://localhost/p.jpg", "https://radarr.local/p.jpg", "https://qbit.lan/p.jpg",
-    "https://nas.home.arpa/p.jpg", "https://radarr.internal/p.jpg", "https://2130706433/p.jpg",
-    "https://0x7f.1/p.jpg", "https://image.tmdb.org:port/p.jpg", "/MediaCover/2/poster.jpg",
-    "https://image.tmdb.org/p 1.jpg", None, 7,
-]
-
-
-# -- OpenAI-shaped messages, as stored and as sent -----------------------------------------
-
-SYSTEM = "You are mediabot."
-
-
-def user(text):
-    return {"role": "user", "content": text}
-
-
-def reply(text):
-    return {"role": "assistant", "content": text}
-
-
-def calls(*specs, content=None):
-    """An assistant tool_calls message; each spec is (id, name)."""
-    return {"role": "assistant", "content": content, "tool_calls": [
-        {"id": i, "type": "function", "function": {"name": name, "arguments": "{}"}}
-        for i, name in specs]}
-
-
-def result(call_id, text="{}"):
-    return {"role": "tool", "tool_call_id": call_id, "content": text}
-
-
-def body(messages):
-    """The prompt after its one system message (which must be first and alone)."""
-    assert messages[0]["role"] == "system"
-    assert all(m["role"] != "system" for m in messages[1:])
-    return messages[1:]
-
-
-def contents(messages):
-    return [m["content"] for m in messages]
-
-
-NON_ASCII_SECRET = "Café-Lumon-Straße-ñ"
-
-
-def radarr_download(tmdb_id=DUNE_TWO_TMDB, title="Dune: Part Two", upgrade=False):
-    """Shaped like Radarr's WebhookImportPayload."""
-    return {
-        "eventType": "Download", "instanceName": "Radarr", "applicationUrl": "",
-        "movie": {"id": 12, "title": title, "year": 2024, "releaseDate": "2024-05-14",
-                  "folderPath": f"/movies/{title} (2024)", "tmdbId": tmdb_id,
-                  "imdbId": "tt15239678", "overview": "Paul Atreides unites with Chani."},
-        "remoteMovie": {"tmdbId": tmdb_id, "imdbId": "tt15239678", "title": title,
-                        "year": 2024},
-        "movieFile": {"id": 40, "relativePath": f"{title} (2024).mkv",
-                      "path": f"/movies/{title} (2024)/{title} (2024).mkv",
-                      "quality": "Bluray-1080p", "qualityVersion": 1, "size": 21_000_000_000},
-        "isUpgrade": upgrade, "downloadClient": "qBittorrent", "downloadClientType": "qBittorrent",
-        "downloadId": "A1B2C3",
-    }
-
-
-def post_hook(client, service, payload, password=SECRET):
-    return client.post(f"/hooks/{service}", json=payload, headers=basic(password))
-
-
-# -- raw config tables ---------------------------------------------------------------------
-
-MINIMAL = {     # the least a daemon's config holds
-    "server": {"public_url": "https://sms.example.com"},
-    "twilio": {"account_sid": "AC123", "auth_token": "tok", "from_number": "+15550001111"},
-}
-
-
-def raw_with(**sections):
-    """MINIMAL's tables with ``sections`` added to them (a list of tables replaces)."""
-    raw = {k: dict(v) for k, v in MINIMAL.items()}
-    for name, table in sections.items():
-        if isinstance(table, list):
-            raw[name] = table
-        else:
-            raw.setdefault(name, {}).update(table)
-    return raw
-
-
-def problems_of(raw, environ=None):
-    """Every problem of ``raw`` read for the daemon, which talks to Twilio."""
-    with pytest.raises(ConfigError) as info:
-        parse_config(raw, source="cfg.toml", environ=environ or {}, needs=(twilio_needs,))
-    return info.value.problems
-
-
-# -- the Twilio account of the mailbox tests (tests/mailbox/conftest.py) -----------------
+# -- the Twilio account of the mailbox tests (tests/mailbox/conftest.py) -------------------
 
 ACCOUNT_TOKEN = "tok-5f2b9c0e7d1a4b3c"
 ACCOUNT_NUMBER = "+15550001111"

@@ -1,4 +1,6 @@
-"""The worker's scheduling: one turn at a time per user, users in parallel, acks first."""
+"""The worker (``answering/worker.py``): one turn at a time per user, users in parallel, acks
+first; a text that lands as a turn ends is still answered, a crash before the reply was
+queued is answered once after the restart, and an unknown number's STOP gets no reply."""
 
 import threading
 import time

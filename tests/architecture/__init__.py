@@ -1,0 +1,1 @@
+"""Tests of the package as a whole: its layers, and one owner module per table."""

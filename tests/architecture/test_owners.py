@@ -8,6 +8,7 @@ its own (``db.User`` in an annotation) is fine. The storage layer itself (``stor
 """
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -95,16 +96,21 @@ def table_queries(source: str, module: str, is_package: bool = False) -> list[tu
     return sorted(set(found))
 
 
-def queries_of(table: str) -> list[str]:
-    """'module:line' for each query of ``table`` outside its owner and the storage layer."""
+@functools.cache
+def package_queries() -> tuple[tuple[str, int, str], ...]:
+    """(module, line, table) for every query in mediabot/, read once for all the tables."""
     found = []
     for path in sorted(PACKAGE.rglob("*.py")):
         module = module_name(path)
-        if module in EXEMPT or module == OWNERS[table]:
-            continue
-        found += [f"{module}:{line}" for line, name in
-                  table_queries(path.read_text(), module, path.stem == "__init__") if name == table]
-    return found
+        found += [(module, line, table) for line, table in
+                  table_queries(path.read_text(), module, path.stem == "__init__")]
+    return tuple(found)
+
+
+def queries_of(table: str) -> list[str]:
+    """'module:line' for each query of ``table`` outside its owner and the storage layer."""
+    return [f"{module}:{line}" for module, line, name in package_queries()
+            if name == table and module not in EXEMPT and module != OWNERS[table]]
 
 
 @pytest.mark.parametrize("table", sorted(OWNERS))

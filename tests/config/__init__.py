@@ -1,0 +1,1 @@
+"""Tests of ``mediabot/config``: the schema and its defaults, loading, and validation."""

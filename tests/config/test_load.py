@@ -10,8 +10,6 @@ from mediabot.config import ConfigError, load_config, parse_config, resolve_path
 from tests.support import MINIMAL, problems_of, raw_with, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
 SECRETS = {
     "MEDIABOT_TWILIO_AUTH_TOKEN": "tok",
     "MEDIABOT_SONARR_API_KEY": "sk",

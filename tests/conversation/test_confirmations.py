@@ -1,4 +1,6 @@
-"""Confirmations: one pending action per user, expiry checked on use."""
+"""Confirmations (``conversation/confirmations.py``): one pending action per user, expiry
+checked on use; through the engine, a removal runs only on a Y sent after its question, and
+anything else lets it lapse; the question and its outcomes in Spanish and German."""
 
 import datetime as dt
 import json
@@ -63,6 +65,8 @@ def test_expire_due_takes_only_expired(user):
         "Your request to remove The Office (2005) expired, so nothing was removed.")
     assert confirm.expire_due(NOW + dt.timedelta(seconds=61)) == []
 
+
+# -- through the engine: a removal runs only on the Y that answers it ----------------------
 
 @pytest.fixture
 def engine(engine_for):
@@ -225,6 +229,8 @@ def test_a_member_cannot_remove_even_when_the_model_calls_it(engine, sam, fake_l
     assert engine.handle(sam, "Y") is not None and office_in_library(stack)
 
 
+# -- the question and its outcomes in Spanish and German -----------------------------------
+
 HELP_ES = (
     "mediabot: escríbeme como a una persona. Prueba \"consigue la nueva Dune\", \"¿qué se está "
     "descargando?\", \"¿algo nuevo esta semana?\" o \"¿tenemos Severance?\". Responde SÍ o NO "
@@ -263,7 +269,7 @@ def test_the_removal_question_in_spanish_and_german():
         "(läuft in 5 Min. ab).")
 
 
-# -- the engine: a Spanish and a German household -------------------------------------------
+# -- the engine: a Spanish and a German household ------------------------------------------
 
 @pytest.fixture
 def spanish(engine_for):

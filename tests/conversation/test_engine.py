@@ -1,4 +1,7 @@
-"""One turn, end to end against the fake OpenAI server through the real openai SDK."""
+"""The engine (``conversation/engine.py``): one turn, end to end against the fake OpenAI
+server through the real openai SDK: what is stored and sent, HELP and RESET without the
+model, onboarding and names, model failures and refused prompts, and random household
+sessions that never send an invalid prompt."""
 
 import json
 

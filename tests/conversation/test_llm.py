@@ -1,6 +1,7 @@
 """The model client: the SDK (0.7 s of import, 30 MB) loads on the first model call, not
 at start, so the daemon answers /healthz first; every call is bounded, tools go with
-``tool_choice``, and a failure says what the server said."""
+``tool_choice``, and a failure says what the server said; a server that is no chat API, or
+answers in content parts, is read without a crash."""
 
 import subprocess
 import sys

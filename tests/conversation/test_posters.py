@@ -7,8 +7,6 @@ from mediabot.conversation.posters import Offered, choose_posters
 from tests.support import CHOOSE
 
 X = "https://img.example.com/"
-
-
 HITS = [Offered("Dune", 2021, X + "2021.jpg"),
         Offered("Dune: Part Two", 2024, X + "two.jpg"),
         Offered("Dune", 1984, X + "1984.jpg"),

@@ -122,7 +122,6 @@ def test_an_admin_asking_whats_waiting_gets_it_from_the_prompt(house, fake_llm):
     assert "#1 Sam: Dune: Part Three" in system and "APPROVE or DENY" in system
 
 
-@pytest.mark.e2e
 def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):
     from tests.support import Serve
 

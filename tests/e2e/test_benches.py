@@ -20,8 +20,6 @@ from bench.llama_setup import missing
 ROOT = Path(__file__).resolve().parents[2]
 BENCH = ROOT / "bench"
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 SMALLEST = {
     "webhook_load.py": ["--levels", "1", "--repeats", "1", "--requests", "20", "--warmup", "5",
                         "--users", "2", "--max-seconds", "5", "--drain-seconds", "20"],

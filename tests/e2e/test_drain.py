@@ -6,11 +6,7 @@ import sqlite3
 import threading
 import time
 
-import pytest
-
 from mediabot.trial.sim.loopback import wait_for
-
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 DRAIN_SECONDS = 2
 

@@ -13,8 +13,6 @@ import requests
 
 from mediabot.trial.sim.loopback import wait_for
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 SLOW_CLIENTS = 150
 
 

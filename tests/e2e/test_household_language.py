@@ -243,8 +243,6 @@ def test_after_the_last_storage_retry_the_apology_is_in_the_households_language(
 
 
 ASKED = "¿Quieres que añada también la película? Está en 4K."
-
-
 FOLDED = "¿Quieres que añada también la pelicula? Esta en 4K."    # é, ñ, ¿ are GSM-7
 
 

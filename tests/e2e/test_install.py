@@ -8,14 +8,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.support import Serve, dead_servers
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.e2e
 def test_the_readme_install_steps_then_check_and_users_work(tmp_path):
     """The README's systemd steps, in a folder instead of /etc: the example config, secrets
     only in the env file beside it, then `check` and `users list` as the README runs them."""
@@ -46,7 +43,6 @@ def test_the_readme_install_steps_then_check_and_users_work(tmp_path):
     assert (var / "mediabot.db").exists()
 
 
-@pytest.mark.e2e
 def test_under_systemd_log_lines_carry_the_level_and_no_second_timestamp(
         tmp_path, fake_llm, fake_twilio):
     daemon = Serve(tmp_path, fake_llm.url, fake_twilio.url)
@@ -59,7 +55,6 @@ def test_under_systemd_log_lines_carry_the_level_and_no_second_timestamp(
     assert all(line[:1] == "<" for line in lines), lines
 
 
-@pytest.mark.e2e
 def test_scripts_stop_before_pip_on_a_python_older_than_3_11(tmp_path):
     home = tmp_path / "checkout"
     shutil.copytree(ROOT / "scripts", home / "scripts")

@@ -2,7 +2,6 @@
 answered with sí/ja/nein (and yes), a question typed back that is no answer, and HELP,
 as the SMS carries them."""
 
-import pytest
 
 from mediabot.trial.sim.loopback import wait_for
 from tests.support import HELP_DE, KEPT_DE, REMOVE_OFFICE, office_in_library
@@ -44,7 +43,6 @@ QUESTION_DE = ("The Office (2005) entfernen und die 62 GB an Dateien löschen? A
                "Bestätigen oder NEIN zum Behalten (läuft in 5 Min. ab).")
 
 
-@pytest.mark.e2e
 def test_a_spanish_household_removes_with_si(serve, stack, fake_llm, fake_twilio):
     daemon = household(serve, stack, fake_twilio, "es")
     question, outcome = removal(daemon, stack, fake_llm, fake_twilio, "sí")
@@ -53,7 +51,6 @@ def test_a_spanish_household_removes_with_si(serve, stack, fake_llm, fake_twilio
     assert not office_in_library(stack)
 
 
-@pytest.mark.e2e
 def test_yes_still_answers_a_spanish_question(serve, stack, fake_llm, fake_twilio):
     daemon = household(serve, stack, fake_twilio, "es")
     question, outcome = removal(daemon, stack, fake_llm, fake_twilio, "yes")
@@ -62,7 +59,6 @@ def test_yes_still_answers_a_spanish_question(serve, stack, fake_llm, fake_twili
     assert not office_in_library(stack)
 
 
-@pytest.mark.e2e
 def test_a_german_household_answers_ja_and_nein(serve, stack, fake_llm, fake_twilio):
     daemon = household(serve, stack, fake_twilio, "de")
     question, outcome = removal(daemon, stack, fake_llm, fake_twilio, "nein")
@@ -75,13 +71,10 @@ def test_a_german_household_answers_ja_and_nein(serve, stack, fake_llm, fake_twi
 
 
 DROPPED_DE = "Ich habe die Frage zum Entfernen von The Office (2005) verworfen.\n"
-
-
 ASKED_BACK_DE = ("Ja: The Office (2005) wäre weg, samt 62 GB an Dateien. Sag Bescheid, wenn du "
                  "es trotzdem willst, dann frage ich noch einmal.")
 
 
-@pytest.mark.e2e
 def test_a_german_question_typed_back_is_no_ja(serve, stack, fake_llm, fake_twilio):
     """Issue 27: "Sicher?" ("are you sure?") and "Löschen?" ask back: each drops the question
     and the model answers, nothing is removed; "Ja." then removes."""
@@ -104,7 +97,6 @@ HELP_ES_SMS = (
     "de alta.")
 
 
-@pytest.mark.e2e
 def test_help_in_spanish_through_the_daemon(serve, stack, fake_llm, fake_twilio):
     from mediabot.text.sms import count_segments
 
@@ -117,7 +109,6 @@ def test_help_in_spanish_through_the_daemon(serve, stack, fake_llm, fake_twilio)
     assert not fake_llm.requests, "HELP is mediabot's own answer"
 
 
-@pytest.mark.e2e
 def test_help_in_german_through_the_daemon(serve, stack, fake_llm, fake_twilio):
     daemon = household(serve, stack, fake_twilio, "de")
     daemon.text("Hilfe")

@@ -93,7 +93,6 @@ def monitored(stack, tvdb_id: int) -> list[int]:
             if s["monitored"] and s["seasonNumber"] > 0]
 
 
-@pytest.mark.e2e
 def test_a_season_asked_for_twice_is_one_season(serve, stack, fake_llm, fake_twilio):
     """The model repeats a season ([1, 1]): it is one season, added, monitored and counted
     once, so a weekly limit of one is not refused as "2 seasons", and the week is used up."""

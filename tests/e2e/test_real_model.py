@@ -29,8 +29,6 @@ from mediabot.trial.sim.stack import Simulation
 from tests.fakes.recording_proxy import RecordingProxy
 from tests.support import ADMIN
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 REPO = Path(__file__).resolve().parents[2]
 ENABLE = "RUN_REAL_MODEL"
 HOW = (f"run scripts/install-real-model.sh, then {ENABLE}=1 .venv/bin/python -m pytest "

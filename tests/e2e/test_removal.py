@@ -1,7 +1,7 @@
 """End to end: a removal runs only on a Y that answers its question (a real `mediabot serve`).
 
 The daemon runs as a child process against the fake OpenAI, Twilio, Sonarr and Radarr, and is
-texted with signed posts, as in test_e2e. What the household sees is read from the fake
+texted with signed posts, as in test_serve.py. What the household sees is read from the fake
 Twilio; whether anything was removed from the fake Sonarr.
 """
 
@@ -17,8 +17,6 @@ from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.support import ADMIN
 from tests.support import SERVE_PUBLIC as PUBLIC
-
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"

@@ -8,10 +8,6 @@ import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 ROOT = Path(__file__).resolve().parents[2]
 FAKE_PYTHON = """#!/usr/bin/env bash
 echo "python $*" >> "$(dirname "$0")/../calls"

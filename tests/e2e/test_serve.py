@@ -13,7 +13,6 @@ import subprocess
 import sys
 import time
 
-import pytest
 import requests
 
 from mediabot.arr.hooks import BODY_LIMIT
@@ -21,8 +20,6 @@ from mediabot.trial.sim.loopback import wait_for
 from tests.fakes import arr_webhooks as arr
 from tests.support import ADMIN, NON_ASCII_SECRET, Serve, sign
 from tests.support import SERVE_PUBLIC as PUBLIC
-
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
 
 def test_a_signed_sms_gets_its_reply(serve, fake_llm, fake_twilio):
@@ -254,7 +251,6 @@ def _raw_status(url: str, head: str) -> int:
 
 # -- the same through a real `mediabot serve` (waitress) ------------------------------------------
 
-@pytest.mark.e2e
 def test_mediabot_serve_takes_a_season_pack_by_put_with_a_latin1_password(tmp_path, fake_llm,
                                                                           fake_twilio):
     """Sonarr v4 set to PUT, a URL with a trailing slash and a non-ASCII password, against

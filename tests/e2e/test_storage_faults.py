@@ -21,8 +21,6 @@ from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
 from tests.support import received, text, turns_cannot_write
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 FULL = "database or disk is full"
 
 

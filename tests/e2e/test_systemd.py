@@ -8,8 +8,6 @@ from pathlib import Path
 
 import pytest
 
-pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
-
 UNIT = Path(__file__).resolve().parents[2] / "systemd" / "mediabot.service"
 EXEC = "/opt/mediabot/venv/bin/mediabot"
 

@@ -17,8 +17,6 @@ from mediabot.trial.sim.loopback import wait_for
 from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"
-
-
 START = dt.datetime(2025, 3, 1, 12, 0, 0)
 
 

@@ -1,0 +1,1 @@
+"""Tests of ``mediabot/ops``: ``mediabot check`` and the health probe."""

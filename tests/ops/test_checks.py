@@ -1,7 +1,8 @@
 """``mediabot check`` against loopback fakes of Sonarr, Radarr, the model server and Twilio.
 
 Each test writes a real config file, runs the real command through click's CliRunner and
-reads its lines; the real arrapi, openai and twilio clients do real HTTP to the fakes.
+reads its lines; the real arrapi, openai and twilio clients do real HTTP to the fakes
+(the household-rules line needs no server and is read off ``check_household``).
 """
 
 import dataclasses

@@ -1,0 +1,1 @@
+"""Tests of ``mediabot/store``: the tables, the migrations and the users table's owner."""

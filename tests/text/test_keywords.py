@@ -1,4 +1,5 @@
-"""The words mediabot reads itself: keywords, and Y/N answers (mediabot.text.keywords)."""
+"""The words mediabot reads itself (``text/keywords.py``): keywords, Y/N answers and
+APPROVE/DENY, in English and in each language's own words (issue 23)."""
 
 import pytest
 
@@ -151,7 +152,7 @@ def test_the_engine_side_reads_keywords_without_the_sms_formatter(module):
     assert not imported & {"sms", "mediabot.text.sms"}
 
 
-# -- the words, table by table ------------------------------------------------------------
+# -- each language's own words (issue 23) --------------------------------------------------
 
 @pytest.mark.parametrize("code, text, answer", [
     ("es", "sí", "yes"), ("es", "Sí", "yes"), ("es", "si", "yes"), ("es", "SI", "yes"),

@@ -20,7 +20,9 @@ CATALOGS = [code for code in language.LANGUAGES if code != language.SOURCE]
 FIELD = re.compile(r"\{(\w*)[^{}]*\}")
 
 
+@pytest.fixture(scope="module")
 def code_ids() -> set:
+    """Every message id the code asks for: extracted once for all the catalogs (read only)."""
     keywords = {"gettext": None, "ngettext": (1, 2)}
     found = set()
     for _file, _line, message, _comments, _context in extract_from_dir(
@@ -39,9 +41,9 @@ def fields(text: str) -> set[str]:
 
 
 @pytest.mark.parametrize("code", CATALOGS)
-def test_every_id_in_the_code_is_translated_and_none_is_stale(code):
+def test_every_id_in_the_code_is_translated_and_none_is_stale(code, code_ids):
     catalog = read_catalog(code)
-    ids = code_ids()
+    ids = code_ids
     translated = {message.id if isinstance(message.id, str) else tuple(message.id): message
                   for message in catalog if message.id}
     missing = sorted(str(i) for i in ids - translated.keys())

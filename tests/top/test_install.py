@@ -18,11 +18,7 @@ from mediabot.store import db
 from tests.support import ADMIN, PUBLIC, SERVE_PUBLIC, dead_servers, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
 BO = "+15552223333"
-
-
 OTHER_UID = 1000        # the daemon's user in these tests (we run as root)
 
 

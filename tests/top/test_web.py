@@ -1,4 +1,6 @@
-"""The /sms webhook and the worker behind it, in process, with the fake OpenAI and Twilio."""
+"""The /sms webhook (``web.py``) and the worker behind it, in process, with the fake OpenAI and
+Twilio: signatures (over the URL operators spell, query strings included), duplicates, STOP
+and START, a picture with no text, the rate limit, /healthz and a crash's leftovers."""
 
 import pytest
 

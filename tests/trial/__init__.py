@@ -1,0 +1,1 @@
+"""Tests of ``mediabot/trial``: the demo, the chat in a terminal and the evaluation."""

@@ -31,11 +31,7 @@ def context(messages):
 # --------------------------------------------------------------- seed 000: orphan pruning
 
 TOOL_CALL = calls(("c1", "search_media"))
-
-
 TOOL_RESULT = result("c1")
-
-
 PRUNE_CASES = [
     ([user("hi"), user("hello"), reply("hey")], [user("hello"), reply("hey")]),
     ([user("a"), user("b"), user("c"), reply("ok")], [user("c"), reply("ok")]),
@@ -518,5 +514,3 @@ def test_the_whole_window_reaches_the_model_not_just_the_last_message():
     out = build_llm_messages(SYSTEM, history)
     assert "4K" in out[1]["content"] and body(out)[-1] == user("Which quality do I like?")
     assert len(body(out)) == 5
-
-
