@@ -14,11 +14,6 @@ from tests.support import ADMIN, RecordingEngine, queue, text, wait_until
 
 
 @pytest.fixture
-def users(database):
-    return [db.User.create(phone=f"+1555000000{i}").id for i in range(3)]
-
-
-@pytest.fixture
 def worker():
     engine = RecordingEngine()
     worker = Worker(engine, sender=None, config=SmsConfig())

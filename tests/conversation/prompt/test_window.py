@@ -57,11 +57,29 @@ def run_evening(engine, fake_llm, clock) -> None:
         engine.handle(alex, text)
 
 
-def shares(fake_llm, template):
+@pytest.fixture(scope="module")
+def evenings():
+    """The evenings already run in this module, by (template, max_messages): the same
+    evening at 8 messages is read by two tests, and it is the slowest thing here."""
+    return {}
+
+
+def evening(evenings, engine_for, fake_llm, clock, template, max_messages):
+    """The requests and rendered prompts of the bench's evening under ``template`` at a
+    window of ``max_messages``: run once per module, then only read."""
+    if (template, max_messages) not in evenings:
+        engine = engine_for(arr=True, history={"max_messages": max_messages})
+        fake_llm.use_template(template)
+        run_evening(engine, fake_llm, clock)
+        evenings[template, max_messages] = (tuple(fake_llm.requests), tuple(fake_llm.rendered))
+    return evenings[template, max_messages]
+
+
+def shares(requests, rendered, template):
     """Per request after the first: (its last message's role, characters the server holds,
     the previous prompt's length, its length)."""
-    rendered, eos = fake_llm.rendered, TEMPLATES[template].eos
-    return [(fake_llm.requests[i]["messages"][-1]["role"],
+    eos = TEMPLATES[template].eos
+    return [(requests[i]["messages"][-1]["role"],
              cached(rendered[i - 1], rendered[i], eos), len(rendered[i - 1]), len(rendered[i]))
             for i in range(1, len(rendered))]
 
@@ -75,13 +93,11 @@ OVERALL = {("qwen2.5", 20): 0.875, ("qwen2.5", 8): 0.84,
 
 @pytest.mark.parametrize("max_messages", [20, 8])
 @pytest.mark.parametrize("template", ["qwen2.5", "vllm-hermes"])
-def test_each_prompt_starts_with_the_one_before_it(engine_for, fake_llm, clock, template,
-                                                   max_messages):
-    engine = engine_for(arr=True, history={"max_messages": max_messages})
-    fake_llm.use_template(template)
-    run_evening(engine, fake_llm, clock)
-    assert len(fake_llm.rendered) == len(fake_llm.requests) >= 50, "every request was rendered"
-    rows = shares(fake_llm, template)
+def test_each_prompt_starts_with_the_one_before_it(evenings, engine_for, fake_llm, clock,
+                                                   template, max_messages):
+    requests, rendered = evening(evenings, engine_for, fake_llm, clock, template, max_messages)
+    assert len(rendered) == len(requests) >= 50, "every request was rendered"
+    rows = shares(requests, rendered, template)
     first = [held / size for role, held, _, size in rows if role != "tool"]
     after_tool = [held / size for role, held, _, size in rows if role == "tool"]
     assert len(first) == 28 and len(after_tool) > 20
@@ -92,14 +108,13 @@ def test_each_prompt_starts_with_the_one_before_it(engine_for, fake_llm, clock, 
 
 
 @pytest.mark.parametrize("template", ["qwen2.5", "vllm-hermes"])
-def test_a_tool_round_never_re_reads_what_the_turn_already_sent(engine_for, fake_llm, clock,
-                                                                 template):
+def test_a_tool_round_never_re_reads_what_the_turn_already_sent(evenings, engine_for, fake_llm,
+                                                                 clock, template):
     """After a tool result the server holds the whole previous prompt and its answer: the
     window does not slide inside a turn's tool rounds, even at 8 messages."""
-    engine = engine_for(arr=True, history={"max_messages": 8})
-    fake_llm.use_template(template)
-    run_evening(engine, fake_llm, clock)
-    slid = [index for index, (role, held, before, _) in enumerate(shares(fake_llm, template), 1)
+    requests, rendered = evening(evenings, engine_for, fake_llm, clock, template, 8)
+    slid = [index for index, (role, held, before, _)
+            in enumerate(shares(requests, rendered, template), 1)
             if role == "tool" and held < before]
     assert slid == []
 
