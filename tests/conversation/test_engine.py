@@ -134,7 +134,8 @@ def test_unknown_tool_and_invalid_arguments_become_tool_errors(engine, alex, fak
 
 def test_ids_reused_across_turns_still_pair(engine, alex, fake_llm):
     """Some servers number calls per response (``call_0`` on every turn); Ollama's own
-    random ids (the fake's ``ids="ollama"``) run through test_robust_engine's household."""
+    random ids (the fake's ``ids="ollama"``) run through test_model_turn's long household
+    conversation."""
     for _ in range(3):
         fake_llm.enqueue_tool_calls([("nothing_here", {})], ids=["call_0"])
         fake_llm.enqueue_text("done")
