@@ -1,9 +1,9 @@
 """The shapes every tool shares: the tool record, the per-call context and the error types.
 
 Kept apart from the registry so that the service modules (sonarr.py, radarr.py), the
-choices and the client (arr.py) can raise ``ToolError`` without importing the catalogue of
+choices and the client (server.py) can raise ``ToolError`` without importing the catalogue of
 tools. It imports none of them: ``ServiceClient`` names what a tool needs of a client, so
-base, choices and arr import in one direction only.
+base, choices and server import in one direction only.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ class KeyRejected(ToolError):
 
 
 class ServiceClient(Protocol):
-    """What tools and checks use of a Sonarr/Radarr client (``arr.ArrClient`` is the one)."""
+    """What tools and checks use of a Sonarr/Radarr client (``server.ArrClient`` is the one)."""
 
     kind: str
     name: str

@@ -21,7 +21,7 @@ from mediabot.arr.tools.base import (
     ToolResult,
 )
 from mediabot.arr.tools.format import human_size
-from mediabot.arr.tools.summaries import title_of
+from mediabot.arr.tools.trim import title_of
 
 SEARCH_LIMIT = 5
 QUEUE_LIMIT = 8

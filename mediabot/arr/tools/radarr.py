@@ -11,7 +11,7 @@ from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_quality_profile, pick_root_folder
 from mediabot.arr.tools.format import api_time, date_text, day_text, human_size, parse_utc
 from mediabot.arr.tools.metadata import Metadata
-from mediabot.arr.tools.summaries import (
+from mediabot.arr.tools.trim import (
     delete_added,
     lookup_record,
     not_in_library,

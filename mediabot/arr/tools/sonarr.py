@@ -12,7 +12,7 @@ from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_language_profile, pick_quality_profile, pick_root_folder
 from mediabot.arr.tools.format import api_time, episode_code, human_size, parse_utc, when_text
 from mediabot.arr.tools.metadata import Metadata
-from mediabot.arr.tools.summaries import (
+from mediabot.arr.tools.trim import (
     delete_added,
     lookup_record,
     not_in_library,
