@@ -12,6 +12,7 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Any, Protocol
 
 from mediabot.arr.tools.metadata import Metadata
@@ -19,8 +20,22 @@ from mediabot.config import ArrConfig
 from mediabot.store.db import Role
 from mediabot.text.language import Language, load
 
-SAFE = "safe"
-DESTRUCTIVE = "destructive"
+
+class Tier(StrEnum):
+    """Whether a tool runs on the model's word (SAFE) or only after the person's Y
+    (DESTRUCTIVE: it needs a ``describe`` for the question)."""
+
+    SAFE = "safe"
+    DESTRUCTIVE = "destructive"
+
+
+class Service(StrEnum):
+    """A server a tool needs: the config section, the hook's path and ``requests.service``."""
+
+    SONARR = "sonarr"
+    RADARR = "radarr"
+
+
 EVERYONE = frozenset(Role)
 ADMINS = frozenset({Role.ADMIN})
 
@@ -40,7 +55,7 @@ class KeyRejected(ToolError):
 class ServiceClient(Protocol):
     """What tools and checks use of a Sonarr/Radarr client (``server.ArrClient`` is the one)."""
 
-    kind: str
+    kind: Service
     name: str
     shown_url: str
     config: ArrConfig
@@ -114,7 +129,7 @@ class AddRequest:
     approved request runs again, as the member asked it) and the ``seasons`` a weekly
     quota counts (0 for a movie)."""
 
-    service: str
+    service: Service
     external_id: int
     title: str
     tool: str
@@ -122,14 +137,19 @@ class AddRequest:
     seasons: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Tool:
+    """One tool as the catalogue declares it: ``name``, ``description`` and ``parameters``
+    (a JSON schema) are what the model reads; the ``roles`` that see it, the ``services``
+    it needs (any one of them), its ``tier``; ``handler(ctx, args)`` runs it and, for a
+    DESTRUCTIVE tool, ``describe(ctx, args)`` writes the question the person confirms."""
+
     name: str
     description: str
     parameters: dict
-    tier: str
-    roles: frozenset[str]
-    services: tuple[str, ...]
+    tier: Tier
+    roles: frozenset[Role]
+    services: tuple[Service, ...]
     handler: Callable[[ToolContext, dict], dict | ToolResult]
     describe: Callable[[ToolContext, dict], str] | None = None
 
@@ -164,9 +184,9 @@ class ToolContext:
     searches: SearchGate | None = None
     language: Language = field(default_factory=lambda: load("en"))
 
-    def client(self, service: str) -> ServiceClient:
-        """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""
-        client = self.sonarr if service == "sonarr" else self.radarr
+    def client(self, service: Service) -> ServiceClient:
+        """The client for ``service``; ToolError when that service is not configured."""
+        client = self.sonarr if service == Service.SONARR else self.radarr
         if client is None:
             raise ToolError(f"{service.title()} is not set up on this server")
         return client

@@ -10,11 +10,11 @@ from types import ModuleType
 from mediabot.arr.tools import radarr, sonarr
 from mediabot.arr.tools.base import (
     ADMINS,
-    DESTRUCTIVE,
     EVERYONE,
-    SAFE,
     AddRequest,
     AlreadyInLibrary,
+    Service,
+    Tier,
     Tool,
     ToolContext,
     ToolError,
@@ -26,10 +26,10 @@ from mediabot.arr.tools.trim import title_of
 SEARCH_LIMIT = 5
 QUEUE_LIMIT = 8
 CALENDAR_LIMIT = 10
-SERVICES = {"series": ("sonarr", sonarr, "TVDB"), "movie": ("radarr", radarr, "TMDB")}
+SERVICES = {"series": (Service.SONARR, sonarr, "TVDB"), "movie": (Service.RADARR, radarr, "TMDB")}
 
 
-def _services(ctx: ToolContext, kind: str) -> list[tuple[str, ModuleType]]:
+def _services(ctx: ToolContext, kind: str) -> list[tuple[Service, ModuleType]]:
     """The (service, module) pairs a kind needs; ToolError when none is set up."""
     if kind != "any":
         service, module, _ = SERVICES[kind]
@@ -291,38 +291,43 @@ def _external_id(source: str) -> dict:
     return {"type": "integer", "minimum": 1, "description": f"{source} from search_media"}
 
 
+BOTH = (Service.SONARR, Service.RADARR)
 TOOLS = (
-    Tool("search_media",
-         "Find movies/series by title: ids, year, in_library. Use before adding.",
-         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
-         SAFE, EVERYONE, ("sonarr", "radarr"), search_media),
-    Tool("library_status",
-         "Is it in our library: files on disk, size, what is missing.",
-         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
-         SAFE, EVERYONE, ("sonarr", "radarr"), library_status),
-    Tool("add_movie", "Add a movie and download it.",
-         _object({"tmdb_id": _external_id("tmdb_id"), "quality_profile": _PROFILE},
-                 ("tmdb_id",)),
-         SAFE, EVERYONE, ("radarr",), add_movie),
-    Tool("add_series", "Add a series and download it.",
-         _object({"tvdb_id": _external_id("tvdb_id"), "seasons": _SEASONS,
-                  "quality_profile": _PROFILE}, ("tvdb_id",)),
-         SAFE, EVERYONE, ("sonarr",), add_series),
-    Tool("remove_media", "Remove a title; the user confirms it first.",
-         _object({"kind": _KIND, "id": _ID,
-                  "delete_files": {"type": "boolean", "default": False,
-                                   "description": "default false"}}, ("kind", "id")),
-         DESTRUCTIVE, ADMINS, ("sonarr", "radarr"), remove_media, describe_remove),
-    Tool("download_queue", "What is downloading now.",
-         _object({}), SAFE, EVERYONE, ("sonarr", "radarr"), download_queue),
-    Tool("upcoming", "Episodes and movies coming out soon.",
-         _object({"days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
-                           "description": "days ahead, default 7"}}),
-         SAFE, EVERYONE, ("sonarr", "radarr"), upcoming),
-    Tool("notify_me", "Text this user when a title is ready to watch.",
-         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
-         SAFE, EVERYONE, ("sonarr", "radarr"), notify_me),
-    Tool("search_again", "Why a library title is missing or stuck; searches again if useful.",
-         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
-         SAFE, EVERYONE, ("sonarr", "radarr"), search_again),
+    Tool(name="search_media",
+         description="Find movies/series by title: ids, year, in_library. Use before adding.",
+         parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_media),
+    Tool(name="library_status",
+         description="Is it in our library: files on disk, size, what is missing.",
+         parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=library_status),
+    Tool(name="add_movie", description="Add a movie and download it.",
+         parameters=_object({"tmdb_id": _external_id("tmdb_id"), "quality_profile": _PROFILE},
+                            ("tmdb_id",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=(Service.RADARR,), handler=add_movie),
+    Tool(name="add_series", description="Add a series and download it.",
+         parameters=_object({"tvdb_id": _external_id("tvdb_id"), "seasons": _SEASONS,
+                             "quality_profile": _PROFILE}, ("tvdb_id",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=(Service.SONARR,), handler=add_series),
+    Tool(name="remove_media", description="Remove a title; the user confirms it first.",
+         parameters=_object({"kind": _KIND, "id": _ID,
+                             "delete_files": {"type": "boolean", "default": False,
+                                              "description": "default false"}},
+                            ("kind", "id")),
+         tier=Tier.DESTRUCTIVE, roles=ADMINS, services=BOTH, handler=remove_media,
+         describe=describe_remove),
+    Tool(name="download_queue", description="What is downloading now.",
+         parameters=_object({}),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=download_queue),
+    Tool(name="upcoming", description="Episodes and movies coming out soon.",
+         parameters=_object({"days": {"type": "integer", "minimum": 1, "maximum": 60,
+                                      "default": 7, "description": "days ahead, default 7"}}),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=upcoming),
+    Tool(name="notify_me", description="Text this user when a title is ready to watch.",
+         parameters=_object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=notify_me),
+    Tool(name="search_again",
+         description="Why a library title is missing or stuck; searches again if useful.",
+         parameters=_object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_again),
 )

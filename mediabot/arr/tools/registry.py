@@ -12,7 +12,7 @@ import traceback
 from dataclasses import replace
 from functools import partial
 
-from mediabot.arr.tools.base import Tool, ToolContext, ToolError, ToolResult
+from mediabot.arr.tools.base import Service, Tool, ToolContext, ToolError, ToolResult
 from mediabot.arr.tools.catalog import TOOLS
 from mediabot.arr.tools.schema import for_model, validate
 from mediabot.text.masking import scrub
@@ -23,7 +23,7 @@ _BY_NAME = {tool.name: tool for tool in TOOLS}
 
 def available_tools(role: str, *, sonarr: bool, radarr: bool) -> list[Tool]:
     """Tools this role may use, given which services are configured."""
-    configured = {name for name, on in (("sonarr", sonarr), ("radarr", radarr)) if on}
+    configured = {name for name, on in ((Service.SONARR, sonarr), (Service.RADARR, radarr)) if on}
     return [tool for tool in TOOLS
             if role in tool.roles and configured.intersection(tool.services)]
 

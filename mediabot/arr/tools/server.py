@@ -33,7 +33,7 @@ import arrapi
 import requests
 from requests.adapters import HTTPAdapter
 
-from mediabot.arr.tools.base import KeyRejected, ToolError, Unreachable
+from mediabot.arr.tools.base import KeyRejected, Service, ToolError, Unreachable
 from mediabot.arr.tools.choices import check_client
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.config import ArrConfig
@@ -41,7 +41,7 @@ from mediabot.text.masking import scrub
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-KINDS = {"sonarr": arrapi.SonarrAPI, "radarr": arrapi.RadarrAPI}
+KINDS = {Service.SONARR: arrapi.SonarrAPI, Service.RADARR: arrapi.RadarrAPI}
 _STATUS = re.compile(r"^\((\d{3}) \[[^\]]*\]\)\s*(.*)$", re.S)
 MAX_ERROR_CHARS = 300
 
@@ -102,7 +102,7 @@ class ArrClient:
     def __init__(self, kind: str, config: ArrConfig, session: requests.Session | None = None):
         if kind not in KINDS:
             raise ValueError(f"kind must be 'sonarr' or 'radarr', not {kind!r}")
-        self.kind = kind
+        self.kind = Service(kind)
         self.name = kind.title()
         self.config = config
         self.url = config.url.rstrip("/")
@@ -115,7 +115,7 @@ class ArrClient:
         self.metadata = Metadata()   # root folders and profiles, kept a few minutes
 
     def __repr__(self) -> str:
-        return f"ArrClient({self.kind!r}, url={self.shown_url!r})"
+        return f"ArrClient({self.kind.value!r}, url={self.shown_url!r})"
 
     def run(self, fn: Callable[..., T], *args, not_found: str | None = None) -> T:
         """Call ``fn(api, *args)``; any arrapi/requests failure becomes a ToolError.
@@ -160,7 +160,7 @@ class ArrClient:
         except (TypeError, ValueError, AttributeError):
             raise Unreachable(f"{self.shown_url} did not answer like {self.name} does; check "
                             f"[{self.kind}] url (it should be the address of the web UI)") from None
-        if self.kind == "sonarr":
+        if self.kind == Service.SONARR:
             # Sonarr's own default, "unknown", means "use the seasons' monitored flags as
             # sent"; arrapi's list lacks it, and add_series needs it for a list of seasons.
             api.monitor_options.append("unknown")
