@@ -13,12 +13,15 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol
+from typing import Any, Protocol, TypeAlias
+
+from arrapi import RadarrAPI, SonarrAPI
 
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.config import ArrConfig
 from mediabot.store.db import Role
 from mediabot.text.language import Language, load
+from mediabot.text.localtime import Clock
 
 
 class Tier(StrEnum):
@@ -36,6 +39,9 @@ class Service(StrEnum):
     RADARR = "radarr"
 
 
+# What ``ServiceClient.run`` hands a tool's function. arrapi ships no type information, so
+# this names the role more than it checks it.
+ArrApi: TypeAlias = SonarrAPI | RadarrAPI
 EVERYONE = frozenset(Role)
 ADMINS = frozenset({Role.ADMIN})
 
@@ -61,17 +67,24 @@ class ServiceClient(Protocol):
     config: ArrConfig
     metadata: Metadata
 
-    def run(self, fn: Callable[..., Any], *args, not_found: str | None = None) -> Any: ...
+    def run(self, fn: Callable[..., Any], *args: Any, not_found: str | None = None) -> Any: ...
 
     def scrub(self, text: str, *, request_words: bool = True) -> str: ...
+
+
+class RequestRecorder(Protocol):
+    """``ToolContext.record_request``: who wants a text when a title lands (``requests``)."""
+
+    def __call__(self, service: Service, external_id: int, title: str, /, *,
+                 seasons: int = ..., added: bool = ...) -> None: ...
 
 
 class SearchGate(Protocol):
     """The per-title limit on searching again (``searchlimit.SearchLimit`` is the one)."""
 
-    def claim(self, service: str, external_id: int) -> dt.datetime | None: ...
+    def claim(self, service: Service, external_id: int) -> dt.datetime | None: ...
 
-    def release(self, service: str, external_id: int) -> None: ...
+    def release(self, service: Service, external_id: int) -> None: ...
 
 
 class AlreadyInLibrary(ToolError):
@@ -178,8 +191,8 @@ class ToolContext:
     radarr: ServiceClient | None
     user_id: int | None = None
     role: str = Role.MEMBER
-    record_request: Callable[..., None] | None = None
-    clock: Callable[[], dt.datetime] = utc_now
+    record_request: RequestRecorder | None = None
+    clock: Clock = utc_now
     gate: Callable[[AddRequest], dict | None] | None = None
     searches: SearchGate | None = None
     language: Language = field(default_factory=lambda: load("en"))

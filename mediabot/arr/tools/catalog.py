@@ -6,6 +6,7 @@ handlers. Handlers pick the service(s), call the sonarr/radarr functions through
 import datetime as dt
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 from mediabot.arr.tools import radarr, sonarr
 from mediabot.arr.tools.base import (
@@ -13,7 +14,9 @@ from mediabot.arr.tools.base import (
     EVERYONE,
     AddRequest,
     AlreadyInLibrary,
+    ArrApi,
     Service,
+    ServiceClient,
     Tier,
     Tool,
     ToolContext,
@@ -41,7 +44,8 @@ def _services(ctx: ToolContext, kind: str) -> list[tuple[Service, ModuleType]]:
     return pairs
 
 
-def _each_service(ctx: ToolContext, kind: str, fn_name: str, *args) -> tuple[list, list[str]]:
+def _each_service(ctx: ToolContext, kind: str, fn_name: str,
+                  *args: Any) -> tuple[list, list[str]]:
     """Run ``module.fn_name`` on every service of ``kind``: (results, error sentences).
 
     One service failing does not hide the other's answer; all failing is a ToolError.
@@ -91,7 +95,7 @@ def library_status(ctx: ToolContext, args: dict) -> dict:
     return _with_warnings(result, errors)
 
 
-def _record(ctx: ToolContext, service: str, external_id: int, title: str, *,
+def _record(ctx: ToolContext, service: Service, external_id: int, title: str, *,
             seasons: int = 0, added: bool = False) -> bool:
     """Remember who wants a text when the title lands; ``added`` when this call added it
     (what a weekly quota counts). False when this conversation cannot be texted later."""
@@ -102,7 +106,7 @@ def _record(ctx: ToolContext, service: str, external_id: int, title: str, *,
 
 
 def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
-         *args) -> dict | ToolResult:
+         *args: Any) -> dict | ToolResult:
     """Shared by add_movie/add_series: add, record the request, or explain why not.
 
     With household rules for this user (``ctx.gate``), the title is looked up first so the
@@ -132,8 +136,9 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
     return ToolResult(result, added=(poster,) if poster else ())
 
 
-def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: str,
-              external_id: int, tool_args: dict, not_found: str) -> dict | None:
+def _ask_gate(gate: Callable[[AddRequest], dict | None], client: ServiceClient,
+              module: ModuleType, kind: str, external_id: int, tool_args: dict,
+              not_found: str) -> dict | None:
     data = client.run(module.lookup, external_id, not_found=not_found)
     if data.get("id"):
         return None     # already in the library: the add itself says so
@@ -145,7 +150,7 @@ def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: s
                            seasons))
 
 
-def seasons_counted(seasons, available: int) -> int:
+def seasons_counted(seasons: str | list[int], available: int) -> int:
     """How many seasons an add asks for: a list counts its distinct seasons ([1, 1] is one),
     "all" every season, "latest" and "future" one."""
     if isinstance(seasons, list):
@@ -164,7 +169,7 @@ def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
                 args.get("quality_profile"))
 
 
-def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):
+def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra: Any) -> Any:
     service, module, source = SERVICES[args["kind"]]
     return ctx.client(service).run(getattr(module, fn_name), args["id"], *extra,
                                    not_found=f"no {args['kind']} has {source} id {args['id']}")
@@ -262,7 +267,7 @@ def search_again(ctx: ToolContext, args: dict) -> dict:
     return {"searched": True, "message": f"{told} Asked {client.name} to search for it again."}
 
 
-def _post_command(api, name: str, body: dict) -> dict:
+def _post_command(api: ArrApi, name: str, body: dict) -> dict:
     return api._raw.post_command(name, **body)
 
 

@@ -41,8 +41,9 @@ def tool_schemas(tools: list[Tool]) -> list[dict]:
             for tool in tools]
 
 
-def parse_arguments(tool: Tool, raw) -> dict:
-    """Decode (when a string) and validate; defaults filled. ToolError names the problem."""
+def parse_arguments(tool: Tool, raw: object) -> dict:
+    """The arguments as the model sent them (a JSON string, an object, anything), decoded
+    and validated; defaults filled. ToolError names the problem."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         raw = {}
     if isinstance(raw, str):
@@ -58,7 +59,7 @@ def parse_arguments(tool: Tool, raw) -> dict:
     return validate(tool.parameters, raw)
 
 
-def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> ToolResult:
+def run_tool(tool: Tool, ctx: ToolContext, raw_arguments: object) -> ToolResult:
     """Run a tool: its result, with ``{"error": "..."}`` as the data on any failure.
 
     What the servers said goes to the model, the history and texts: a download client's
@@ -80,7 +81,7 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> ToolResult:
     return replace(result, scrub=partial(_scrubbed, ctx=ctx))
 
 
-def describe_action(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
+def describe_action(tool: Tool, ctx: ToolContext, raw_arguments: object) -> str:
     """The confirmation question for a destructive call; ToolError when it cannot be done."""
     _check_allowed(tool, ctx)
     if tool.describe is None:
