@@ -8,7 +8,7 @@ curl and browsers as UTF-8; either encoding of the secret is accepted.
 
 The password is checked before the body is read; the body may be up to ``BODY_LIMIT`` (a
 60-episode season pack's On Import Complete is about 90 KB; ``/sms`` keeps its own small
-limit). ``hookevents`` checks it; anything wrong is answered 400 with one plain line, never
+limit). ``events`` checks it; anything wrong is answered 400 with one plain line, never
 a traceback. What to text whom is ``notices``' job.
 """
 

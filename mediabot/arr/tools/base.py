@@ -80,7 +80,7 @@ class RequestRecorder(Protocol):
 
 
 class SearchGate(Protocol):
-    """The per-title limit on searching again (``searchlimit.SearchLimit`` is the one)."""
+    """The per-title limit on searching again (``arr.searches.SearchLimit`` is the one)."""
 
     def claim(self, service: Service, external_id: int) -> dt.datetime | None: ...
 
