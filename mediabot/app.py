@@ -10,7 +10,7 @@ from mediabot.conversation import household
 from mediabot.conversation.engine import Engine, Services
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
-from mediabot.conversation.prompt.summaries import Summarizer
+from mediabot.conversation.summarizer import Summarizer
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 

@@ -177,8 +177,8 @@ def chat(config_path: str | None, phone: str | None) -> None:
 
 def _converse(engine, user: db.User, show_tools: bool = False) -> None:
     """Read lines from stdin and answer each through the engine, as one user."""
+    from mediabot.conversation.history import last_message_id
     from mediabot.conversation.incoming import read_text
-    from mediabot.conversation.prompt.history import last_message_id
     from mediabot.trial.demo import tool_activity
 
     for line in _lines(sys.stdin.isatty()):

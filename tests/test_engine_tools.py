@@ -5,8 +5,8 @@ import json
 
 import pytest
 
+from mediabot.conversation import history
 from mediabot.conversation.incoming import join_texts, read_text
-from mediabot.conversation.prompt import history
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB

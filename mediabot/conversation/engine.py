@@ -30,10 +30,10 @@ import re
 from dataclasses import dataclass
 
 from mediabot.arr.tools import ToolError, get_tool, run_tool
+from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.incoming import Incoming, read_text
-from mediabot.conversation.prompt import calibration, history
 from mediabot.conversation.turn import (  # noqa: F401
     APOLOGIES,
     APOLOGY,

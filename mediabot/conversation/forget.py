@@ -6,7 +6,7 @@ neither of those imports the other.
 """
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store import db, users
 
 

@@ -33,13 +33,14 @@ from mediabot.arr.tools import (
 )
 from mediabot.arr.tools.base import AddRequest, ServiceClient
 from mediabot.config import Config
+from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
 from mediabot.conversation.posters import Offered, choose_posters, with_media
-from mediabot.conversation.prompt import calibration, history
-from mediabot.conversation.prompt.summaries import Summarizer
+from mediabot.conversation.prompt.build import build_prompt, estimate_tokens
 from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
+from mediabot.conversation.summarizer import Summarizer
 from mediabot.store import db
 from mediabot.text.language import SOURCE, Language, load, speaking
 from mediabot.text.localtime import as_local
@@ -142,7 +143,7 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     """The frame of this user's prompts; ``dropped`` names a question that just lapsed."""
     tools = {t.name: t for t in tools_for(services, user)}
     schemas = tool_schemas(list(tools.values()))
-    reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
+    reserved = estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
     zone = services.config.server.zone
     system = build_system_prompt(
         user.display_name, zone=zone, tools=list(tools), language=language_of(services, user),
@@ -275,14 +276,12 @@ class ModelTurn:
     def build(self):
         h = self.config.history
         summary = self.user.summary if h.summaries and not self.minimal else None
-        prompt = history.build_prompt(self.frame.system, self.history,
-                                      max_messages=h.max_messages,
-                                      max_tokens=calibration.estimate_budget(
-                                          h.max_context_tokens, self.ratio),
-                                      summary=summary, reserved_tokens=self.frame.reserved,
-                                      zone=self.frame.zone, earlier_tools=self.earlier,
-                                      tool_order=list(self.frame.tools),
-                                      turn_note=self.frame.note)
+        prompt = build_prompt(self.frame.system, self.history, max_messages=h.max_messages,
+                              max_tokens=calibration.estimate_budget(h.max_context_tokens,
+                                                                     self.ratio),
+                              summary=summary, reserved_tokens=self.frame.reserved,
+                              zone=self.frame.zone, earlier_tools=self.earlier,
+                              tool_order=list(self.frame.tools), turn_note=self.frame.note)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}

@@ -1,6 +1,6 @@
 """The message-sequence rules the real OpenAI API enforces with HTTP 400, in one place.
 
-``mediabot.conversation.prompt.history.validate_messages`` and the fake OpenAI server in the
+``mediabot.conversation.prompt.build.validate_messages`` and the fake OpenAI server in the
 tests both use ``find_violation``, so a prompt the builder produces is judged by exactly the rules
 the fake server answers 400 for. The wording, ``param`` and ``code`` follow the real API's error
 bodies (including its spelling "preceeding"), so tests can assert what a user of the real API sees.

@@ -1,7 +1,7 @@
 """The portable prompt shape: stored messages cleaned, then reshaped into atomic units.
 
 The pure steps 2 (sanitise) and 3 (shape) of
-``mediabot.conversation.prompt.history.build_prompt``; that module's docstring (and
+``mediabot.conversation.prompt.build.build_prompt``; that module's docstring (and
 docs/architecture.md, "The prompt's shape") says how each stored shape is mended. Here: a
 list of stored OpenAI-shaped dicts becomes a list of ``Unit`` (the prompt messages that are
 kept or evicted together, and the stored messages they stand for), never mutating its input.
