@@ -6,14 +6,12 @@ import pytest
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation import history
-from mediabot.conversation.engine import (
+from mediabot.conversation.engine import ONBOARDING_QUESTION, RESET_REPLY, extract_name
+from mediabot.conversation.model_turn import (
     APOLOGIES,
     APOLOGY,
-    ONBOARDING_QUESTION,
-    RESET_REPLY,
     ROUND_LIMIT_REPLY,
     STUCK_REPLY,
-    extract_name,
 )
 from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.message_rules import find_violation

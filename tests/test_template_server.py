@@ -10,7 +10,7 @@ parallel call, and a model failure in the middle of a tool round (an overloaded 
 
 import pytest
 
-from mediabot.conversation.engine import APOLOGIES, APOLOGY, STUCK_REPLY
+from mediabot.conversation.model_turn import APOLOGIES, APOLOGY, STUCK_REPLY
 from mediabot.conversation.prompt.build import validate_messages
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 from tests.support import stamped

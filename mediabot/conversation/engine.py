@@ -6,7 +6,8 @@ text for whoever delivers it (SMS worker or terminal chat), never empty, since e
 model call gets a fixed apology, and the frame the model turn built, if one ran, which
 ``after_turn`` hands to the rolling summary. ``Engine.handle(user_id, text)`` is the
 terminal's way in: it reads a typed text and returns the reply. The model turn itself is
-``turn.run_model_turn``. Everything is passed in through ``Services``, so tests hand in fakes.
+``model_turn.run_model_turn``. Everything is passed in through ``services.Services``, so
+tests hand in fakes.
 
 Confirmations (docs/architecture.md, "Confirmations"): a
 removal the model asks for waits for the person's very next text. Only a
@@ -34,19 +35,14 @@ from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.incoming import Incoming, read_text
-from mediabot.conversation.turn import (  # noqa: F401
-    APOLOGIES,
-    APOLOGY,
-    NO_ANSWER_REPLY,
-    ROUND_LIMIT_REPLY,
-    STUCK_REPLY,
+from mediabot.conversation.model_turn import run_model_turn
+from mediabot.conversation.services import (
     Frame,
     Services,
     approvals_on,
     approved_context,
     build_frame,
     language_of,
-    run_model_turn,
     tool_context,
     tools_for,
 )
