@@ -189,8 +189,8 @@ def _converse(engine, user: db.User, show_tools: bool = False) -> None:
         answer = engine.answer(read_text(user, text, household=engine.config.sms.language))
         for activity in tool_activity(user.id, before) if show_tools else ():
             click.echo(activity)
-        if answer.reply:
-            click.echo(f"bot> {answer.reply}")
+        if answer.reply.text:
+            click.echo(f"bot> {answer.reply.text}")
         engine.after_turn(answer)
 
 

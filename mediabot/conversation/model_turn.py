@@ -29,7 +29,7 @@ from mediabot.config import Config
 from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.llm import LoopResult, ModelError, ToolOutcome, run_tool_loop
-from mediabot.conversation.posters import Offered, choose_posters, with_media
+from mediabot.conversation.posters import Offered, Reply, choose_posters
 from mediabot.conversation.prompt.build import build_prompt
 from mediabot.conversation.services import Frame, Services, build_frame, tool_context
 from mediabot.store import db
@@ -90,7 +90,7 @@ APOLOGY = apology(load(SOURCE))
 
 
 def run_model_turn(services: Services, user: db.User, text: str, *, note: str = "",
-                   inbox_id: int | None = None) -> tuple[str, Frame]:
+                   inbox_id: int | None = None) -> tuple[Reply, Frame]:
     """Run the model on the stored history; ``note`` (a lapsed question) leads the reply
     and is stored with it, so the model later knows what the person was told. A question
     the turn asks is the reply to ``inbox_id``. Returns the reply and the turn's frame."""
@@ -102,8 +102,8 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
         log.warning("turn user=%s model failed: %s", user.id, exc)
         lang = turn.context.language
         if exc.refused and turn.minimal:
-            return note + stuck_reply(lang), turn.frame
-        return note + apologies(lang).get(exc.reason, apology(lang)), turn.frame
+            return Reply(note + stuck_reply(lang)), turn.frame
+        return Reply(note + apologies(lang).get(exc.reason, apology(lang))), turn.frame
     reply = note + _reply_text(turn, result)
     history.save_message(user.id, {"role": "assistant", "content": reply},
                          prompt_tokens=result.prompt_tokens)
@@ -115,7 +115,7 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
              result.prompt_tokens, result.cached_tokens, result.evicted,
              (time.monotonic() - started) * 1000)
     posters = _posters(services.config, turn, reply, result.hit_round_limit)
-    return with_media(reply, posters), turn.frame
+    return Reply(reply, tuple(posters)), turn.frame
 
 
 def _reply_text(turn: "ModelTurn", result: LoopResult) -> str:
