@@ -49,7 +49,7 @@ from mediabot.conversation.services import (
 )
 from mediabot.store import db
 from mediabot.store.users import get_user, set_display_name
-from mediabot.text.keywords import help_text, parse_answer
+from mediabot.text.keywords import Keyword, YesNo, help_text, parse_answer
 from mediabot.text.language import Language, load
 
 log = logging.getLogger(__name__)
@@ -107,7 +107,7 @@ class Answer:
 
 
 class Engine:
-    def __init__(self, services: Services):
+    def __init__(self, services: Services) -> None:
         self.services = services
         self.config = services.config
 
@@ -150,9 +150,9 @@ class Engine:
         user = incoming.user
         if not incoming.text.strip():
             return no_text_reply(self.language(user))   # nothing stored: nothing to remember
-        if incoming.keyword == "help":
+        if incoming.keyword == Keyword.HELP:
             return help_text(self.language(user), admin=approvals_on(self.services, user))
-        if incoming.keyword == "reset":
+        if incoming.keyword == Keyword.RESET:
             return self._reset(user)
         rules = self.services.rules
         if incoming.decision and rules is not None and approvals_on(self.services, user):
@@ -224,12 +224,13 @@ class Engine:
         return (confirm.expiry_notice(action, lang) + " "
                 + lang.gettext("Ask again if you still want it."))
 
-    def _resolve(self, user: db.User, pending: db.PendingAction, answer: str, text: str) -> str:
+    def _resolve(self, user: db.User, pending: db.PendingAction, answer: YesNo,
+                 text: str) -> str:
         lang = self.language(user)
         if not confirm.take_pending(pending):
             return self._exchange(user, text, lang.gettext(
                 "That request is no longer open, so nothing was changed."))
-        if answer == "no":
+        if answer == YesNo.NO:
             log.info("user %s cancelled %s", user.id, pending.function_name)
             return self._exchange(user, text, lang.gettext("OK, I kept it. Nothing was removed."))
         log.info("user %s confirmed %s", user.id, pending.function_name)

@@ -25,6 +25,7 @@ from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
 from mediabot.conversation.summarizer import Summarizer
 from mediabot.store import db
+from mediabot.store.db import Role
 from mediabot.text.language import Language, speaking
 from mediabot.text.localtime import Clock, as_local
 
@@ -58,7 +59,8 @@ class Frame(NamedTuple):
 def approvals_on(services: Services, user: db.User) -> bool:
     """Does this admin answer members' requests (APPROVE 12 / DENY 12)?"""
     rules = services.rules
-    return rules is not None and rules.config.approval == "members" and user.role == "admin"
+    return (rules is not None and rules.config.approval == "members"
+            and user.role == Role.ADMIN)
 
 
 def tools_for(services: Services, user: db.User) -> list[Tool]:
