@@ -73,9 +73,9 @@ class HouseRules:
         may run now."""
         if user.role == Role.ADMIN:
             return None
-        waiting = self._waiting(user, request, now)
+        waiting = _waiting(user, request, now)
         if waiting is not None:
-            return self._still_waiting(waiting)
+            return _already_held(waiting)
         approvers = self._approvers() if self.config.approval == "members" else None
         if approvers == []:
             raise ToolError(f"not added: {request.title} needs an admin's OK, and no admin can "
@@ -108,38 +108,13 @@ class HouseRules:
     def used_this_week(self, user: db.User, service: str, now: dt.datetime) -> int:
         """Movies (radarr) or seasons (sonarr) added since Monday, waiting ones too."""
         since = week_start(now, self.zone)
-        return used_since(user.id, service, since) + self._waiting_since(user, service, since)
-
-    @staticmethod
-    def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
-        """What this person's requests still waiting for approval would add: movies
-        (radarr) or seasons (sonarr), counted like the adds themselves."""
-        rows = db.Approval.select().where(db.Approval.user == user.id,
-                                          db.Approval.service == service,
-                                          db.Approval.status == ApprovalStatus.WAITING,
-                                          db.Approval.created_at >= since)
-        return sum(1 if service == "radarr" else row.seasons for row in rows)
+        return used_since(user.id, service, since) + _waiting_since(user, service, since)
 
     def _approvers(self) -> list[db.User]:
         """The admins a request can be texted to: none when there is no way to text."""
         if self.notify is None:
             return []
         return users.active_admins()
-
-    @staticmethod
-    def _waiting(user: db.User, request: AddRequest, now: dt.datetime) -> db.Approval | None:
-        return db.Approval.get_or_none(
-            db.Approval.user == user.id, db.Approval.service == request.service,
-            db.Approval.external_id == request.external_id,
-            db.Approval.status == ApprovalStatus.WAITING,
-            db.Approval.expires_at > now)
-
-    @staticmethod
-    def _still_waiting(row: db.Approval) -> dict:
-        return {"ok": True, "waiting_for_approval": True, "request": row.id,
-                "message": f"Not added yet: {row.title} is still waiting for an admin's OK "
-                           f"(request {row.id}); the admins were already asked, so nobody was "
-                           "asked again. The user will get a text when one decides."}
 
     def _hold(self, user: db.User, request: AddRequest, now: dt.datetime,
               admins: list[db.User]) -> dict:
@@ -249,6 +224,33 @@ class HouseRules:
     def _tell(self, user: db.User, text: str, **key: str) -> None:
         if self.notify is not None and not user.opted_out:
             self.notify(user, text, **key)
+
+
+def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
+    """What this person's requests still waiting for approval would add: movies
+    (radarr) or seasons (sonarr), counted like the adds themselves."""
+    rows = db.Approval.select().where(db.Approval.user == user.id,
+                                      db.Approval.service == service,
+                                      db.Approval.status == ApprovalStatus.WAITING,
+                                      db.Approval.created_at >= since)
+    return sum(1 if service == "radarr" else row.seasons for row in rows)
+
+
+def _waiting(user: db.User, request: AddRequest, now: dt.datetime) -> db.Approval | None:
+    """This person's request for this title that still waits for an admin, if any."""
+    return db.Approval.get_or_none(
+        db.Approval.user == user.id, db.Approval.service == request.service,
+        db.Approval.external_id == request.external_id,
+        db.Approval.status == ApprovalStatus.WAITING,
+        db.Approval.expires_at > now)
+
+
+def _already_held(row: db.Approval) -> dict:
+    """The tool's result when the title already waits: nobody is asked again."""
+    return {"ok": True, "waiting_for_approval": True, "request": row.id,
+            "message": f"Not added yet: {row.title} is still waiting for an admin's OK "
+                       f"(request {row.id}); the admins were already asked, so nobody was "
+                       "asked again. The user will get a text when one decides."}
 
 
 def already_decided(lang: Language, row: db.Approval) -> str:
