@@ -7,10 +7,11 @@ from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
 from mediabot.config import Config
 from mediabot.conversation import household
-from mediabot.conversation.engine import Engine, Services
+from mediabot.conversation.engine import Engine
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
-from mediabot.conversation.prompt.summaries import Summarizer
+from mediabot.conversation.services import Services
+from mediabot.conversation.summarizer import Summarizer
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 

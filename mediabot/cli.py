@@ -177,8 +177,8 @@ def chat(config_path: str | None, phone: str | None) -> None:
 
 def _converse(engine, user: db.User, show_tools: bool = False) -> None:
     """Read lines from stdin and answer each through the engine, as one user."""
+    from mediabot.conversation.history import last_message_id
     from mediabot.conversation.incoming import read_text
-    from mediabot.conversation.prompt.history import last_message_id
     from mediabot.trial.demo import tool_activity
 
     for line in _lines(sys.stdin.isatty()):
@@ -189,8 +189,8 @@ def _converse(engine, user: db.User, show_tools: bool = False) -> None:
         answer = engine.answer(read_text(user, text, household=engine.config.sms.language))
         for activity in tool_activity(user.id, before) if show_tools else ():
             click.echo(activity)
-        if answer.reply:
-            click.echo(f"bot> {answer.reply}")
+        if answer.reply.text:
+            click.echo(f"bot> {answer.reply.text}")
         engine.after_turn(answer)
 
 

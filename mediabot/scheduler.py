@@ -19,7 +19,7 @@ from collections.abc import Callable
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store import db, users
 from mediabot.text.language import speaking
 

@@ -8,7 +8,7 @@ import pytest
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
-from mediabot.conversation.prompt.history import get_history, save_message
+from mediabot.conversation.history import get_history, save_message
 from mediabot.store import db
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
@@ -32,7 +32,7 @@ def test_forgetting_takes_messages_pending_action_and_summary_and_only_that_user
 
 
 def test_the_history_core_imports_neither_confirmations_nor_the_sms_edge():
-    probe = ("import sys, mediabot.conversation.prompt.history; "
+    probe = ("import sys, mediabot.conversation.history, mediabot.conversation.prompt.build; "
              "print(sorted(m for m in ('mediabot.conversation.confirmations', "
              "'mediabot.text.sms') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

@@ -5,18 +5,17 @@ import json
 import pytest
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.engine import (
+from mediabot.conversation import history
+from mediabot.conversation.engine import ONBOARDING_QUESTION, RESET_REPLY, extract_name
+from mediabot.conversation.model_turn import (
     APOLOGIES,
     APOLOGY,
-    ONBOARDING_QUESTION,
-    RESET_REPLY,
     ROUND_LIMIT_REPLY,
     STUCK_REPLY,
-    extract_name,
 )
-from mediabot.conversation.prompt import history
-from mediabot.conversation.prompt.history import UNANSWERED_LINE
+from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.message_rules import find_violation
+from mediabot.conversation.prompt.shape import UNANSWERED_LINE
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
 from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
@@ -171,7 +170,7 @@ def test_a_hundred_turns_stay_within_window_and_budget(engine_for, fake_llm):
     assert len(fake_llm.requests) == 100
     for request in fake_llm.requests[20:]:
         assert len(non_system(request)) <= 10
-        assert history.estimate_tokens(request["messages"]) <= 2500
+        assert estimate_tokens(request["messages"]) <= 2500
     assert db.Message.select().count() == 200, "nothing stored is ever lost"
 
 
@@ -228,7 +227,7 @@ class TestSummaries:
         fake_llm.enqueue_text("Hello!")
         answer = answered(engine, alex, "hi")
         shown = fake_llm.requests[-1]
-        assert answer.reply == "Hello!"
+        assert answer.reply.text == "Hello!"
         assert answer.frame.system == shown["messages"][0]["content"]
         assert answer.frame.schemas == shown["tools"]
         engine.after_turn(answer)

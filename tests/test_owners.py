@@ -19,7 +19,7 @@ DB_MODULE = "mediabot.store.db"
 EXEMPT = {"mediabot.store.db", "mediabot.store.migrations"}
 OWNERS = {
     "User": "mediabot.store.users",
-    "Message": "mediabot.conversation.prompt.history",
+    "Message": "mediabot.conversation.history",
     "PendingAction": "mediabot.conversation.confirmations",
     "Inbox": "mediabot.mailbox.intake",
     "Outbox": "mediabot.mailbox.sender",
@@ -29,7 +29,7 @@ OWNERS = {
     "Import": "mediabot.arr.notices",
     "Approval": "mediabot.conversation.household",
     "Search": "mediabot.arr.searches",
-    "TokenCalibration": "mediabot.conversation.prompt.calibration",
+    "TokenCalibration": "mediabot.conversation.calibration",
     "HealthProbe": "mediabot.ops.health",  # health_probe: raw SQL today, no model yet
 }
 

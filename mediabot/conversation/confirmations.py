@@ -30,7 +30,7 @@ import json
 import logging
 import re
 
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.mailbox import intake, sender
 from mediabot.store import db
 from mediabot.text.language import Language, load

@@ -14,7 +14,14 @@ Spanish speaker's "sí" or "AYUDA" is read here like a "Y" or "HELP".
 from dataclasses import dataclass
 
 from mediabot.store import db
-from mediabot.text.keywords import classify_keyword, parse_answer, parse_decision
+from mediabot.text.keywords import (
+    Keyword,
+    Verdict,
+    YesNo,
+    classify_keyword,
+    parse_answer,
+    parse_decision,
+)
 from mediabot.text.language import speaking
 
 
@@ -22,16 +29,16 @@ from mediabot.text.language import speaking
 class Incoming:
     """One turn's text and what it was read as.
 
-    ``keyword``: "help", "reset", "opt_out", "opt_in", "yes_opt_in" or None;
-    ``decision``: ("approve"|"deny", number) or None; ``answer``: "yes", "no" or None (only
-    for a text that came alone); ``inbox_id``: the (last) inbox row, None off SMS.
+    ``keyword``: a ``Keyword`` or None; ``decision``: (APPROVE or DENY, number) or None;
+    ``answer``: YES, NO or None (only for a text that came alone); ``inbox_id``: the (last)
+    inbox row, None off SMS.
     """
 
     user: db.User
     text: str
-    keyword: str | None = None
-    decision: tuple[str, int] | None = None
-    answer: str | None = None
+    keyword: Keyword | None = None
+    decision: tuple[Verdict, int] | None = None
+    answer: YesNo | None = None
     alone: bool = True
     inbox_id: int | None = None
 

@@ -33,8 +33,9 @@ from dataclasses import dataclass
 
 from mediabot.config import SmsConfig
 from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.history import delete_messages_after, newest_rows
 from mediabot.conversation.incoming import Incoming, join_texts, read_text
-from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
+from mediabot.conversation.posters import Reply
 from mediabot.mailbox import intake, sms_optout
 from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
 from mediabot.messaging.faults import OpenTurns, Retries, is_storage_fault, storage_apology
@@ -150,7 +151,7 @@ class Answering:
             if interrupted else None
         if stored is not None:
             log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
-            self._commit_reply(user, rows, stored, "done")
+            self._commit_reply(user, rows, Reply(stored), "done")
             return
         self._turn(incoming, rows)
 
@@ -180,7 +181,7 @@ class Answering:
             if is_storage_fault(exc):
                 raise
             log.exception("inbox %s: turn failed", rows[-1].id)
-            self._commit_reply(user, rows, failed_reply(self._speaking(user)), "failed",
+            self._commit_reply(user, rows, Reply(failed_reply(self._speaking(user))), "failed",
                                type(exc).__name__)
             return
         if not self._commit_reply(user, rows, answer.reply, "done"):
@@ -190,7 +191,7 @@ class Answering:
         except Exception:
             log.exception("after-turn work for user %s failed", user.id)
 
-    def _commit_reply(self, user: db.User, rows: list[db.Inbox], reply: str | None,
+    def _commit_reply(self, user: db.User, rows: list[db.Inbox], reply: Reply | None,
                       status: str, error: str | None = None) -> bool:
         """Queue the reply and close the rows, then send; False (nothing kept, nothing
         sent) when the shutdown drain let this turn go while it ran."""
@@ -198,7 +199,7 @@ class Answering:
             if self.turns.abandoned:
                 self.turns.take_back(user.id)
                 return False
-            outbox = self._queue_reply(user, rows[-1], reply) if reply else None
+            outbox = self._queue_reply(user, rows[-1], reply) if reply and reply.text else None
             intake.set_status(rows, status, error)
             self.turns.closed(user.id)
             self.retries.succeeded(user.id)
@@ -213,12 +214,12 @@ class Answering:
         failures = self.retries.failures(user.id)
         log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
                   rows[-1].id, failures)
-        self._commit_reply(user, rows, storage_apology(self._speaking(user)), "failed",
+        self._commit_reply(user, rows, Reply(storage_apology(self._speaking(user))), "failed",
                            f"gave up after {failures} failed attempts")
 
-    def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
-        return self.sender.enqueue(user.phone, text, user_id=user.id, inbox_id=row.id,
-                                   media_urls=getattr(text, "media", ()),  # posters
+    def _queue_reply(self, user: db.User, row: db.Inbox, reply: Reply) -> db.Outbox | None:
+        return self.sender.enqueue(user.phone, reply.text, user_id=user.id, inbox_id=row.id,
+                                   media_urls=reply.media,  # posters
                                    shape=True)   # for the channel it came on
 
     def _rate_limited(self, user: db.User) -> bool:

@@ -14,8 +14,8 @@ import logging
 import click
 
 from mediabot.config import Config, UserConfig
+from mediabot.conversation import history
 from mediabot.conversation.forget import forget_conversation
-from mediabot.conversation.prompt import history
 from mediabot.mailbox import intake, sender
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local

@@ -34,7 +34,7 @@ from mediabot.config import (
     TwilioConfig,
     UserConfig,
 )
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store.db import Role
 from mediabot.text.phones import SMS, WHATSAPP, channel_address, split_channel
 from mediabot.trial.sim.loopback import LoopbackServer, free_port, wait_for

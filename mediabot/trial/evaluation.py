@@ -17,10 +17,11 @@ from typing import cast
 
 from mediabot.app import build_services, open_storage
 from mediabot.config import Config
+from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.engine import Engine
 from mediabot.conversation.llm import ChatModel
-from mediabot.conversation.prompt import calibration, history
+from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.store import db, users
 from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
 from mediabot.trial.sim.stack import Simulation
@@ -45,7 +46,7 @@ class RecordingModel:
     def complete(self, messages, tools=None, **kwargs):
         """The wrapped call; a failed one is counted too, with no reported usage."""
         started, reported, cached = time.monotonic(), None, None
-        estimate = history.estimate_tokens(
+        estimate = estimate_tokens(
             messages + ([{"role": "system", "content": json.dumps(tools)}] if tools else []))
         try:
             completion = self._model.complete(messages, tools, **kwargs)
@@ -196,7 +197,7 @@ def _cache_line(total: dict) -> str:
 
 def _calibration_line(total: dict) -> str:
     """The server's tokens over the estimate, before and after the per-model calibration
-    the prompt budget uses (mediabot.conversation.prompt.calibration)."""
+    the prompt budget uses (mediabot.conversation.calibration)."""
     before, after = total.get("real_ratio"), total.get("calibrated_ratio")
     if before is None or after is None:
         return "real/estimate: n/a (the server reports no usage.prompt_tokens)"

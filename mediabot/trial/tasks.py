@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mediabot.conversation.engine import (
+from mediabot.conversation.model_turn import (
     APOLOGIES,
     APOLOGY,
     NO_ANSWER_REPLY,
