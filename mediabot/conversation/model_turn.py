@@ -25,6 +25,7 @@ from mediabot.arr.tools import (
     parse_arguments,
     run_tool,
 )
+from mediabot.arr.tools.base import Tier
 from mediabot.config import Config
 from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
@@ -202,7 +203,7 @@ class ModelTurn:
         tool = self.frame.tools.get(name)
         if tool is None:
             return ToolOutcome(json.dumps({"error": self._unavailable(name)}))
-        if tool.tier != "destructive":
+        if tool.tier != Tier.DESTRUCTIVE:
             result = run_tool(tool, self.context, raw)
             self.offered += result.offered
             self.added += result.added
