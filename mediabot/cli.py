@@ -284,7 +284,8 @@ def _demo_source_config(config_path: str | None):
     so their settings (still placeholders in a fresh config.toml) are not read."""
     import os
 
-    from mediabot.config import parse_config, resolve_path, without_sections
+    from mediabot.config import parse_config, resolve_path
+    from mediabot.config.load import without_sections
 
     simulated = ("sonarr", "radarr")
     if resolve_path(config_path).exists():
