@@ -2,13 +2,16 @@
 and history (show, clear).
 
 Logging is configured here, once, to stderr. Config problems end any command with one line
-per problem and exit code 2, never a traceback.
+per problem and exit code 2, never a traceback. This is the one place errors become click's:
+an ``OpsError`` from ``ops/`` is shown as a ``ClickException``, an ``InvalidValue`` as a
+``BadParameter`` (``_Command``).
 """
 
 import contextlib
 import logging
 import os
 import sys
+from typing import Any
 
 import click
 
@@ -100,9 +103,31 @@ def model_answers(command: str, llm) -> None:
         sys.exit(1)
 
 
+class _Command(click.Command):
+    """A command whose ``ops`` errors read as click's own (``ops/errors.py``): raised here,
+    inside the command's context, so a bad value gets the command's usage line."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        from mediabot.ops.errors import InvalidValue, OpsError
+
+        try:
+            return super().invoke(ctx)
+        except InvalidValue as exc:
+            raise click.BadParameter(str(exc), ctx=ctx, param_hint=exc.param_hint) from None
+        except OpsError as exc:
+            raise click.ClickException(str(exc)) from None
+
+
+class _Group(click.Group):
+    command_class = _Command
+
+
 class _Commands(click.Group):
     """Every command: a database that cannot be opened is one line and exit 1; ``-v`` is
     taken anywhere before ``--`` (``mediabot serve -v`` as well as ``mediabot -v serve``)."""
+
+    command_class = _Command
+    group_class = _Group
 
     def parse_args(self, ctx, args):
         end = args.index("--") if "--" in args else len(args)
@@ -410,10 +435,10 @@ def users_list(config_path: str | None) -> None:
     \b
     Example: mediabot users list
     """
-    from mediabot.ops.accounts import list_users
+    from mediabot.ops.accounts import roster
 
     config, _ = _open_operator_db(config_path)
-    lines = list_users(config)
+    lines = roster(config)
     for line in lines or ["no users yet; add one with `mediabot users add PHONE --name NAME`"]:
         click.echo(line)
 
@@ -429,10 +454,10 @@ def users_add(phone: str, name: str, role: str, config_path: str | None) -> None
     \b
     Example: mediabot users add +15551234567 --name Sam --role member
     """
-    from mediabot.ops.accounts import add_user
+    from mediabot.ops.accounts import enrol
 
-    _, phone = _open_operator_db(config_path, phone)
-    click.echo(add_user(phone, name, role))
+    _, number = _open_operator_db(config_path, phone)
+    click.echo(enrol(number, name, role))
 
 
 @users.command("remove", short_help="Remove a user and all stored for them.")
@@ -445,16 +470,16 @@ def users_remove(phone: str, yes: bool, config_path: str | None) -> None:
     \b
     Example: mediabot users remove +15551234567 --yes
     """
-    from mediabot.ops.accounts import count_messages, find_user, remove_user
+    from mediabot.ops.accounts import count_member_messages, dismiss, lookup_member
 
     config, number = _open_operator_db(config_path, phone)
-    user = find_user(number, config)
+    user = lookup_member(number, config)
     if not yes and not click.confirm(f"Remove {user.display_name or number} ({number}) and "
-                                     f"their {count_messages(user)} stored messages and "
-                                     "requests?"):
+                                     f"their {count_member_messages(user)} stored messages "
+                                     "and requests?"):
         click.echo("Nothing removed.")
         return
-    _echo_lines(remove_user(config, number))
+    _echo_lines(dismiss(config, number))
 
 
 @users.command("role", short_help="Make a user an admin or a member.")
@@ -467,10 +492,10 @@ def users_role(phone: str, role: str, config_path: str | None) -> None:
     \b
     Example: mediabot users role +15551234567 admin
     """
-    from mediabot.ops.accounts import set_role
+    from mediabot.ops.accounts import change_role
 
     config, number = _open_operator_db(config_path, phone)
-    _echo_lines(set_role(config, number, role))
+    _echo_lines(change_role(config, number, role))
 
 
 def _echo_lines(lines: list[str]) -> None:
@@ -512,16 +537,16 @@ def history_clear(phone: str, yes: bool, config_path: str | None) -> None:
     \b
     Example: mediabot history clear +15551234567 --yes
     """
-    from mediabot.ops.accounts import clear_user_history, count_messages, find_user
+    from mediabot.ops.accounts import clear_member_history, count_member_messages, lookup_member
 
-    config, phone = _open_operator_db(config_path, phone)
-    user = find_user(phone, config)
-    count = count_messages(user)
+    config, number = _open_operator_db(config_path, phone)
+    user = lookup_member(number, config)
+    count = count_member_messages(user)
     if count and not yes and not click.confirm(f"Delete all {count} stored messages of "
-                                               f"{phone}?"):
+                                               f"{number}?"):
         click.echo("Nothing cleared.")
         return
-    click.echo(f"cleared {clear_user_history(user)} messages of {phone}")
+    click.echo(f"cleared {clear_member_history(user)} messages of {number}")
 
 
 def _lines(interactive: bool):
