@@ -67,7 +67,7 @@ def read_config(path: str | None, **kwargs):
 def reachable_public_url(config) -> None:
     """Exit 2 with one line when ``public_url`` is still config.example.toml's placeholder:
     Twilio could never reach it, so every text would go unanswered (``check`` fails it too)."""
-    from mediabot.ops.checks import EXAMPLE_PUBLIC_URL
+    from mediabot.ops.local_checks import EXAMPLE_PUBLIC_URL
 
     if config.server.public_url.rstrip("/") == EXAMPLE_PUBLIC_URL:
         click.echo(f"config error: {config.source}: [server] public_url is still the example's "
@@ -90,7 +90,8 @@ def storage_ready(config) -> None:
 def model_answers(command: str, llm) -> None:
     """Exit 1 with one line (the URL and why) unless the model server answers, accepts the
     key and serves the model: a command that talks to it must not apologise per text."""
-    from mediabot.ops.checks import FAIL, check_llm
+    from mediabot.ops.check_report import FAIL
+    from mediabot.ops.model_checks import check_llm
     from mediabot.text.masking import mask_url_secrets, scrub
 
     with _quiet_logs(logging.CRITICAL):
@@ -374,7 +375,8 @@ def check(config_path: str | None) -> None:
     \b
     Example: mediabot check --config /etc/mediabot/config.toml
     """
-    from mediabot.ops.checks import FAIL, run_checks, summary
+    from mediabot.ops.check_report import FAIL, summary
+    from mediabot.ops.checks import run_checks
 
     config = read_config(config_path, needs=DAEMON_NEEDS)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line

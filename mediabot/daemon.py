@@ -21,7 +21,7 @@ from mediabot.config import Config, webhook_url
 from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
 from mediabot.messaging.faults import RetryPolicy
 from mediabot.messaging.worker import Worker
-from mediabot.ops.checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
+from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users
 from mediabot.web import create_app, status_url
