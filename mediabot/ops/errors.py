@@ -1,8 +1,9 @@
 """What an operator's command refuses, as ops says it: no command line below ``cli.py``.
 
-``cli.py`` shows an ``OpsError`` as click shows a ``ClickException`` ("Error: ...", exit 1)
-and an ``InvalidValue`` as a ``BadParameter`` naming where the value was typed (usage line,
-"Invalid value for PHONE: ...", exit 2), so a mistake is one message, never a traceback.
+``cli.py`` shows an ``OpsError`` as click shows a ``ClickException`` ("Error: ...", exit 1),
+an ``InvalidValue`` as a ``BadParameter`` naming where the value was typed (usage line,
+"Invalid value for PHONE: ...", exit 2) and a ``Refusal`` as its own line with its own exit
+code, so a mistake is one message, never a traceback.
 """
 
 
@@ -17,3 +18,12 @@ class InvalidValue(OpsError):
     def __init__(self, message: str, param_hint: str):
         super().__init__(message)
         self.param_hint = param_hint
+
+
+class Refusal(Exception):
+    """A command that must not go on (the database's folder is missing, the model does not
+    answer): ``message`` is shown as it is, on stderr, and the command exits ``exit_code``."""
+
+    def __init__(self, message: str, exit_code: int = 2):
+        super().__init__(message)
+        self.exit_code = exit_code

@@ -9,7 +9,7 @@ import sqlite3
 from pathlib import Path
 from urllib.parse import urlparse
 
-from mediabot.config import Config, webhook_url
+from mediabot.config import Config, ConfigError, webhook_url
 from mediabot.ops.check_report import FAIL, OK, WARN, Line
 from mediabot.ops.storage import owner_problem
 from mediabot.store.db import Role
@@ -30,6 +30,16 @@ EXAMPLE_PUBLIC_URL = "https://sms.example.com"
 EXAMPLE_ACCOUNT_SID = "AC" + "x" * 32
 EXAMPLE_FROM_NUMBER = "+15550001111"
 EXAMPLE_USER = ("+15551234567", "Alex")
+
+
+def require_reachable_url(config: Config) -> None:
+    """A ConfigError while ``public_url`` is still config.example.toml's placeholder: Twilio
+    could never reach it, so every text would go unanswered (``check`` fails it too)."""
+    if config.server.public_url.rstrip("/") == EXAMPLE_PUBLIC_URL:
+        raise ConfigError([f"{config.source}: [server] public_url is still the example's "
+                           f"{EXAMPLE_PUBLIC_URL}, which Twilio cannot reach; set it to the "
+                           "https address Twilio calls (README: \"Reaching the webhook from "
+                           "home\")"])
 
 
 def check_region(config: Config) -> list[Line]:

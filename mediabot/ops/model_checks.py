@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING
 
 from mediabot.config import LLMConfig
 from mediabot.ops.check_report import FAIL, OK, WARN, Line
+from mediabot.ops.errors import Refusal
+from mediabot.text.masking import mask_url_secrets, scrub
 
 if TYPE_CHECKING:
     import openai
@@ -123,6 +125,16 @@ def check_llm(config: LLMConfig) -> Line:
         return Line(OK, "llm", f"model {config.model} answered at {config.base_url} (the "
                                f"server lists {available[0]!r} and answers to any name)")
     return _model_missing(config, available)
+
+
+def require_model(command: str, config: LLMConfig) -> None:
+    """A ``Refusal`` (exit 1) naming the URL (its credentials masked, never the key) and why,
+    when ``check_llm`` fails: ``command`` talks to the model and must not start without it."""
+    line = check_llm(config)
+    if line.status == FAIL:
+        url = mask_url_secrets(config.base_url)
+        text = scrub(line.text, [config.api_key])
+        raise Refusal(f"mediabot {command}: {text if url in text else f'{url}: {text}'}", 1)
 
 
 def _completion_error(client: openai.OpenAI, config: LLMConfig) -> openai.OpenAIError | None:
