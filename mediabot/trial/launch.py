@@ -11,7 +11,7 @@ import contextlib
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 
 from mediabot.app import build_engine, open_storage
 from mediabot.config import Config, load_config, parse_config, resolve_path
@@ -24,6 +24,7 @@ from mediabot.store.users import find_by_phone
 from mediabot.trial.demo import (
     DEMO_PHONE,
     NO_MODEL,
+    Echo,
     SmsStage,
     demo_config,
     demo_database,
@@ -34,7 +35,6 @@ from mediabot.trial.evaluation import Attempt
 from mediabot.trial.sim.stack import Simulation
 from mediabot.trial.tasks import Task, select
 
-Echo = Callable[[str], None]
 SIMULATED = ("sonarr", "radarr")   # sections a trial replaces: neither read nor checked
 LIBRARY = ("The library: The Office, Severance (season 2 downloading), Slow Horses (new "
            "episode soon); Dune, Dune: Part Two (downloading), Project Hail Mary (releasing "

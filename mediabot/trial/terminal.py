@@ -15,9 +15,7 @@ from mediabot.ops.accounts import parse_phone
 from mediabot.ops.errors import OpsError
 from mediabot.store import db
 from mediabot.store.users import find_by_phone, first_admin_or_operator
-from mediabot.trial.demo import tool_activity
-
-Echo = Callable[[str], None]
+from mediabot.trial.demo import Echo, tool_activity
 
 
 def converse(engine: Engine, user: db.User, lines: Iterable[str], echo: Echo,
