@@ -44,7 +44,8 @@ def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None
 
 
 def prune_history(now: dt.datetime, retention_days: int, *, batch: int = PRUNE_BATCH,
-                  pause: float = PRUNE_PAUSE_SECONDS, sleep=time.sleep) -> int:
+                  pause: float = PRUNE_PAUSE_SECONDS,
+                  sleep: Callable[[float], None] = time.sleep) -> int:
     """Delete messages older than the retention period; returns how many went.
 
     In batches of ``batch`` rows, each its own short transaction found through the
@@ -65,7 +66,7 @@ def prune_history(now: dt.datetime, retention_days: int, *, batch: int = PRUNE_B
 
 
 def _guarded(name: str, job: Callable[[], object]) -> Callable[[], None]:
-    def run():
+    def run() -> None:
         try:
             with db.database.connection_context():
                 job()

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.config import Config, ServerConfig
-from mediabot.ops.checks import _safely, check_server
+from mediabot.ops.checks import _safely
+from mediabot.ops.local_checks import check_server
 from mediabot.trial.sim.arr import API_KEY, FakeRadarr, FakeSonarr
 from mediabot.trial.sim.loopback import LoopbackServer
 from mediabot.trial.sim.twilio import FakeTwilio

@@ -204,7 +204,7 @@ approval = "members"
 
 def test_check_reports_the_household_rules():
     from mediabot.config import parse_config
-    from mediabot.ops.checks import check_household
+    from mediabot.ops.local_checks import check_household
 
     base = {"server": {"public_url": "https://sms.example.com"}}
     plain = check_household(parse_config(base, environ={}))

@@ -66,7 +66,7 @@ class Task:
 
 # ------------------------------------------------------------------------------ checks
 
-def called(tool: str, **arguments) -> Check:
+def called(tool: str, **arguments: object) -> Check:
     """``tool`` ran in this step, with these arguments (a tuple value: any of them)."""
     def check(seen: Seen) -> str | None:
         runs = [args for name, args in seen.calls if name == tool]
