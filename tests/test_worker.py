@@ -4,8 +4,8 @@ import time
 
 import pytest
 
+from mediabot.answering.worker import Worker
 from mediabot.config import SmsConfig
-from mediabot.messaging.worker import Worker
 from mediabot.store import db
 from tests.support import RecordingEngine, queue, wait_until
 
@@ -111,8 +111,8 @@ def test_shutdown_takes_no_new_work(worker, users):
 def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
     from types import SimpleNamespace
 
+    from mediabot.answering.answer import Text, burst_turns
     from mediabot.conversation.incoming import read_text
-    from mediabot.messaging.turn import Text, burst_turns
 
     texts = [Text(None, read_text(SimpleNamespace(), body)) for body in bodies]
     assert [[t.incoming.text for t in turn] for turn in burst_turns(texts)] == turns

@@ -4,7 +4,7 @@ The webhook only records a message and calls ``notify(user_id)``. A small thread
 drains each user's queued inbox rows; rows that arrive while that user's turn runs are
 read with the next turn, so rapid texting never leaves a run of orphaned user messages.
 What one pass does with a user's rows (reading a burst in order, the rate limit, the turn,
-committing the reply) is ``turn.Answering``; this module owns the threads, the per-user
+committing the reply) is ``answer.Answering``; this module owns the threads, the per-user
 slots and shutdown.
 
 A turn that fails (storage above all: a full disk, a read-only file) leaves its rows
@@ -20,10 +20,10 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from mediabot.answering.answer import Answering
+from mediabot.answering.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
 from mediabot.config import SmsConfig
 from mediabot.mailbox import intake
-from mediabot.messaging.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
-from mediabot.messaging.turn import Answering
 from mediabot.store import db
 from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.phones import SMS, channel_address, split_channel

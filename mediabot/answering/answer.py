@@ -31,13 +31,13 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 
+from mediabot.answering.faults import OpenTurns, Retries, is_storage_fault, storage_apology
 from mediabot.config import SmsConfig
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.incoming import Incoming, join_texts, read_text
 from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
 from mediabot.mailbox import intake, sms_optout
 from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
-from mediabot.messaging.faults import OpenTurns, Retries, is_storage_fault, storage_apology
 from mediabot.store import db
 from mediabot.store.users import get_user, set_opted_out
 from mediabot.text.language import SOURCE, Language, load, speaking
