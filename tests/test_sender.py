@@ -7,7 +7,7 @@ import threading
 import pytest
 
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client, check_twilio
+from mediabot.mailbox.delivery import Backoff, Sender, build_twilio_client, check_twilio
 from mediabot.mailbox.sms_optout import UNREACHABLE
 from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database

@@ -37,7 +37,7 @@ from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.incoming import Incoming, join_texts, read_text
 from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
 from mediabot.mailbox import intake, sms_optout
-from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
+from mediabot.mailbox.delivery import queued_since, recent_turns, reply_to
 from mediabot.store import db
 from mediabot.store.users import get_user, set_opted_out
 from mediabot.text.language import SOURCE, Language, load, speaking

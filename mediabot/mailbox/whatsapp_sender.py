@@ -10,7 +10,7 @@ from twilio.base.exceptions import TwilioException, TwilioRestException
 from twilio.rest import Client
 
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.twilio_answers import describe_failure
+from mediabot.mailbox.twilio_client import describe_failure
 from mediabot.text.phones import split_channel
 
 SANDBOX = "+14155238886"

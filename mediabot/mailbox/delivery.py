@@ -9,7 +9,7 @@ or one ``dedupe_key`` gets at most one outbox row, so a reply is never queued tw
 Retries: 429, 5xx and network errors get a few quick in-process attempts, then the row
 stays ``pending`` with ``next_attempt_at`` pushed back (doubling, capped) until
 ``max_age_seconds``. Permanent errors (4xx: 21211 bad number, 21617 too long, 21614 not a
-mobile; ``twilio_answers``) fail the row at once; a 21610 on SMS (Twilio's SMS opt-out)
+mobile; ``twilio_client``) fail the row at once; a 21610 on SMS (Twilio's SMS opt-out)
 sends it on WhatsApp instead (``sms_optout``). A row is claimed before sending by moving
 its ``next_attempt_at`` forward (a lease), so two threads never send the same row, and a
 row whose sender died mid-send is retried when the lease runs out. A row held for the
@@ -38,7 +38,7 @@ from mediabot.config import SmsConfig, TwilioConfig
 from mediabot.mailbox import channels, held, sms_optout
 from mediabot.mailbox.held import WINDOW_REFUSED
 from mediabot.mailbox.intake import newest_inbox_id
-from mediabot.mailbox.twilio_answers import (
+from mediabot.mailbox.twilio_client import (
     AUTH_FAILED,
     UNSUBSCRIBED,
     Outcome,
