@@ -20,7 +20,8 @@ from mediabot.answering.worker import Worker
 from mediabot.app import build_engine, held_text_stands, open_storage
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.config import Config, webhook_url
-from mediabot.mailbox.delivery import Backoff, Sender, build_twilio_client
+from mediabot.mailbox.delivery import Backoff, Sender
+from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.ops.checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users

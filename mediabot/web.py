@@ -17,8 +17,8 @@ from twilio.request_validator import RequestValidator
 
 from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
-from mediabot.mailbox.delivery import record_delivery, send_again_after_63016
 from mediabot.mailbox.intake import Inbound, Intake
+from mediabot.mailbox.outbox import record_delivery, send_again_after_63016
 from mediabot.ops.health import WriteProbe, health
 from mediabot.store import db
 from mediabot.text.keywords import classify_keyword

@@ -6,7 +6,7 @@ import peewee
 import pytest
 
 from mediabot.config import UserConfig
-from mediabot.mailbox.delivery import recent_turns
+from mediabot.mailbox.outbox import recent_turns
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 

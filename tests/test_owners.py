@@ -22,7 +22,7 @@ OWNERS = {
     "Message": "mediabot.conversation.prompt.history",
     "PendingAction": "mediabot.conversation.confirmations",
     "Inbox": "mediabot.mailbox.intake",
-    "Outbox": "mediabot.mailbox.delivery",
+    "Outbox": "mediabot.mailbox.outbox",
     "Request": "mediabot.arr.requests",
     "Notice": "mediabot.arr.notices",
     "Announced": "mediabot.arr.notices",

@@ -30,17 +30,23 @@ which leaves the rows retryable and tries again (``faults``).
 import datetime as dt
 import logging
 from dataclasses import dataclass
+from typing import Protocol
 
 from mediabot.answering.faults import OpenTurns, Retries, is_storage_fault, storage_apology
 from mediabot.config import SmsConfig
 from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.engine import Answer
 from mediabot.conversation.incoming import Incoming, join_texts, read_text
 from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
 from mediabot.mailbox import intake, sms_optout
-from mediabot.mailbox.delivery import queued_since, recent_turns, reply_to
+from mediabot.mailbox.delivery import Sender
+from mediabot.mailbox.outbox import queued_since, recent_turns, reply_to
 from mediabot.store import db
+from mediabot.store.db import InboxError, InboxStatus, OutboxStatus
 from mediabot.store.users import get_user, set_opted_out
 from mediabot.text.language import SOURCE, Language, load, speaking
+from mediabot.text.localtime import Clock
+from mediabot.text.phones import Channel
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +69,15 @@ OPT_IN_WORDS = ("opt_in", "yes_opt_in")
 STORED_REPLY_LOOKBACK = 40  # messages: one turn's user message, tool rounds and reply
 
 
+class Answers(Protocol):
+    """The engine as answering sees it (``conversation.engine.Engine``; tests hand in a
+    recording one): a text read once in, the reply out, then the work that may wait."""
+
+    def answer(self, incoming: Incoming) -> Answer: ...
+
+    def after_turn(self, answer: Answer) -> None: ...
+
+
 @dataclass(frozen=True)
 class Text:
     """An inbox row and how its text was read."""
@@ -74,8 +89,8 @@ class Text:
 class Answering:
     """Answers a user's queued texts; the worker calls ``user`` for one user at a time."""
 
-    def __init__(self, engine, sender, config: SmsConfig, retries: Retries, turns: OpenTurns,
-                 clock=db.utcnow):
+    def __init__(self, engine: Answers, sender: Sender, config: SmsConfig, retries: Retries,
+                 turns: OpenTurns, clock: Clock = db.utcnow) -> None:
         self.engine, self.sender, self.config = engine, sender, config
         self.retries, self.turns, self.clock = retries, turns, clock
 
@@ -103,8 +118,8 @@ class Answering:
         user = texts[0].incoming.user
         stops = any(t.incoming.keyword == "opt_out" for t in texts)
         opted_out = user.opted_out and not stops
-        kept: list = []
-        ignored: list = []
+        kept: list[Text] = []
+        ignored: list[Text] = []
         for text in texts:
             if self._opt_keyword(text):
                 opted_out = user.opted_out
@@ -112,7 +127,8 @@ class Answering:
             opted_out = user.opted_out if text.incoming.keyword == "yes_opt_in" else opted_out
             (ignored if opted_out else kept).append(text)
         if ignored:
-            intake.set_status([t.row for t in ignored], "ignored", "user opted out")
+            intake.set_status([t.row for t in ignored], InboxStatus.IGNORED,
+                              InboxError.OPTED_OUT)
         return kept
 
     def _opt_keyword(self, text: Text) -> bool:
@@ -123,22 +139,22 @@ class Answering:
             set_opted_out(user, False)
             log.info("inbox %s: user %s opted in", row.id, user.id)
         if keyword in OPT_IN_WORDS:
-            sms_optout.lift(user, row.channel)
+            sms_optout.lift(user, Channel(row.channel))
         if keyword == "opt_out":
             set_opted_out(user, True)
             log.info("inbox %s: user %s opted out", row.id, user.id)
         if keyword not in ("opt_out", "opt_in"):
             return False
         confirm.clear_pending(user.id)  # the question's answer must be the very next text
-        intake.set_status([row], "done")
+        intake.set_status([row], InboxStatus.DONE)
         return True
 
     def _answer(self, texts: list[Text]) -> None:
         """One turn for ``texts``, unless answered before a crash or over the limit."""
         rows, user = [t.row for t in texts], texts[0].incoming.user
-        interrupted = (any(row.status == "processing" for row in rows)
+        interrupted = (any(row.status == InboxStatus.PROCESSING for row in rows)
                        or self.retries.failures(user.id) > 0)
-        intake.set_status(rows, "processing")
+        intake.set_status(rows, InboxStatus.PROCESSING)
         if self._sent_before(user, rows):
             return
         if self.retries.exhausted(user.id):
@@ -150,7 +166,7 @@ class Answering:
             if interrupted else None
         if stored is not None:
             log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
-            self._commit_reply(user, rows, stored, "done")
+            self._commit_reply(user, rows, stored, InboxStatus.DONE)
             return
         self._turn(incoming, rows)
 
@@ -159,9 +175,9 @@ class Answering:
         answered = reply_to(rows[-1].id)
         if answered is None:
             return False
-        intake.set_status(rows, "done")
+        intake.set_status(rows, InboxStatus.DONE)
         self.retries.succeeded(user.id)
-        if answered.status == "pending":
+        if answered.status == OutboxStatus.PENDING:
             self.sender.deliver(answered.id)
         return True
 
@@ -180,10 +196,10 @@ class Answering:
             if is_storage_fault(exc):
                 raise
             log.exception("inbox %s: turn failed", rows[-1].id)
-            self._commit_reply(user, rows, failed_reply(self._speaking(user)), "failed",
-                               type(exc).__name__)
+            self._commit_reply(user, rows, failed_reply(self._speaking(user)),
+                               InboxStatus.FAILED, type(exc).__name__)
             return
-        if not self._commit_reply(user, rows, answer.reply, "done"):
+        if not self._commit_reply(user, rows, answer.reply, InboxStatus.DONE):
             return
         try:
             self.engine.after_turn(answer)
@@ -191,21 +207,22 @@ class Answering:
             log.exception("after-turn work for user %s failed", user.id)
 
     def _commit_reply(self, user: db.User, rows: list[db.Inbox], reply: str | None,
-                      status: str, error: str | None = None) -> bool:
+                      status: InboxStatus, error: str | None = None) -> bool:
         """Queue the reply and close the rows, then send; False (nothing kept, nothing
         sent) when the shutdown drain let this turn go while it ran."""
         with self.turns.commit:
             if self.turns.abandoned:
                 self.turns.take_back(user.id)
                 return False
-            outbox = self._queue_reply(user, rows[-1], reply) if reply else None
+            queued = self._queue_reply(user, rows[-1], reply) if reply else None
             intake.set_status(rows, status, error)
             self.turns.closed(user.id)
             self.retries.succeeded(user.id)
-        if outbox is not None and outbox.status == "pending" and not self.turns.abandoned:
-            self.sender.deliver(outbox.id)   # after the drain: sent by the next start
+        if queued is not None and queued.status == OutboxStatus.PENDING \
+                and not self.turns.abandoned:
+            self.sender.deliver(queued.id)   # after the drain: sent by the next start
             # then what waited for WhatsApp's window, on the channel they wrote on
-            self.sender.deliver_held(user.id, rows[-1].channel, before=outbox.id)
+            self.sender.deliver_held(user.id, Channel(rows[-1].channel), before=queued.id)
         return True
 
     def _apologise(self, user: db.User, rows: list[db.Inbox]) -> None:
@@ -213,8 +230,8 @@ class Answering:
         failures = self.retries.failures(user.id)
         log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
                   rows[-1].id, failures)
-        self._commit_reply(user, rows, storage_apology(self._speaking(user)), "failed",
-                           f"gave up after {failures} failed attempts")
+        self._commit_reply(user, rows, storage_apology(self._speaking(user)),
+                           InboxStatus.FAILED, f"gave up after {failures} failed attempts")
 
     def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
         return self.sender.enqueue(user.phone, text, user_id=user.id, inbox_id=row.id,
@@ -227,7 +244,7 @@ class Answering:
 
     def _refuse(self, user: db.User, rows: list[db.Inbox]) -> None:
         """Past the hourly limit: no model call, and one polite SMS per hour at most."""
-        intake.set_status(rows, "ignored", "rate limited")
+        intake.set_status(rows, InboxStatus.IGNORED, InboxError.RATE_LIMITED)
         now, hour = self.clock(), dt.timedelta(hours=1)
         log.warning("inbox %s: user %s is over %d turns an hour", rows[-1].id, user.id,
                     self.config.rate_limit_per_hour)

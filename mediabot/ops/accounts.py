@@ -16,7 +16,7 @@ import click
 from mediabot.config import Config, UserConfig
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.prompt import history
-from mediabot.mailbox import delivery, intake
+from mediabot.mailbox import intake, outbox
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local
 from mediabot.text.phones import SMS, normalise_phone
@@ -157,7 +157,7 @@ def show_history(config: Config, phone: str, limit: int) -> list[str]:
     zone = config.server.zone
     lines = ([_message_line(row, zone) for row in reversed(rows)] if rows
              else [f"no messages stored for {_label(user)}"])
-    texts = delivery.newest_texts(user.id, limit)
+    texts = outbox.newest_texts(user.id, limit)
     if texts:
         lines += ["", f"texts to {_label(user)}:"]
         lines += [_text_line(text, zone) for text in reversed(texts)]

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import peewee as pw
 
+from mediabot.text.phones import Channel
+
 database = pw.SqliteDatabase(None)
 PRAGMAS = {
     "journal_mode": "wal",
@@ -42,6 +44,15 @@ class InboxStatus(StrEnum):
     DONE = "done"
     FAILED = "failed"
     IGNORED = "ignored"
+
+
+class InboxError(StrEnum):
+    """``inbox.error`` for a row left unanswered on purpose (a failed turn keeps the name of
+    what it raised instead)."""
+
+    UNKNOWN_SENDER = "unknown sender"
+    OPTED_OUT = "user opted out"
+    RATE_LIMITED = "rate limited"
 
 
 class OutboxStatus(StrEnum):
@@ -82,7 +93,7 @@ class User(BaseModel):
     summary_through = pw.IntegerField(null=True)
     from_config = pw.BooleanField(default=False)
     created_at = pw.DateTimeField(default=utcnow)
-    channel = pw.CharField(null=True)   # "sms" or "whatsapp" chosen for notices; NULL: last used
+    channel = pw.CharField(null=True)   # a Channel chosen for notices; NULL: the last used
     language = pw.CharField(null=True)  # a BCP 47 tag from [[users]]; NULL: [sms] language
     # Since when Twilio refuses SMS to them (21610) until they text START by SMS; NULL: it
     # does not. Not their consent: that is ``opted_out``.
@@ -138,7 +149,7 @@ class Inbox(BaseModel):
     received_at = pw.DateTimeField(default=utcnow)
     status = pw.CharField(default=InboxStatus.QUEUED)
     error = pw.TextField(null=True)
-    channel = pw.CharField(default="sms")   # "sms" or "whatsapp": where it came from
+    channel = pw.CharField(default=Channel.SMS)   # where it came from
 
     class Meta:
         table_name = "inbox"
@@ -168,7 +179,7 @@ class Outbox(BaseModel):
     delivery = pw.CharField(null=True)          # queued, sent, delivered, undelivered, failed
     delivery_error = pw.IntegerField(null=True)  # Twilio's ErrorCode, e.g. 30003
     delivery_at = pw.DateTimeField(null=True)
-    channel = pw.CharField(default="sms")   # "sms" or "whatsapp": where it goes
+    channel = pw.CharField(default=Channel.SMS)   # where it goes
 
     class Meta:
         table_name = "outbox"

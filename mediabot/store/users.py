@@ -5,8 +5,24 @@ import datetime as dt
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from mediabot.store.db import Role, User, database
+
+
+class ConfigUser(Protocol):
+    """A ``[[users]]`` entry as the sync reads it (``config.UserConfig``)."""
+
+    @property
+    def phone(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def language(self) -> str: ...
 
 
 def nobody_can_text(config_users: Sequence[object], stored_users: int) -> bool:
@@ -41,7 +57,7 @@ def count_users_in(path: str) -> int | None:
         return None
 
 
-def ensure_config_users(users) -> None:
+def ensure_config_users(users: Sequence[ConfigUser]) -> None:
     """Write ``[[users]]`` into the users table: new ones added, name/role/channel/language
     changes applied.
 
