@@ -27,6 +27,7 @@ from mediabot.config import SmsConfig
 from mediabot.mailbox import intake
 from mediabot.mailbox.delivery import Sender
 from mediabot.store import db
+from mediabot.store.users import language_of
 from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.localtime import Clock
 from mediabot.text.phones import SMS, Channel, channel_address, split_channel
@@ -237,7 +238,8 @@ class Worker:
         from_number = split_channel(address)[1]
         try:
             with db.database.connection_context():
-                self.sender.send(address, unknown_sender_reply(load(self.config.language)),
+                household = language_of(None, self.config.language)   # a stranger has none
+                self.sender.send(address, unknown_sender_reply(household),
                                  dedupe_key=f"unknown:{from_number}", shape=True)
         except Exception:
             log.exception("the reply to an unknown number could not be queued")

@@ -28,8 +28,8 @@ from peewee import chunked
 from mediabot.arr import requests
 from mediabot.arr.events import ArrEvent
 from mediabot.arr.tools.format import episode_code, sms_safe_title
-from mediabot.store import db
-from mediabot.text.language import Language, speaking
+from mediabot.store import db, users
+from mediabot.text.language import Language
 
 log = logging.getLogger(__name__)
 BURST_SECONDS = 60.0
@@ -172,7 +172,7 @@ class Notices:
             return None
         title = _safe(notice.title) or sms_safe_title(req.title, fallback="")
         user = req.user
-        text, tag = notice_text(speaking(user.language, self.sms_config.language), title, fresh)
+        text, tag = notice_text(users.language_of(user, self.sms_config.language), title, fresh)
         requests.mark_told(req.id, self.clock())
         _remember_announced(req, fresh, self.clock())
         if user.opted_out:

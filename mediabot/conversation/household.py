@@ -31,7 +31,7 @@ from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox import outbox
 from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus, Role
-from mediabot.text.language import Language, speaking
+from mediabot.text.language import Language
 
 log = logging.getLogger(__name__)
 
@@ -51,7 +51,7 @@ class HouseRules:
 
     def speaks(self, user: db.User) -> Language:
         """The language ``user`` reads: their own, else the household's."""
-        return speaking(user.language, self.language)
+        return users.language_of(user, self.language)
 
     def applies_to(self, user: db.User) -> bool:
         c = self.config

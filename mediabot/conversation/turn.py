@@ -40,8 +40,8 @@ from mediabot.conversation.posters import Offered, choose_posters, with_media
 from mediabot.conversation.prompt import calibration, history
 from mediabot.conversation.prompt.summaries import Summarizer
 from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
-from mediabot.store import db
-from mediabot.text.language import SOURCE, Language, load, speaking
+from mediabot.store import db, users
+from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.localtime import as_local
 
 log = logging.getLogger(__name__)
@@ -135,7 +135,7 @@ def tools_for(services: Services, user: db.User):
 
 def language_of(services: Services, user: db.User) -> Language:
     """The language ``user`` reads: their ``[[users]]`` language, else the household's."""
-    return speaking(user.language, services.config.sms.language)
+    return users.language_of(user, services.config.sms.language)
 
 
 def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:

@@ -27,8 +27,8 @@ from typing import Any
 
 from mediabot.config import SmsConfig, TwilioConfig
 from mediabot.mailbox import intake, sms_optout
-from mediabot.store import users
-from mediabot.store.db import Outbox
+from mediabot.store.db import Outbox, User
+from mediabot.text.language import Language
 from mediabot.text.phones import SMS, WHATSAPP, Channel, channel_address, split_channel
 from mediabot.text.sms import count_segments, format_reply_for
 from mediabot.text.whatsapp import format_whatsapp
@@ -56,16 +56,16 @@ class Plan:
     hold: bool = False
 
 
-def choose(user_id: int | None, inbox_id: int | None, to_number: str,
+def choose(user: User | None, reply_on: Channel | None, to_number: str,
            config: TwilioConfig) -> Channel:
-    """The channel a new text goes on: its inbox row's, else the person's choice, else the
+    """The channel a new text goes on: for a reply, ``reply_on``, the channel of the text it
+    answers (read with that text, never looked up again); else the person's choice, else the
     one they last used; a "whatsapp:" address given as ``to_number`` says WhatsApp. SMS
     becomes WhatsApp while Twilio refuses SMS to the person and a WhatsApp sender is set."""
     if split_channel(to_number)[0] == WHATSAPP:
         return WHATSAPP
-    user = users.find_user(user_id) if user_id is not None else None
-    if inbox_id is not None:
-        channel = intake.channel_of(inbox_id)
+    if reply_on is not None:
+        channel = reply_on
     elif user is not None:
         channel = Channel(user.channel or intake.last_channel(user.id) or SMS)
     else:
@@ -75,20 +75,13 @@ def choose(user_id: int | None, inbox_id: int | None, to_number: str,
     return channel
 
 
-def shape(channel: Channel, text: str, sms_config: SmsConfig,
-          language: str | None = None) -> str:
+def shape(channel: Channel, text: str, sms_config: SmsConfig, language: Language) -> str:
     """The model's (or a notice's) text written for ``channel``: WhatsApp's markup and
     length (accents always kept), or the SMS rules (``[sms] accents`` for a recipient
     speaking ``language``, ``max_reply_chars``)."""
     if channel == WHATSAPP:
         return format_whatsapp(text)
-    return format_reply_for(sms_config, text, language)
-
-
-def language_of(user_id: int | None) -> str | None:
-    """The recipient's own language tag; None for the household's (or no user)."""
-    user = users.find_user(user_id) if user_id is not None else None
-    return user.language if user is not None else None
+    return format_reply_for(sms_config, text, language.tag)
 
 
 def segments(channel: Channel, body: str) -> int:

@@ -98,11 +98,13 @@ class Sender:
         self.lease = backoff.lease(config.timeout_seconds)
 
     def send(self, to_number: str, body: str, *, user_id: int | None = None,
-             inbox_id: int | None = None, dedupe_key: str | None = None,
-             media_urls: Iterable[str] = (), shape: bool = False) -> Outbox | None:
+             inbox_id: int | None = None, reply_on: Channel | None = None,
+             dedupe_key: str | None = None, media_urls: Iterable[str] = (),
+             shape: bool = False) -> Outbox | None:
         """``enqueue`` then ``deliver``; returns the row as it ended (None for an empty body)."""
         row = self.enqueue(to_number, body, user_id=user_id, inbox_id=inbox_id,
-                           dedupe_key=dedupe_key, media_urls=media_urls, shape=shape)
+                           reply_on=reply_on, dedupe_key=dedupe_key, media_urls=media_urls,
+                           shape=shape)
         if row is None:
             return None
         if row.status == OutboxStatus.PENDING:
@@ -110,20 +112,24 @@ class Sender:
         return outbox.get(row.id)
 
     def enqueue(self, to_number: str, body: str, *, user_id: int | None = None,
-                inbox_id: int | None = None, dedupe_key: str | None = None,
-                media_urls: Iterable[str] = (), shape: bool = False) -> Outbox | None:
+                inbox_id: int | None = None, reply_on: Channel | None = None,
+                dedupe_key: str | None = None, media_urls: Iterable[str] = (),
+                shape: bool = False) -> Outbox | None:
         """Write a ``pending`` row; with the same ``inbox_id`` or ``dedupe_key`` as an
         earlier row, return that row instead (no second row, so no second send).
-        ``media_urls`` go with it as media (http(s) only, at most three). The channel is
-        ``channels.choose``'s; with ``shape`` the body is written for it (SMS or WhatsApp
-        rules), else sent as given.
+        ``media_urls`` go with it as media (http(s) only, at most three). A reply to inbox
+        row ``inbox_id`` gives the channel that text came on as ``reply_on``; the channel is
+        ``channels.choose``'s. With ``shape`` the body is written for it (SMS or WhatsApp
+        rules, in the recipient's language), else sent as given.
 
         Returns None for an empty body (Twilio would refuse it). Raises peewee's
         IntegrityError for a non-existent user or inbox id.
         """
-        channel = channels.choose(user_id, inbox_id, to_number, self.config)
+        user = users.find_user(user_id) if user_id is not None else None
+        channel = channels.choose(user, reply_on, to_number, self.config)
         if shape:
-            body = channels.shape(channel, body, self.sms_config, channels.language_of(user_id))
+            body = channels.shape(channel, body, self.sms_config,
+                                  users.language_of(user, self.sms_config.language))
         if not body or not body.strip():
             log.warning("outbox: empty reply not queued (inbox %s)", inbox_id)
             return None
@@ -190,7 +196,7 @@ class Sender:
         if (outcome.code == TwilioCode.UNSUBSCRIBED and plan.channel == SMS and user is not None
                 and sms_optout.block(user, now, self.config)):
             status = self._send_planned(row, user, now, refused=refused)
-            self.send(user.phone, sms_optout.tip_for(user, self.sms_config.language),
+            self.send(user.phone, sms_optout.tip(users.language_of(user, self.sms_config.language)),
                       user_id=user.id, dedupe_key=sms_optout.tip_key(user), shape=True)
             return status
         if outcome.code == TwilioCode.OUTSIDE_WINDOW and not plan.template and not refused:
@@ -273,7 +279,9 @@ def _body_for(row: Outbox, plan: channels.Plan, sms_config: SmsConfig) -> str:
     for the recipient; for WhatsApp its markup."""
     if plan.channel == row.channel:
         return row.body
-    return channels.shape(plan.channel, row.body, sms_config, channels.language_of(row.user_id))
+    user = users.find_user(row.user_id) if row.user_id else None
+    language = users.language_of(user, sms_config.language)
+    return channels.shape(plan.channel, row.body, sms_config, language)
 
 
 def _note_route(row: Outbox, plan: channels.Plan, body: str) -> None:

@@ -55,10 +55,10 @@ CHECKPOINT_EVERY = 100   # commits; the checkpointer then copies the WAL into th
 # it silently, and the message would be acknowledged as a "retry" and lost).
 INSERT = f"""
 INSERT INTO inbox (message_sid, user_id, from_number, body, received_at, status, error,
-                   channel)
+                   channel, opt_out)
 SELECT ?1, sender.id, ?2, ?3, ?4,
        CASE WHEN sender.id IS NULL THEN '{InboxStatus.IGNORED}' ELSE '{InboxStatus.QUEUED}' END,
-       CASE WHEN sender.id IS NULL THEN '{InboxError.UNKNOWN_SENDER}' END, ?5
+       CASE WHEN sender.id IS NULL THEN '{InboxError.UNKNOWN_SENDER}' END, ?5, ?6
 FROM (SELECT (SELECT id FROM users WHERE phone = ?2) AS id) AS sender WHERE true
 ON CONFLICT (message_sid) DO NOTHING
 RETURNING id, user_id
@@ -69,8 +69,10 @@ UNANSWERED = (InboxStatus.QUEUED, InboxStatus.PROCESSING)
 
 @dataclass(frozen=True)
 class Inbound:
-    """One webhook's message; ``opt_out`` marks the sender opted out in the same commit.
-    ``channel`` is where it came from; ``phone`` is E.164 either way."""
+    """One webhook's message. ``opt_out``: it is an opt-out word, read at the webhook; the
+    sender is marked opted out in the same commit and the row keeps the reading
+    (``inbox.opt_out``), so the worker never reads it again. ``channel`` is where it came
+    from; ``phone`` is E.164 either way."""
 
     sid: str
     phone: str
@@ -227,7 +229,7 @@ class Intake:
             results = []
             for m in messages:
                 rows = connection.execute(INSERT, (m.sid, m.phone, m.body, m.received_at,
-                                                   m.channel)).fetchall()
+                                                   m.channel, m.opt_out)).fetchall()
                 result = Recorded(True, *rows[0]) if rows else Recorded(False)
                 if result.new and result.user_id is not None and m.opt_out:
                     connection.execute(OPT_OUT, (result.user_id,))
@@ -249,12 +251,6 @@ def newest_inbox_id_of(user_id: int) -> int | None:
     """The id of this person's newest inbox row (None before their first text)."""
     return (db.Inbox.select(pw.fn.MAX(db.Inbox.id))
             .where(db.Inbox.user == user_id).scalar())
-
-
-def channel_of(inbox_id: int) -> Channel:
-    """The channel inbox row ``inbox_id`` came in on (SMS when the row is gone)."""
-    row = db.Inbox.get_or_none(db.Inbox.id == inbox_id)
-    return Channel(row.channel) if row is not None else Channel.SMS
 
 
 def last_channel(user_id: int) -> Channel | None:

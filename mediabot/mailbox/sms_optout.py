@@ -19,7 +19,7 @@ from enum import StrEnum
 from mediabot.config import TwilioConfig
 from mediabot.store import users
 from mediabot.store.db import User
-from mediabot.text.language import Language, speaking
+from mediabot.text.language import Language
 from mediabot.text.phones import SMS, Channel
 
 log = logging.getLogger(__name__)
@@ -68,13 +68,9 @@ def unreachable(user: User | None, channel: Channel, config: TwilioConfig) -> Un
     return None
 
 
-def tip_for(user: User, household_language: str) -> str:
-    """What the person is told once, on WhatsApp, when Twilio starts refusing them SMS: in
-    their own language, else the household's."""
-    return tip(speaking(user.language, household_language))
-
-
 def tip(lang: Language) -> str:
+    """What the person is told once, on WhatsApp, when Twilio starts refusing them SMS (in
+    their language, ``users.language_of``)."""
     return lang.gettext("You sent STOP by SMS, so my texts can't reach you there; I'll write to "
                         "you here on WhatsApp. To get them by SMS again, send START by SMS.")
 

@@ -150,6 +150,9 @@ class Inbox(BaseModel):
     status = pw.CharField(default=InboxStatus.QUEUED)
     error = pw.TextField(null=True)
     channel = pw.CharField(default=Channel.SMS)   # where it came from
+    # The text is an opt-out word (STOP...), read at the webhook, which opted the person out
+    # in the same commit: the worker takes that reading instead of making its own.
+    opt_out = pw.BooleanField(default=False)
 
     class Meta:
         table_name = "inbox"
