@@ -21,14 +21,18 @@ from mediabot.mailbox.channels import TextKind
 from mediabot.mailbox.held import MARKS, Mark
 from mediabot.mailbox.intake import newest_inbox_id
 from mediabot.mailbox.twilio_client import Outcome, TwilioCode
-from mediabot.store.db import Outbox, OutboxStatus, database
+from mediabot.store.db import DeliveryState, Outbox, OutboxStatus, database
 from mediabot.text.phones import WHATSAPP, Channel
 
 log = logging.getLogger(__name__)
 
 # A report never takes a row back to an earlier state (Twilio's callbacks can cross).
-DELIVERY_ORDER = {"accepted": 0, "scheduled": 0, "queued": 0, "sending": 1, "sent": 2,
-                  "delivered": 3, "undelivered": 3, "failed": 3, "canceled": 3, "read": 4}
+DELIVERY_ORDER: dict[str, int] = {
+    DeliveryState.ACCEPTED: 0, DeliveryState.SCHEDULED: 0, DeliveryState.QUEUED: 0,
+    DeliveryState.SENDING: 1, DeliveryState.SENT: 2, DeliveryState.DELIVERED: 3,
+    DeliveryState.UNDELIVERED: 3, DeliveryState.FAILED: 3, DeliveryState.CANCELED: 3,
+    DeliveryState.READ: 4}
+UNDELIVERED = (DeliveryState.FAILED, DeliveryState.UNDELIVERED)
 
 
 # -- queueing and delivering ----------------------------------------------------------------
@@ -139,7 +143,7 @@ def finish(row_id: int, status: OutboxStatus, outcome: Outcome, now: dt.datetime
                                   "next_attempt_at": now}
     if outcome.sid:
         changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest_inbox_id(),
-                       delivery=outcome.state or "queued", delivery_at=now)
+                       delivery=outcome.state or DeliveryState.QUEUED, delivery_at=now)
     Outbox.update(changes).where(Outbox.id == row_id).execute()
 
 
@@ -153,12 +157,12 @@ def record_delivery(sid: str, state: str, error_code: int | None,
     row = Outbox.get_or_none(Outbox.twilio_sid == sid)
     if row is None:
         return None
-    if DELIVERY_ORDER.get(state, 2) < DELIVERY_ORDER.get(row.delivery or "queued", 0):
+    if DELIVERY_ORDER.get(state, 2) < DELIVERY_ORDER.get(row.delivery or DeliveryState.QUEUED, 0):
         log.debug("outbox %d: late %s report ignored (already %s)", row.id, state, row.delivery)
         return row
     Outbox.update(delivery=state, delivery_error=error_code, delivery_at=now).where(
         Outbox.id == row.id).execute()
-    level = logging.WARNING if state in ("undelivered", "failed") else logging.DEBUG
+    level = logging.WARNING if state in UNDELIVERED else logging.DEBUG
     log.log(level, "outbox %d %s (twilio error %s)", row.id, state, error_code)
     return Outbox.get_by_id(row.id)
 
@@ -170,7 +174,7 @@ def send_again_after_63016(row: Outbox, now: dt.datetime) -> bool:
     message). A reply or a removal question is not: sent later it would answer or ask
     out of turn. True when the row was put back."""
     if (row.channel != WHATSAPP or row.delivery_error != TwilioCode.OUTSIDE_WINDOW
-            or row.delivery not in ("failed", "undelivered")
+            or row.delivery not in UNDELIVERED
             or channels.kind(row.dedupe_key) == TextKind.OTHER):
         return False
     back = Outbox.update(status=OutboxStatus.PENDING, error=Mark.WINDOW_REFUSED,

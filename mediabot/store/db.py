@@ -65,6 +65,22 @@ class OutboxStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+class DeliveryState(StrEnum):
+    """``outbox.delivery``: what Twilio last reported of a sent text (its message status;
+    a state Twilio adds later is stored as it came)."""
+
+    ACCEPTED = "accepted"
+    SCHEDULED = "scheduled"
+    QUEUED = "queued"
+    SENDING = "sending"
+    SENT = "sent"
+    DELIVERED = "delivered"
+    UNDELIVERED = "undelivered"
+    FAILED = "failed"
+    CANCELED = "canceled"
+    READ = "read"
+
+
 class ApprovalStatus(StrEnum):
     """``approvals.status``: waiting, then once approved, denied or expired."""
 
@@ -179,7 +195,7 @@ class Outbox(BaseModel):
     # The newest inbox id when Twilio accepted the text (201): later texts were sent by
     # someone who could have it. Then what Twilio's status callbacks reported.
     accepted_after_inbox = pw.IntegerField(null=True)
-    delivery = pw.CharField(null=True)          # queued, sent, delivered, undelivered, failed
+    delivery = pw.CharField(null=True)          # a DeliveryState: queued, sent, delivered, ...
     delivery_error = pw.IntegerField(null=True)  # Twilio's ErrorCode, e.g. 30003
     delivery_at = pw.DateTimeField(null=True)
     channel = pw.CharField(default=Channel.SMS)   # where it goes
