@@ -17,12 +17,13 @@ from types import FrameType
 
 from waitress import create_server
 
+from mediabot.answering.faults import RetryPolicy
+from mediabot.answering.worker import Worker
 from mediabot.app import build_engine, held_text_stands, open_storage
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.config import Config, webhook_url
-from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
-from mediabot.messaging.faults import RetryPolicy
-from mediabot.messaging.worker import Worker
+from mediabot.mailbox.delivery import Backoff, Sender
+from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users

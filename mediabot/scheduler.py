@@ -21,7 +21,6 @@ from apscheduler.schedulers.background import BackgroundScheduler
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation import history
 from mediabot.store import db, users
-from mediabot.text.language import speaking
 
 log = logging.getLogger(__name__)
 PRUNE_BATCH = 500
@@ -37,7 +36,7 @@ def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None
         user = users.find_user(action.user_id)
         if user is None:
             continue
-        notice = confirm.expiry_notice(action, speaking(user.language, household))
+        notice = confirm.expiry_notice(action, users.language_of(user, household))
         history.save_message(user.id, {"role": "assistant", "content": notice})
         notify(user, notice)
     return len(expired)

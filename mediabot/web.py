@@ -23,12 +23,12 @@ from werkzeug.datastructures import MultiDict
 from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox.intake import Inbound, Intake
-from mediabot.mailbox.sender import record_delivery, send_again_after_63016
+from mediabot.mailbox.outbox import record_delivery, send_again_after_63016
 from mediabot.ops.health import Scheduler, WriteProbe, health
 from mediabot.store import db
 from mediabot.text.keywords import classify_keyword
 from mediabot.text.localtime import Clock
-from mediabot.text.phones import inbound_phone, split_channel
+from mediabot.text.phones import Channel, inbound_phone, split_channel
 from mediabot.text.sms import signature_ok
 
 log = logging.getLogger(__name__)
@@ -39,7 +39,7 @@ Form = MultiDict[str, str]
 
 
 class Worker(Protocol):
-    """The worker as the webhook sees it (``messaging.worker.Worker``)."""
+    """The worker as the webhook sees it (``answering.worker.Worker``)."""
 
     def acknowledging(self) -> AbstractContextManager[object]:
         """Held while a webhook is answered, so turns about to start let it go first."""
@@ -47,7 +47,7 @@ class Worker(Protocol):
     def notify(self, user_id: int) -> None:
         """A text from ``user_id`` is in the inbox."""
 
-    def reply_to_unknown(self, from_number: str, channel: str) -> None:
+    def reply_to_unknown(self, from_number: str, channel: Channel = ...) -> None:
         """The fixed reply to a number that is no user, when configured."""
 
 

@@ -22,7 +22,7 @@ LAYERS = [
     ["mailbox"],
     ["arr"],
     ["conversation"],
-    ["messaging"],
+    ["answering"],
     ["ops"],
     ["app", "trial", "scheduler", "web", "daemon", "cli"],
 ]

@@ -22,7 +22,7 @@ OWNERS = {
     "Message": "mediabot.conversation.history",
     "PendingAction": "mediabot.conversation.confirmations",
     "Inbox": "mediabot.mailbox.intake",
-    "Outbox": "mediabot.mailbox.sender",
+    "Outbox": "mediabot.mailbox.outbox",
     "Request": "mediabot.arr.requests",
     "Notice": "mediabot.arr.notices",
     "Announced": "mediabot.arr.notices",

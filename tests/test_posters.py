@@ -7,7 +7,8 @@ import json
 import pytest
 
 from mediabot.conversation.posters import Offered, choose_posters
-from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
+from mediabot.mailbox.delivery import Backoff, Sender
+from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store import db, migrations
 from mediabot.text.public_url import web_urls
 from tests.conftest import MEMBER, make_config

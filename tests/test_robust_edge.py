@@ -8,9 +8,9 @@ import pytest
 import requests
 from waitress import wasyncore
 
+from mediabot.answering.worker import Worker
 from mediabot.arr.requests import record_request
 from mediabot.config import SmsConfig
-from mediabot.messaging.worker import Worker
 from mediabot.store import db
 from mediabot.trial.sim.loopback import free_port
 from tests.conftest import ADMIN, sign
@@ -236,7 +236,7 @@ def test_a_picture_with_no_text_gets_a_fixed_reply_without_a_model_call(daemon_f
 
 def test_the_rate_limit_notice_goes_out_at_most_once_an_hour_across_a_clock_hour(
         daemon_for, fake_llm, fake_twilio, clock):
-    from mediabot.messaging.turn import RATE_LIMIT_REPLY
+    from mediabot.answering.answer import RATE_LIMIT_REPLY
 
     daemon = daemon_for(sms={"rate_limit_per_hour": 1})
     client = daemon.app.test_client()

@@ -2,8 +2,8 @@
 
 import pytest
 
-from mediabot.messaging.turn import RATE_LIMIT_REPLY
-from mediabot.messaging.worker import UNKNOWN_SENDER_REPLY
+from mediabot.answering.answer import RATE_LIMIT_REPLY
+from mediabot.answering.worker import UNKNOWN_SENDER_REPLY
 from mediabot.store import db
 from tests.conftest import ADMIN, MEMBER, sign
 from tests.support import URL, params, settle, stamped, text, unstamped

@@ -31,8 +31,8 @@ from mediabot.arr.events import ArrEvent
 from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import episode_code, sms_safe_title
 from mediabot.config import SmsConfig
-from mediabot.store import db
-from mediabot.text.language import Language, speaking
+from mediabot.store import db, users
+from mediabot.text.language import Language
 from mediabot.text.localtime import Clock
 
 log = logging.getLogger(__name__)
@@ -192,7 +192,7 @@ class Notices:
             return None
         title = _safe(notice.title) or sms_safe_title(req.title, fallback="")
         user = req.user
-        text, tag = notice_text(speaking(user.language, self.sms_config.language), title, fresh)
+        text, tag = notice_text(users.language_of(user, self.sms_config.language), title, fresh)
         requests.mark_told(req.id, self.clock())
         _remember_announced(req, fresh, self.clock())
         if user.opted_out:

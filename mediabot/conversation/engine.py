@@ -149,9 +149,9 @@ class Engine:
         / DENY 12; None for a text the model (or onboarding) reads."""
         user = incoming.user
         if not incoming.text.strip():
-            return no_text_reply(self.language(user))   # nothing stored: nothing to remember
+            return no_text_reply(incoming.language)   # nothing stored: nothing to remember
         if incoming.keyword == Keyword.HELP:
-            return help_text(self.language(user), admin=approvals_on(self.services, user))
+            return help_text(incoming.language, admin=approvals_on(self.services, user))
         if incoming.keyword == Keyword.RESET:
             return self._reset(user)
         rules = self.services.rules

@@ -29,11 +29,11 @@ from mediabot.arr.requests import used_since, week_start
 from mediabot.arr.tools import AddRequest, ToolError
 from mediabot.config import RequestsConfig
 from mediabot.conversation import confirmations as confirm
-from mediabot.mailbox import sender
+from mediabot.mailbox import outbox
 from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus, Role
 from mediabot.text.keywords import Verdict
-from mediabot.text.language import Language, speaking
+from mediabot.text.language import Language
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +58,7 @@ class HouseRules:
 
     def speaks(self, user: db.User) -> Language:
         """The language ``user`` reads: their own, else the household's."""
-        return speaking(user.language, self.language)
+        return users.language_of(user, self.language)
 
     def applies_to(self, user: db.User) -> bool:
         c = self.config
@@ -149,7 +149,7 @@ class HouseRules:
         row, lang = db.Approval.get_or_none(db.Approval.id == number), self.speaks(admin)
         if row is None:
             return lang.gettext("There is no request {number}.", number=number)
-        asked = sender.text_by_key(approval_key(row.id, admin.id))
+        asked = outbox.text_by_key(approval_key(row.id, admin.id))
         if inbox_id is not None and not confirm.seen_before(asked, inbox_id):
             log.info("user %s answered request %s without having been asked", admin.id, number)
             return lang.gettext("There is no request {number} waiting for your answer, so "

@@ -24,9 +24,9 @@ from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
 from mediabot.conversation.summarizer import Summarizer
-from mediabot.store import db
+from mediabot.store import db, users
 from mediabot.store.db import Role
-from mediabot.text.language import Language, speaking
+from mediabot.text.language import Language
 from mediabot.text.localtime import Clock, as_local
 
 Gate = Callable[[AddRequest], dict | None]
@@ -70,7 +70,7 @@ def tools_for(services: Services, user: db.User) -> list[Tool]:
 
 def language_of(services: Services, user: db.User) -> Language:
     """The language ``user`` reads: their ``[[users]]`` language, else the household's."""
-    return speaking(user.language, services.config.sms.language)
+    return users.language_of(user, services.config.sms.language)
 
 
 def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:

@@ -17,7 +17,7 @@ import logging
 from mediabot.config import Config, UserConfig
 from mediabot.conversation import history
 from mediabot.conversation.forget import forget_conversation
-from mediabot.mailbox import intake, sender
+from mediabot.mailbox import intake, outbox
 from mediabot.ops.errors import InvalidValue, OpsError
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local
@@ -161,7 +161,7 @@ def show_history(config: Config, phone: str, limit: int) -> list[str]:
     zone = config.server.zone
     lines = ([_message_line(row, zone) for row in reversed(rows)] if rows
              else [f"no messages stored for {_label(user)}"])
-    texts = sender.newest_texts(user.id, limit)
+    texts = outbox.newest_texts(user.id, limit)
     if texts:
         lines += ["", f"texts to {_label(user)}:"]
         lines += [_text_line(text, zone) for text in reversed(texts)]

@@ -1,12 +1,37 @@
 """The users table's owner: the household's members, as the config file and the commands
-keep them."""
+keep them, and what is known of each person (``language_of``)."""
 
 import datetime as dt
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from mediabot.store.db import Role, User, database
+from mediabot.text.language import Language, speaking
+
+
+class ConfigUser(Protocol):
+    """A ``[[users]]`` entry as the sync reads it (``config.UserConfig``)."""
+
+    @property
+    def phone(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+
+
+def language_of(user: User | None, household: str) -> Language:
+    """The language a person reads and is read in: their own ``[[users]]`` language, else
+    the household's ``[sms] language`` (``household``); the household's for no one (a text
+    to a number that is no user). The one place this is decided: a text is read with it
+    once (``Incoming.language``) and everything mediabot writes to someone uses it."""
+    return speaking(user.language if user is not None else None, household)
 
 
 def nobody_can_text(config_users: Sequence[object], stored_users: int) -> bool:
@@ -41,7 +66,7 @@ def count_users_in(path: str) -> int | None:
         return None
 
 
-def ensure_config_users(users) -> None:
+def ensure_config_users(users: Sequence[ConfigUser]) -> None:
     """Write ``[[users]]`` into the users table: new ones added, name/role/channel/language
     changes applied.
 
