@@ -280,7 +280,7 @@ class FakeTwilio:
         opened = self.windows.get(form["To"].removeprefix("whatsapp:"))
         return None if opened is not None and time.time() - opened < 86400 else 63016
 
-    def _sms_opt_out(self, form) -> int | None:
+    def _sms_opt_out(self, form: Form) -> int | None:
         """21610 for an SMS to a number on Twilio's opt-out list."""
         to = form["To"]
         with self._lock:
