@@ -39,7 +39,7 @@ from typing import cast
 
 import peewee as pw
 
-from mediabot.store import db
+from mediabot.store import db, users
 from mediabot.store.db import InboxError, InboxStatus
 from mediabot.text.phones import Channel
 
@@ -63,7 +63,6 @@ FROM (SELECT (SELECT id FROM users WHERE phone = ?2) AS id) AS sender WHERE true
 ON CONFLICT (message_sid) DO NOTHING
 RETURNING id, user_id
 """
-OPT_OUT = "UPDATE users SET opted_out = 1 WHERE id = ?"
 UNANSWERED = (InboxStatus.QUEUED, InboxStatus.PROCESSING)
 
 
@@ -232,7 +231,7 @@ class Intake:
                                                    m.channel, m.opt_out)).fetchall()
                 result = Recorded(True, *rows[0]) if rows else Recorded(False)
                 if result.new and result.user_id is not None and m.opt_out:
-                    connection.execute(OPT_OUT, (result.user_id,))
+                    users.opt_out_in(connection, result.user_id)
                 results.append(result)
             connection.execute("COMMIT")
         except BaseException:

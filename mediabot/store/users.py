@@ -148,6 +148,17 @@ def set_display_name(user: User, name: str) -> None:
     user.display_name = name
 
 
+# The intake's batched writer records a STOP in the same raw transaction as its inbox row
+# (one commit for a burst of webhooks), so it runs this statement on its own connection;
+# the statement lives here, with the table's other writes.
+OPT_OUT_BY_ID = "UPDATE users SET opted_out = 1 WHERE id = ?"
+
+
+def opt_out_in(connection: sqlite3.Connection, user_id: int) -> None:
+    """Record a STOP for ``user_id`` inside the caller's open transaction on ``connection``."""
+    connection.execute(OPT_OUT_BY_ID, (user_id,))
+
+
 def set_opted_out(user: User, opted_out: bool) -> bool:
     """Record STOP (True) or START (False); ``user`` is updated too. False when the row is
     gone."""
