@@ -34,11 +34,11 @@ from types import SimpleNamespace
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from mediabot.answering.worker import Worker
 from mediabot.app import build_engine
 from mediabot.config import load_config
+from mediabot.mailbox.delivery import Sender
 from mediabot.mailbox.intake import Inbound, Intake
-from mediabot.mailbox.sender import Sender
-from mediabot.messaging.worker import Worker
 from mediabot.scheduler import prune_history
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users

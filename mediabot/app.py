@@ -7,12 +7,14 @@ from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
 from mediabot.config import Config
 from mediabot.conversation import household
-from mediabot.conversation.engine import Engine, Services
-from mediabot.conversation.household import HouseRules
+from mediabot.conversation.engine import Engine
+from mediabot.conversation.household import HouseRules, Notify
 from mediabot.conversation.llm import ChatModel
-from mediabot.conversation.prompt.summaries import Summarizer
+from mediabot.conversation.services import Services
+from mediabot.conversation.summarizer import Summarizer
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
+from mediabot.text.localtime import Clock
 
 log = logging.getLogger(__name__)
 
@@ -23,7 +25,8 @@ def open_storage(config: Config) -> None:
     ensure_config_users(config.users)
 
 
-def build_services(config: Config, clock=db.utcnow, notify=None) -> Services:
+def build_services(config: Config, clock: Clock = db.utcnow,
+                   notify: Notify | None = None) -> Services:
     """Clients are built here, not at import; the model's SDK client and the arr clients
     are built lazily on first use."""
     model = ChatModel.lazy(config.llm)
@@ -35,7 +38,8 @@ def build_services(config: Config, clock=db.utcnow, notify=None) -> Services:
                     summarizer=summarizer, rules=rules)
 
 
-def build_engine(config: Config, clock=db.utcnow, notify=None) -> Engine:
+def build_engine(config: Config, clock: Clock = db.utcnow,
+                 notify: Notify | None = None) -> Engine:
     """``notify(user, text)`` texts someone other than the sender (admins asked to approve,
     a member told the answer); without it those texts are not sent."""
     return Engine(build_services(config, clock, notify))

@@ -12,18 +12,22 @@ import resource
 import signal
 import threading
 import time
+from collections.abc import Callable
+from types import FrameType
 
 from waitress import create_server
 
+from mediabot.answering.faults import RetryPolicy
+from mediabot.answering.worker import Worker
 from mediabot.app import build_engine, held_text_stands, open_storage
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.config import Config, webhook_url
-from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
-from mediabot.messaging.faults import RetryPolicy
-from mediabot.messaging.worker import Worker
-from mediabot.ops.checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
+from mediabot.mailbox.delivery import Backoff, Sender
+from mediabot.mailbox.twilio_client import build_twilio_client
+from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users
+from mediabot.text.localtime import Clock
 from mediabot.web import create_app, status_url
 
 log = logging.getLogger(__name__)
@@ -36,8 +40,9 @@ FILES_BESIDE_CONNECTIONS = 64  # database, WAL, log, clients of Sonarr/Radarr/LL
 class Daemon:
     """Everything ``serve`` runs, built from config; ``start``/``stop`` for tests too."""
 
-    def __init__(self, config: Config, *, clock=db.utcnow, backoff: Backoff = Backoff(),
-                 burst_seconds: float = BURST_SECONDS, retry: RetryPolicy = RetryPolicy()):
+    def __init__(self, config: Config, *, clock: Clock = db.utcnow,
+                 backoff: Backoff = Backoff(), burst_seconds: float = BURST_SECONDS,
+                 retry: RetryPolicy = RetryPolicy()) -> None:
         self.config = config
         open_storage(config)
         self.engine = build_engine(config, clock, notify=self._notify)
@@ -51,7 +56,7 @@ class Daemon:
                               hooks=self.hooks, clock=clock)
         self.server = None
 
-    def _jobs(self, clock):
+    def _jobs(self, clock: Clock) -> dict[str, tuple[Callable[[], object], float]]:
         confirmation, history = self.config.confirmation, self.config.history
         return {
             "expire-confirmations": (
@@ -95,7 +100,7 @@ class Daemon:
         drain that follows."""
         stopping = threading.Event()
 
-        def on_signal(signum, _frame):
+        def on_signal(signum: int, _frame: FrameType | None) -> None:
             if stopping.is_set():
                 return  # already draining; a second signal must not interrupt that
             log.info("received %s; finishing turns in flight", signal.Signals(signum).name)
@@ -136,9 +141,9 @@ def _status_callback(config: Config) -> str:
     return status_url(public) if public else ""
 
 
-def within(seconds: float, fn) -> bool:
+def within(seconds: float, fn: Callable[[], object]) -> bool:
     """Run ``fn`` in a daemon thread for at most ``seconds``; whether it finished."""
-    def run():
+    def run() -> None:
         try:
             fn()
         except Exception:

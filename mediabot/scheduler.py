@@ -19,9 +19,8 @@ from collections.abc import Callable
 from apscheduler.schedulers.background import BackgroundScheduler
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store import db, users
-from mediabot.text.language import speaking
 
 log = logging.getLogger(__name__)
 PRUNE_BATCH = 500
@@ -37,14 +36,15 @@ def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None
         user = users.find_user(action.user_id)
         if user is None:
             continue
-        notice = confirm.expiry_notice(action, speaking(user.language, household))
+        notice = confirm.expiry_notice(action, users.language_of(user, household))
         history.save_message(user.id, {"role": "assistant", "content": notice})
         notify(user, notice)
     return len(expired)
 
 
 def prune_history(now: dt.datetime, retention_days: int, *, batch: int = PRUNE_BATCH,
-                  pause: float = PRUNE_PAUSE_SECONDS, sleep=time.sleep) -> int:
+                  pause: float = PRUNE_PAUSE_SECONDS,
+                  sleep: Callable[[float], None] = time.sleep) -> int:
     """Delete messages older than the retention period; returns how many went.
 
     In batches of ``batch`` rows, each its own short transaction found through the
@@ -65,7 +65,7 @@ def prune_history(now: dt.datetime, retention_days: int, *, batch: int = PRUNE_B
 
 
 def _guarded(name: str, job: Callable[[], object]) -> Callable[[], None]:
-    def run():
+    def run() -> None:
         try:
             with db.database.connection_context():
                 job()

@@ -9,29 +9,57 @@ replies (signed the same way) and records it on its outbox row; a question repor
 undelivered or failed lapses (``confirm.drop_undelivered``).
 """
 
+import datetime as dt
 import logging
 import re
+from collections.abc import Callable
+from contextlib import AbstractContextManager
+from typing import Protocol
 
-from flask import Flask, jsonify, request
+from flask import Flask, Response, jsonify, request
 from twilio.request_validator import RequestValidator
+from werkzeug.datastructures import MultiDict
 
 from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox.intake import Inbound, Intake
-from mediabot.mailbox.sender import record_delivery, send_again_after_63016
-from mediabot.ops.health import WriteProbe, health
+from mediabot.mailbox.outbox import record_delivery, send_again_after_63016
+from mediabot.ops.health import Scheduler, WriteProbe, health
 from mediabot.store import db
 from mediabot.text.keywords import classify_keyword
-from mediabot.text.phones import inbound_phone, split_channel
+from mediabot.text.localtime import Clock
+from mediabot.text.phones import Channel, inbound_phone, split_channel
 from mediabot.text.sms import signature_ok
 
 log = logging.getLogger(__name__)
 EMPTY_TWIML = '<?xml version="1.0" encoding="UTF-8"?><Response/>'
 MAX_BODY_CHARS = 10_000
+Reply = Response | tuple[Response, int] | tuple[str, int]
+Form = MultiDict[str, str]
 
 
-def create_app(config: Config, *, worker, scheduler=None, hooks=None,
-               intake: Intake | None = None, clock=db.utcnow) -> Flask:
+class Worker(Protocol):
+    """The worker as the webhook sees it (``answering.worker.Worker``)."""
+
+    def acknowledging(self) -> AbstractContextManager[object]:
+        """Held while a webhook is answered, so turns about to start let it go first."""
+
+    def notify(self, user_id: int) -> None:
+        """A text from ``user_id`` is in the inbox."""
+
+    def reply_to_unknown(self, from_number: str, channel: Channel = ...) -> None:
+        """The fixed reply to a number that is no user, when configured."""
+
+
+class Routes(Protocol):
+    """More routes on the app: Sonarr's and Radarr's webhooks (``arr.hooks.Hooks``)."""
+
+    def init_app(self, app: Flask) -> None: ...
+
+
+def create_app(config: Config, *, worker: Worker, scheduler: Scheduler | None = None,
+               hooks: Routes | None = None, intake: Intake | None = None,
+               clock: Clock = db.utcnow) -> Flask:
     """Build the app around the already-running worker (and scheduler, for /healthz).
 
     ``intake`` records /sms messages (group commit); one on the shared database if none.
@@ -48,7 +76,7 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
                     "who finds the URL can text as your household. Use only for local trials.")
 
     @app.post("/sms")
-    def sms():
+    def sms() -> Reply:
         form = request.form
         if not signed(sms_url):
             log.warning("/sms: rejected a request with a missing or invalid signature")
@@ -62,7 +90,7 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
         return app.response_class(EMPTY_TWIML, status=200, mimetype="text/xml")
 
     @app.post("/sms/status")
-    def sms_status():
+    def sms_status() -> Reply:
         if not signed(status_url(config.server.public_url)):
             log.warning("/sms/status: rejected a request with a missing or invalid signature")
             return _error("invalid signature", 403)
@@ -79,7 +107,7 @@ def create_app(config: Config, *, worker, scheduler=None, hooks=None,
     probe = WriteProbe(clock)
 
     @app.get("/healthz")
-    def healthz():
+    def healthz() -> Reply:
         return _health(probe, scheduler)
 
     if hooks is not None:
@@ -92,7 +120,7 @@ def status_url(public_url: str) -> str:
     return webhook_url(public_url) + "/status"
 
 
-def _signature_check(config: Config, validator: RequestValidator):
+def _signature_check(config: Config, validator: RequestValidator) -> Callable[[str], bool]:
     """``signed(url)``: is the request in hand signed by Twilio for ``url``? Always True
     when ``[twilio] validate_signature`` is off."""
     def signed(url: str) -> bool:
@@ -106,7 +134,7 @@ def _signature_check(config: Config, validator: RequestValidator):
     return signed
 
 
-def _delivery_report(form) -> tuple[str, str, int | None] | str:
+def _delivery_report(form: Form) -> tuple[str, str, int | None] | str:
     """(MessageSid, MessageStatus, ErrorCode or None) of a status callback, or what is wrong."""
     sid, state = form.get("MessageSid", ""), form.get("MessageStatus", "")
     if not sid or len(sid) > 64:
@@ -119,7 +147,7 @@ def _delivery_report(form) -> tuple[str, str, int | None] | str:
     return sid, state, int(code) if code else None
 
 
-def _read_form(form, region: str, now) -> Inbound | str:
+def _read_form(form: Form, region: str, now: dt.datetime) -> Inbound | str:
     """The webhook's message, its sender's number parsed (SMS or "whatsapp:" + number: one
     person either way) and STOP-like words read once; or what is wrong with the request."""
     sid, sender, body = form.get("MessageSid", ""), form.get("From", ""), form.get("Body", "")
@@ -138,7 +166,7 @@ def _read_form(form, region: str, now) -> Inbound | str:
     return Inbound(sid, phone, body, now, classify_keyword(body) == "opt_out", channel)
 
 
-def _accept(inbound: Inbound, config: Config, worker, intake: Intake) -> None:
+def _accept(inbound: Inbound, config: Config, worker: Worker, intake: Intake) -> None:
     """Record the message once (committed before this returns); wake the worker for a
     known sender. On Twilio's clock, so its lines are DEBUG: one INFO line per text would
     cost more than the insert.
@@ -159,10 +187,10 @@ def _accept(inbound: Inbound, config: Config, worker, intake: Intake) -> None:
     worker.notify(recorded.user_id)
 
 
-def _error(reason: str, status: int):
+def _error(reason: str, status: int) -> tuple[Response, int]:
     return jsonify({"error": reason}), status
 
 
-def _health(probe: WriteProbe, scheduler):
+def _health(probe: WriteProbe, scheduler: Scheduler | None) -> tuple[Response, int]:
     body, healthy = health(probe, scheduler)
     return jsonify(body), 200 if healthy else 503

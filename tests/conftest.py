@@ -57,9 +57,9 @@ def fake_twilio(twilio_server):
 @pytest.fixture
 def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
+    from mediabot.answering.faults import RetryPolicy
     from mediabot.daemon import Daemon
-    from mediabot.mailbox.sender import Backoff
-    from mediabot.messaging.faults import RetryPolicy
+    from mediabot.mailbox.delivery import Backoff
 
     made = []
 

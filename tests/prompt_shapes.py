@@ -3,7 +3,7 @@
 Each ``Shape`` is a history the engine really leaves in the database (the same dicts
 ``history.save_message`` stores and ``history.get_history`` reads back), plus the build
 settings of that moment. ``prompt(shape)`` passes it through the real builder,
-``mediabot.conversation.prompt.history.build_prompt``, with the real system prompt and the
+``mediabot.conversation.prompt.build.build_prompt``, with the real system prompt and the
 real tool schemas, so the conformance suite tests what mediabot would send, not a hand-made copy of
 it.
 
@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 from mediabot.arr.tools import available_tools, tool_schemas
 from mediabot.conversation import engine
-from mediabot.conversation.prompt.history import build_llm_messages, build_prompt
+from mediabot.conversation.prompt.build import build_llm_messages, build_prompt
 from mediabot.conversation.prompt.system_prompt import (
     SUMMARY_PROMPT,
     build_system_prompt,
@@ -53,7 +53,7 @@ def prompt(shape: Shape) -> list[dict]:
     """The messages mediabot sends for this stored history (the real builder's output).
 
     A turn's prompt is built around the real system prompt; the summarizer's request is built
-    by the same builder around SUMMARY_PROMPT, as mediabot.conversation.prompt.summaries
+    by the same builder around SUMMARY_PROMPT, as mediabot.conversation.summarizer
     does; ``mediabot check`` sends its one-message probe as it is.
     """
     if shape.request == "probe":

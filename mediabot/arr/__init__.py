@@ -1,3 +1,4 @@
-"""Sonarr and Radarr: the model's tools, the download webhooks and the notices
-they become, and the requests members made.
+"""Sonarr and Radarr: the model's tools (``tools/``), the download webhooks (``hooks``,
+``events``) and the notices they become (``notices``), the requests members made
+(``requests``) and how often a title may be searched again (``searches``).
 """

@@ -18,7 +18,12 @@ WebhookSeriesDeletePayload / WebhookMovieDeletePayload and WebhookEpisodeDeleteP
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from enum import StrEnum
+from typing import Any
+
+from mediabot.arr.tools.base import Service
 
 MAX_DEPTH = 32  # the deepest real payload nests 5 levels (episodeFiles[].mediaInfo.subtitles)
 MAX_VALUES = 60_000  # a 1 MiB body of real payload (a 700-episode pack) has about 29,000
@@ -34,26 +39,35 @@ class PayloadError(ValueError):
     caller."""
 
 
+class EventKind(StrEnum):
+    """What mediabot makes of a webhook's ``eventType``."""
+
+    TEST = "test"                 # the Test button in Sonarr/Radarr's Connect settings
+    IMPORT = "import"             # a file (or a whole download) was imported
+    DELETE = "delete"             # the series or movie was removed from the library
+    FILE_DELETE = "file_delete"   # an episode's file was deleted
+    OTHER = "other"               # anything else: accepted and ignored
+
+
 @dataclass(frozen=True)
 class ArrEvent:
     """What a webhook says, reduced to what mediabot acts on.
 
-    ``kind`` is "test", "import", "delete" (series/movie removed), "file_delete" or "other".
     ``upgrade`` is None when the payload does not say (Sonarr v4's On Import Complete).
     """
 
     event_type: str
-    kind: str
+    kind: EventKind
     external_id: int = 0
     title: str = ""
-    episodes: frozenset = field(default_factory=frozenset)
+    episodes: frozenset[tuple[int, int]] = field(default_factory=frozenset)
     upgrade: bool | None = None
     download_id: str | None = None
     delete_reason: str | None = None
 
 
-def read_event(service: str, body: bytes) -> ArrEvent:
-    """Parse and check one webhook body from ``service`` ("sonarr" or "radarr")."""
+def read_event(service: Service, body: bytes) -> ArrEvent:
+    """Parse and check one webhook body from ``service``."""
     payload = parse_json(body)
     if not isinstance(payload, dict):
         raise PayloadError("the body must be a JSON object (Sonarr/Radarr webhook JSON)")
@@ -64,10 +78,10 @@ def read_event(service: str, body: bytes) -> ArrEvent:
     if len(event_type) > 64:
         raise PayloadError("eventType is longer than 64 characters")
     reader = _READERS.get((service, event_type))
-    return reader(payload) if reader else ArrEvent(event_type, "other")
+    return reader(payload) if reader else ArrEvent(event_type, EventKind.OTHER)
 
 
-def parse_json(body: bytes):
+def parse_json(body: bytes) -> Any:
     """JSON with bounds: every number fits 64 bits, no NaN/Infinity, nesting and the number
     of values bounded (so a 1 MiB body cannot become tens of MB of objects and seconds of
     checking: ``MAX_VALUES`` is counted from separators before parsing)."""
@@ -106,11 +120,11 @@ def _real(text: str) -> float:
     return value
 
 
-def _constant(name: str):
+def _constant(name: str) -> float:
     raise PayloadError(f"{name} is not a JSON number")
 
 
-def _depth(value) -> int:
+def _depth(value: Any) -> int:
     """How deep arrays and objects nest (a scalar is 0), without recursion."""
     deepest, stack = 0, [(value, 1)]
     while stack:
@@ -130,43 +144,47 @@ def _depth(value) -> int:
 
 def _sonarr_import(payload: dict) -> ArrEvent:
     series = _object(payload, "series")
-    return ArrEvent("Download", "import", _id(series, "tvdbId", "series"),
+    return ArrEvent("Download", EventKind.IMPORT, _id(series, "tvdbId", "series"),
                     _title(series, "series"), _episodes(payload),
                     _flag(payload, "isUpgrade"), _download_id(payload))
 
 
 def _radarr_import(payload: dict) -> ArrEvent:
     movie = _object(payload, "movie")
-    return ArrEvent("Download", "import", _id(movie, "tmdbId", "movie"),
+    return ArrEvent("Download", EventKind.IMPORT, _id(movie, "tmdbId", "movie"),
                     _title(movie, "movie"), upgrade=_flag(payload, "isUpgrade"),
                     download_id=_download_id(payload))
 
 
 def _series_delete(payload: dict) -> ArrEvent:
     series = _object(payload, "series")
-    return ArrEvent("SeriesDelete", "delete", _id(series, "tvdbId", "series"))
+    return ArrEvent("SeriesDelete", EventKind.DELETE, _id(series, "tvdbId", "series"))
 
 
 def _movie_delete(payload: dict) -> ArrEvent:
     movie = _object(payload, "movie")
-    return ArrEvent("MovieDelete", "delete", _id(movie, "tmdbId", "movie"))
+    return ArrEvent("MovieDelete", EventKind.DELETE, _id(movie, "tmdbId", "movie"))
 
 
 def _episode_file_delete(payload: dict) -> ArrEvent:
     series = _object(payload, "series")
-    return ArrEvent("EpisodeFileDelete", "file_delete", _id(series, "tvdbId", "series"),
+    return ArrEvent("EpisodeFileDelete", EventKind.FILE_DELETE, _id(series, "tvdbId", "series"),
                     episodes=_episodes(payload),
                     delete_reason=_optional_text(payload, "deleteReason", 64))
 
 
-_READERS = {
-    ("sonarr", "Test"): lambda payload: ArrEvent("Test", "test"),
-    ("radarr", "Test"): lambda payload: ArrEvent("Test", "test"),
-    ("sonarr", "Download"): _sonarr_import,
-    ("radarr", "Download"): _radarr_import,
-    ("sonarr", "SeriesDelete"): _series_delete,
-    ("radarr", "MovieDelete"): _movie_delete,
-    ("sonarr", "EpisodeFileDelete"): _episode_file_delete,
+def _test(payload: dict) -> ArrEvent:
+    return ArrEvent("Test", EventKind.TEST)
+
+
+_READERS: dict[tuple[Service, str], Callable[[dict], ArrEvent]] = {
+    (Service.SONARR, "Test"): _test,
+    (Service.RADARR, "Test"): _test,
+    (Service.SONARR, "Download"): _sonarr_import,
+    (Service.RADARR, "Download"): _radarr_import,
+    (Service.SONARR, "SeriesDelete"): _series_delete,
+    (Service.RADARR, "MovieDelete"): _movie_delete,
+    (Service.SONARR, "EpisodeFileDelete"): _episode_file_delete,
 }
 
 
@@ -208,7 +226,7 @@ def _flag(payload: dict, key: str) -> bool | None:
     return value
 
 
-def _episodes(payload: dict) -> frozenset:
+def _episodes(payload: dict) -> frozenset[tuple[int, int]]:
     episodes = payload.get("episodes")
     if not isinstance(episodes, list):
         raise PayloadError(f"episodes must be a list, {_got(payload, 'episodes')}")
@@ -243,7 +261,7 @@ def _got(parent: dict, key: str) -> str:
     return f"got {_show(parent[key])}" if key in parent else "but it is missing"
 
 
-def _show(value) -> str:
+def _show(value: Any) -> str:
     """A value as JSON, short and on one line: true, "false", 879538.9, an object."""
     if isinstance(value, dict):
         return "an object"

@@ -8,43 +8,52 @@ curl and browsers as UTF-8; either encoding of the secret is accepted.
 
 The password is checked before the body is read; the body may be up to ``BODY_LIMIT`` (a
 60-episode season pack's On Import Complete is about 90 KB; ``/sms`` keeps its own small
-limit). ``hookevents`` checks it; anything wrong is answered 400 with one plain line, never
+limit). ``events`` checks it; anything wrong is answered 400 with one plain line, never
 a traceback. What to text whom is ``notices``' job.
 """
 
 import base64
 import binascii
+import datetime as dt
 import hmac
 import logging
 
-from flask import current_app, jsonify, request
+from flask import Flask, Response, current_app, jsonify, request
+from flask.typing import ResponseReturnValue
 from werkzeug.exceptions import RequestEntityTooLarge
 
-from mediabot.arr.events import ArrEvent, PayloadError, read_event
-from mediabot.arr.notices import BURST_SECONDS, Notices
+from mediabot.arr.events import ArrEvent, EventKind, PayloadError, read_event
+from mediabot.arr.notices import BURST_SECONDS, Notices, NoticeSender
+from mediabot.arr.tools.base import Service
+from mediabot.config import Config
 from mediabot.store import db
+from mediabot.text.localtime import Clock
 
 __all__ = ["BODY_LIMIT", "BURST_SECONDS", "Hooks", "password_matches"]
 
 log = logging.getLogger(__name__)
 BODY_LIMIT = 1024 * 1024
-SERVICES = ("sonarr", "radarr")
+SERVICES = tuple(Service)
 
 
 class Hooks:
-    def __init__(self, config, sender, *, clock=db.utcnow, burst_seconds: float = BURST_SECONDS):
+    """The ``/hooks/<service>`` endpoint and what its events become (``notices``)."""
+
+    def __init__(self, config: Config, sender: NoticeSender, *, clock: Clock = db.utcnow,
+                 burst_seconds: float = BURST_SECONDS) -> None:
         self.config = config
         self.notices = Notices(config.sms, sender, clock=clock, burst_seconds=burst_seconds)
 
-    def init_app(self, app) -> None:
+    def init_app(self, app: Flask) -> None:
         for rule in ("/hooks/<service>", "/hooks/<service>/"):
             app.add_url_rule(rule, "hooks", self._endpoint, methods=["POST", "PUT"])
 
     # -- HTTP -------------------------------------------------------------------------------
 
-    def _endpoint(self, service: str):
+    def _endpoint(self, service: str) -> ResponseReturnValue:
         if service not in SERVICES:
             return _plain("unknown hook; use /hooks/sonarr or /hooks/radarr", 404)
+        kind = Service(service)
         refusal = self._refusal()
         if refusal:
             return refusal
@@ -53,13 +62,13 @@ class Hooks:
             log.warning("/hooks/%s: body over %d bytes refused", service, BODY_LIMIT)
             return _plain(f"the body is larger than {BODY_LIMIT // 1024} KiB", 413)
         try:
-            event = read_event(service, body)
+            event = read_event(kind, body)
         except PayloadError as exc:
             log.warning("/hooks/%s: refused a payload: %s", service, exc)
             return _plain(str(exc), 400)
-        return jsonify({"ok": True, "result": self.handle(service, event)}), 200
+        return jsonify({"ok": True, "result": self.handle(kind, event)}), 200
 
-    def _refusal(self):
+    def _refusal(self) -> Response | None:
         secret = self.config.notifications.webhook_secret
         if not secret:
             return _plain("hooks are off: set [notifications] webhook_secret", 403)
@@ -72,22 +81,22 @@ class Hooks:
 
     # -- events -----------------------------------------------------------------------------
 
-    def handle(self, service: str, event: ArrEvent) -> str:
+    def handle(self, service: Service, event: ArrEvent) -> str:
         """Act on one checked webhook event; returns a word for the response and the log."""
-        if event.kind == "test":
+        if event.kind == EventKind.TEST:
             log.info("/hooks/%s: test event received", service)
             return "test ok"
-        if event.kind == "delete":
+        if event.kind == EventKind.DELETE:
             return self.notices.forget(service, event.external_id)
-        if event.kind == "file_delete":
+        if event.kind == EventKind.FILE_DELETE:
             return self.notices.episode_files_deleted(event)
-        if event.kind != "import":
+        if event.kind != EventKind.IMPORT:
             return "ignored"
-        if service == "radarr":
+        if service == Service.RADARR:
             return self.notices.movie_imported(event)
         return self.notices.episodes_imported(event)
 
-    def send_due(self, now=None) -> int:
+    def send_due(self, now: dt.datetime | None = None) -> int:
         """The scheduler's job: send the notices due by ``now``; returns texts sent."""
         return self.notices.send_due(now)
 
@@ -134,7 +143,7 @@ def _read_body() -> bytes | None:
     return body if len(body) <= BODY_LIMIT else None
 
 
-def _plain(line: str, status: int):
+def _plain(line: str, status: int) -> Response:
     """One plain line: Sonarr/Radarr show a failed call's body in their log as it is."""
     return current_app.response_class(line + "\n", status=status,
                                       mimetype="text/plain")

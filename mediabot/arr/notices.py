@@ -22,14 +22,18 @@ import json
 import logging
 from collections import defaultdict
 from dataclasses import dataclass
+from typing import Protocol
 
 from peewee import chunked
 
 from mediabot.arr import requests
 from mediabot.arr.events import ArrEvent
+from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import episode_code, sms_safe_title
-from mediabot.store import db
-from mediabot.text.language import Language, speaking
+from mediabot.config import SmsConfig
+from mediabot.store import db, users
+from mediabot.text.language import Language
+from mediabot.text.localtime import Clock
 
 log = logging.getLogger(__name__)
 BURST_SECONDS = 60.0
@@ -37,16 +41,32 @@ IMPORT_MEMORY = dt.timedelta(days=7)
 FAR_FUTURE = dt.datetime(9999, 1, 1)
 
 
+Episodes = set[tuple[int, int]]   # (season, episode) pairs
+
+
+class NoticeSender(Protocol):
+    """What notices use of the outbox's sender (the mailbox's ``Sender`` is the one): queue
+    a text once per ``dedupe_key`` (the row, or None when nothing is to be sent), then send
+    a queued row."""
+
+    def enqueue(self, to_number: str, body: str, /, *, user_id: int | None = ...,
+                dedupe_key: str | None = ..., shape: bool = ...) -> db.Outbox | None: ...
+
+    def deliver(self, row_id: int, /) -> object: ...
+
+
 @dataclass(frozen=True)
 class Item:
-    service: str
+    service: Service
     external_id: int
     title: str
 
 
 class Notices:
-    def __init__(self, sms_config, sender, *, clock=db.utcnow,
-                 burst_seconds: float = BURST_SECONDS):
+    """Download events in, "ready to watch" texts out, each requester told once."""
+
+    def __init__(self, sms_config: SmsConfig, sender: NoticeSender, *, clock: Clock = db.utcnow,
+                 burst_seconds: float = BURST_SECONDS) -> None:
         self.sms_config = sms_config
         self.sender = sender
         self.clock = clock
@@ -58,7 +78,7 @@ class Notices:
     def movie_imported(self, event: ArrEvent) -> str:
         if event.upgrade:
             return "upgrade ignored"
-        return self._record(Item("radarr", event.external_id, _safe(event.title)), set())
+        return self._record(Item(Service.RADARR, event.external_id, _safe(event.title)), set())
 
     def episodes_imported(self, event: ArrEvent) -> str:
         """A per-file import (upgrade True/False) or a whole download (upgrade None)."""
@@ -74,7 +94,7 @@ class Notices:
             _forget_announced(event.external_id, episodes)
         if not episodes:
             return "ignored (no new episodes)"
-        return self._record(Item("sonarr", event.external_id, _safe(event.title)), episodes)
+        return self._record(Item(Service.SONARR, event.external_id, _safe(event.title)), episodes)
 
     def episode_files_deleted(self, event: ArrEvent) -> str:
         if event.delete_reason == "upgrade":  # a better file replaces it: still announced
@@ -82,12 +102,12 @@ class Notices:
         _forget_announced(event.external_id, set(event.episodes))
         return "forgotten"
 
-    def forget(self, service: str, external_id: int) -> str:
+    def forget(self, service: Service, external_id: int) -> str:
         """The series or movie was removed: its requests (and what they were told) go."""
         requests.forget_title(service, external_id)
         return "forgotten"
 
-    def _claim_imports(self, download_id: str, episodes: set, upgrade: bool) -> set:
+    def _claim_imports(self, download_id: str, episodes: Episodes, upgrade: bool) -> Episodes:
         """Record a per-file event's episodes under its download id; returns those not
         recorded before. Each is one INSERT OR IGNORE, so of two deliveries of the same
         event, even at the same moment, only one claims an episode."""
@@ -104,13 +124,13 @@ class Notices:
                     claimed.add((season, episode))
         return claimed
 
-    def _record(self, item: Item, episodes: set) -> str:
+    def _record(self, item: Item, episodes: Episodes) -> str:
         """Store the notice (episodes join an unsent one for the same series), then send
         whatever is due. Stored first, so a crash before sending loses nothing."""
         if not requests.requests_for(item.service, item.external_id).exists():
             return "nobody asked"
         now = self.clock()
-        gather = item.service == "sonarr" and self.burst_seconds > 0 and not self._closed
+        gather = item.service == Service.SONARR and self.burst_seconds > 0 and not self._closed
         with db.database.atomic():
             notice = db.Notice.get_or_none(
                 db.Notice.service == item.service, db.Notice.external_id == item.external_id,
@@ -164,7 +184,7 @@ class Notices:
                  len(rows))
         return [row for row in rows if row.status == db.OutboxStatus.PENDING]
 
-    def _tell(self, req: db.Request, notice: db.Notice, episodes: set) -> db.Outbox | None:
+    def _tell(self, req: db.Request, notice: db.Notice, episodes: Episodes) -> db.Outbox | None:
         """Queue one requester's text: only the episodes not yet announced to them."""
         fresh = episodes - _announced_to(req) if episodes else episodes
         if episodes and not fresh:
@@ -172,7 +192,7 @@ class Notices:
             return None
         title = _safe(notice.title) or sms_safe_title(req.title, fallback="")
         user = req.user
-        text, tag = notice_text(speaking(user.language, self.sms_config.language), title, fresh)
+        text, tag = notice_text(users.language_of(user, self.sms_config.language), title, fresh)
         requests.mark_told(req.id, self.clock())
         _remember_announced(req, fresh, self.clock())
         if user.opted_out:
@@ -197,20 +217,20 @@ def still_wanted(dedupe_key: str) -> bool:
 
 # -- what was announced and what only upgraded ---------------------------------------------
 
-def _announced_to(req: db.Request) -> set[tuple[int, int]]:
+def _announced_to(req: db.Request) -> Episodes:
     query = db.Announced.select(db.Announced.season, db.Announced.episode).where(
         db.Announced.request == req.id)
     return {(row.season, row.episode) for row in query}
 
 
-def _remember_announced(req: db.Request, episodes: set, now: dt.datetime) -> None:
+def _remember_announced(req: db.Request, episodes: Episodes, now: dt.datetime) -> None:
     rows = [{"request": req.id, "season": season, "episode": episode, "announced_at": now}
             for season, episode in sorted(episodes)]
     for batch in chunked(rows, 100):
         db.Announced.insert_many(batch).on_conflict_ignore().execute()
 
 
-def _forget_announced(tvdb_id: int, episodes: set) -> None:
+def _forget_announced(tvdb_id: int, episodes: Episodes) -> None:
     asked = requests.series_request_ids(tvdb_id)
     for season, episode in episodes:
         db.Announced.delete().where(db.Announced.request.in_(asked),
@@ -221,7 +241,7 @@ def _forget_announced(tvdb_id: int, episodes: set) -> None:
 def _imported_by(download_id: str) -> dict[tuple[int, int], bool]:
     """The episodes a download's per-file events reported, each with its isUpgrade."""
     query = db.Import.select(db.Import.season, db.Import.episode, db.Import.upgrade).where(
-        db.Import.service == "sonarr", db.Import.download_id == download_id)
+        db.Import.service == Service.SONARR, db.Import.download_id == download_id)
     return {(row.season, row.episode): row.upgrade for row in query}
 
 
@@ -232,7 +252,7 @@ def _safe(title: str) -> str:
     return sms_safe_title(title, fallback="")
 
 
-def notice_text(lang: Language, title: str, episodes: set) -> tuple[str, str]:
+def notice_text(lang: Language, title: str, episodes: Episodes) -> tuple[str, str]:
     """The text in the requester's language, and the dedupe tag: 'Dune is ready to watch.' /
     'X: S02E01-E03 are ready.'. With no title left (the payload's and the request's were
     empty or all links), the sentence says "something you asked for" in its own words."""
@@ -249,7 +269,7 @@ def notice_text(lang: Language, title: str, episodes: set) -> tuple[str, str]:
                          len(episodes), title=title, episodes=ranges), ranges
 
 
-def episode_ranges(episodes: set[tuple[int, int]]) -> str:
+def episode_ranges(episodes: Episodes) -> str:
     """{(2,1),(2,2),(2,3),(3,1)} -> 'S02E01-E03, S03E01' (consecutive episodes joined)."""
     by_season: defaultdict[int, list[int]] = defaultdict(list)
     for season, episode in sorted(episodes):

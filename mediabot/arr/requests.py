@@ -16,10 +16,13 @@ counts both lives here. Every function expects an open connection and raises pee
 on a storage fault.
 """
 
+from __future__ import annotations
+
 import datetime as dt
 
 import peewee as pw
 
+from mediabot.arr.tools.base import Service
 from mediabot.store import db
 
 
@@ -56,8 +59,8 @@ def used_since(user_id: int, service: str, since: dt.datetime) -> int:
     """The quota's count of adds: movies (radarr) or seasons (sonarr) this person added
     since ``since``. A notify never counts. (What waits for an admin's approval is counted
     by the household rules, which own approvals.)"""
-    def count(model):
-        return pw.fn.COUNT(model.id) if service == "radarr" else \
+    def count(model: type[db.Request]) -> pw.Function:
+        return pw.fn.COUNT(model.id) if service == Service.RADARR else \
             pw.fn.COALESCE(pw.fn.SUM(model.seasons), 0)
     added = (db.Request.select(count(db.Request))
              .where(db.Request.user == user_id, db.Request.service == service,
@@ -67,7 +70,8 @@ def used_since(user_id: int, service: str, since: dt.datetime) -> int:
 
 # -- for the download webhook (notices) -------------------------------------------------------
 
-def requests_for(service: str, external_id: int, *, untold: bool = False):
+def requests_for(service: str, external_id: int, *,
+                 untold: bool = False) -> pw.ModelSelect[db.Request]:
     """Everyone who asked for this title (with their user), oldest first; ``untold``: only
     those not told yet."""
     query = (db.Request.select(db.Request, db.User).join(db.User)
@@ -92,7 +96,7 @@ def forget_title(service: str, external_id: int) -> int:
                                      db.Request.external_id == external_id).execute()
 
 
-def series_request_ids(tvdb_id: int):
+def series_request_ids(tvdb_id: int) -> pw.ModelSelect[db.Request]:
     """A subquery of the ids of a series' requests (for what was announced to them)."""
-    return db.Request.select(db.Request.id).where(db.Request.service == "sonarr",
+    return db.Request.select(db.Request.id).where(db.Request.service == Service.SONARR,
                                                   db.Request.external_id == tvdb_id)

@@ -7,19 +7,18 @@ moment start one search between them.
 """
 
 import datetime as dt
-from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from mediabot.store import db
-from mediabot.text.localtime import as_local
+from mediabot.text.localtime import Clock, as_local
 
 
 @dataclass
 class SearchLimit:
     hours: int
-    clock: Callable[[], dt.datetime] = db.utcnow   # naive UTC, as stored
+    clock: Clock = db.utcnow   # naive UTC, as stored
     zone: dt.tzinfo = dt.UTC
-    _taken: dict = field(default_factory=dict)
+    _taken: dict[tuple[str, int], dt.datetime] = field(default_factory=dict)
 
     def claim(self, service: str, external_id: int) -> dt.datetime | None:
         """Take this title's search: None when taken (search now), else the moment (in the

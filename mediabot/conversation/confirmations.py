@@ -30,8 +30,8 @@ import json
 import logging
 import re
 
-from mediabot.conversation.prompt import history
-from mediabot.mailbox import intake, sender
+from mediabot.conversation import history
+from mediabot.mailbox import intake, outbox
 from mediabot.store import db
 from mediabot.text.language import Language, load
 
@@ -88,7 +88,7 @@ def question_of(action: db.PendingAction) -> db.Outbox | None:
     """The outbox row that carries the question (None in the chat, or not queued yet)."""
     if action.asked_in_inbox is None:
         return None
-    return sender.reply_to(action.asked_in_inbox)
+    return outbox.reply_to(action.asked_in_inbox)
 
 
 def seen_before(text: db.Outbox | None, inbox_id: int) -> bool:
@@ -122,7 +122,7 @@ def take_pending(action: db.PendingAction) -> bool:
     if db.PendingAction.delete().where(db.PendingAction.id == action.id).execute() != 1:
         return False
     if action.asked_in_inbox is not None:
-        withdrawn = sender.withdraw_reply(action.asked_in_inbox, WITHDRAWN)
+        withdrawn = outbox.withdraw_reply(action.asked_in_inbox, WITHDRAWN)
         if withdrawn:
             log.info("the unsent question of user %s was withdrawn", action.user_id)
     return True

@@ -2,11 +2,12 @@
 
 ``Engine.answer(incoming)`` takes a text already read once (``incoming.Incoming``: its
 keyword, decision and Y/N decided where it entered) and returns an ``Answer``: the reply
-text for whoever delivers it (SMS worker or terminal chat), never empty, since even a failed
-model call gets a fixed apology, and the frame the model turn built, if one ran, which
-``after_turn`` hands to the rolling summary. ``Engine.handle(user_id, text)`` is the
-terminal's way in: it reads a typed text and returns the reply. The model turn itself is
-``turn.run_model_turn``. Everything is passed in through ``Services``, so tests hand in fakes.
+(``posters.Reply``: its text and any posters) for whoever delivers it (SMS worker or
+terminal chat), never empty, since even a failed model call gets a fixed apology, and the
+frame the model turn built, if one ran, which ``after_turn`` hands to the rolling summary.
+``Engine.handle(user_id, text)`` is the terminal's way in: it reads a typed text and
+returns the reply's text. The model turn itself is ``model_turn.run_model_turn``.
+Everything is passed in through ``services.Services``, so tests hand in fakes.
 
 Confirmations (docs/architecture.md, "Confirmations"): a
 removal the model asks for waits for the person's very next text. Only a
@@ -30,29 +31,25 @@ import re
 from dataclasses import dataclass
 
 from mediabot.arr.tools import ToolError, get_tool, run_tool
+from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.incoming import Incoming, read_text
-from mediabot.conversation.prompt import calibration, history
-from mediabot.conversation.turn import (  # noqa: F401
-    APOLOGIES,
-    APOLOGY,
-    NO_ANSWER_REPLY,
-    ROUND_LIMIT_REPLY,
-    STUCK_REPLY,
+from mediabot.conversation.model_turn import run_model_turn
+from mediabot.conversation.posters import Reply
+from mediabot.conversation.services import (
     Frame,
     Services,
     approvals_on,
     approved_context,
     build_frame,
     language_of,
-    run_model_turn,
     tool_context,
     tools_for,
 )
 from mediabot.store import db
 from mediabot.store.users import get_user, set_display_name
-from mediabot.text.keywords import help_text, parse_answer
+from mediabot.text.keywords import Keyword, YesNo, help_text, parse_answer
 from mediabot.text.language import Language, load
 
 log = logging.getLogger(__name__)
@@ -101,23 +98,23 @@ NAME_PATTERN = re.compile(rf"^(?:(?:{_GREETINGS})[,! ]+)?(?:(?:{_INTROS})\s+)?"
 
 @dataclass(frozen=True)
 class Answer:
-    """The reply to one incoming text (a str, with posters as ``media`` when any), who it is
-    for, and the frame the model turn built (None when no model turn ran)."""
+    """The reply to one incoming text (its text, with posters as ``media`` when any), who it
+    is for, and the frame the model turn built (None when no model turn ran)."""
 
-    reply: str
+    reply: Reply
     user: db.User
     frame: Frame | None = None
 
 
 class Engine:
-    def __init__(self, services: Services):
+    def __init__(self, services: Services) -> None:
         self.services = services
         self.config = services.config
 
     def handle(self, user_id: int, text: str) -> str:
         """A text typed at the terminal (or in a test), read here once: the reply."""
         return self.answer(read_text(get_user(user_id), text,
-                                     household=self.config.sms.language)).reply
+                                     household=self.config.sms.language)).reply.text
 
     def language(self, user: db.User) -> Language:
         """The language ``user`` is written to in: theirs, else the household's."""
@@ -129,32 +126,33 @@ class Engine:
         now, user = self.services.clock(), incoming.user
         pending = confirm.active_pending(user.id, now)
         if pending and incoming.answer and confirm.answers(pending, incoming.inbox_id):
-            return Answer(self._resolve(user, pending, incoming.answer, incoming.text), user)
+            return Answer(Reply(self._resolve(user, pending, incoming.answer, incoming.text)),
+                          user)
         if incoming.answer and not pending and (lapsed := self._lapsed(user, now)):
-            return Answer(self._exchange(user, incoming.text, lapsed), user)
+            return Answer(Reply(self._exchange(user, incoming.text, lapsed)), user)
         note = self._let_lapse(user, pending) if pending else ""
         reply = self._keyword_reply(incoming, now)
         if reply is not None:
-            return Answer(note + reply, user)
+            return Answer(Reply(note + reply), user)
         if not user.display_name:
             onboarding = self._onboard(user, incoming.text)
             if onboarding is not None:
-                return Answer(note + onboarding, user)
+                return Answer(Reply(note + onboarding), user)
         else:
             history.save_message(user.id, {"role": "user", "content": incoming.text}, at=now)
-        reply, frame = run_model_turn(self.services, user, incoming.text, note=note,
-                                      inbox_id=incoming.inbox_id)
-        return Answer(reply, user, frame)
+        answered, frame = run_model_turn(self.services, user, incoming.text, note=note,
+                                         inbox_id=incoming.inbox_id)
+        return Answer(answered, user, frame)
 
     def _keyword_reply(self, incoming: Incoming, now: dt.datetime) -> str | None:
         """The fixed reply to a picture without words, HELP, RESET or an admin's APPROVE 12
         / DENY 12; None for a text the model (or onboarding) reads."""
         user = incoming.user
         if not incoming.text.strip():
-            return no_text_reply(self.language(user))   # nothing stored: nothing to remember
-        if incoming.keyword == "help":
-            return help_text(self.language(user), admin=approvals_on(self.services, user))
-        if incoming.keyword == "reset":
+            return no_text_reply(incoming.language)   # nothing stored: nothing to remember
+        if incoming.keyword == Keyword.HELP:
+            return help_text(incoming.language, admin=approvals_on(self.services, user))
+        if incoming.keyword == Keyword.RESET:
             return self._reset(user)
         rules = self.services.rules
         if incoming.decision and rules is not None and approvals_on(self.services, user):
@@ -226,12 +224,13 @@ class Engine:
         return (confirm.expiry_notice(action, lang) + " "
                 + lang.gettext("Ask again if you still want it."))
 
-    def _resolve(self, user: db.User, pending: db.PendingAction, answer: str, text: str) -> str:
+    def _resolve(self, user: db.User, pending: db.PendingAction, answer: YesNo,
+                 text: str) -> str:
         lang = self.language(user)
         if not confirm.take_pending(pending):
             return self._exchange(user, text, lang.gettext(
                 "That request is no longer open, so nothing was changed."))
-        if answer == "no":
+        if answer == YesNo.NO:
             log.info("user %s cancelled %s", user.id, pending.function_name)
             return self._exchange(user, text, lang.gettext("OK, I kept it. Nothing was removed."))
         log.info("user %s confirmed %s", user.id, pending.function_name)

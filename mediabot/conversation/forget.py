@@ -6,11 +6,11 @@ neither of those imports the other.
 """
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store import db, users
 
 
-def forget_conversation(user_id) -> int:
+def forget_conversation(user_id: int) -> int:
     """Delete the messages, the pending confirmation and the rolling summary together, in
     one transaction; return how many messages were deleted."""
     with db.database.atomic():

@@ -23,19 +23,26 @@ import json
 import logging
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from mediabot.arr.requests import used_since, week_start
 from mediabot.arr.tools import AddRequest, ToolError
 from mediabot.config import RequestsConfig
 from mediabot.conversation import confirmations as confirm
-from mediabot.mailbox import sender
+from mediabot.mailbox import outbox
 from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus, Role
-from mediabot.text.language import Language, speaking
+from mediabot.text.keywords import Verdict
+from mediabot.text.language import Language
 
 log = logging.getLogger(__name__)
 
-Notify = Callable[..., None]   # notify(user, text, key=None); key: the text's outbox dedupe_key
+
+
+class Notify(Protocol):
+    """How a person is texted from here: ``key`` is the text's outbox dedupe_key."""
+
+    def __call__(self, user: db.User, text: str, key: str | None = None) -> None: ...
 
 
 def name_of(user: db.User) -> str:
@@ -51,7 +58,7 @@ class HouseRules:
 
     def speaks(self, user: db.User) -> Language:
         """The language ``user`` reads: their own, else the household's."""
-        return speaking(user.language, self.language)
+        return users.language_of(user, self.language)
 
     def applies_to(self, user: db.User) -> bool:
         c = self.config
@@ -66,9 +73,9 @@ class HouseRules:
         may run now."""
         if user.role == Role.ADMIN:
             return None
-        waiting = self._waiting(user, request, now)
+        waiting = _waiting(user, request, now)
         if waiting is not None:
-            return self._still_waiting(waiting)
+            return _already_held(waiting)
         approvers = self._approvers() if self.config.approval == "members" else None
         if approvers == []:
             raise ToolError(f"not added: {request.title} needs an admin's OK, and no admin can "
@@ -79,7 +86,7 @@ class HouseRules:
             return None
         return self._hold(user, request, now, approvers)
 
-    def _check_quota(self, user: db.User, request: AddRequest, now: dt.datetime):
+    def _check_quota(self, user: db.User, request: AddRequest, now: dt.datetime) -> None:
         limit, unit, asked = ((self.config.movies_per_week, "movie", 1)
                               if request.service == "radarr"
                               else (self.config.seasons_per_week, "season", request.seasons))
@@ -101,38 +108,13 @@ class HouseRules:
     def used_this_week(self, user: db.User, service: str, now: dt.datetime) -> int:
         """Movies (radarr) or seasons (sonarr) added since Monday, waiting ones too."""
         since = week_start(now, self.zone)
-        return used_since(user.id, service, since) + self._waiting_since(user, service, since)
-
-    @staticmethod
-    def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
-        """What this person's requests still waiting for approval would add: movies
-        (radarr) or seasons (sonarr), counted like the adds themselves."""
-        rows = db.Approval.select().where(db.Approval.user == user.id,
-                                          db.Approval.service == service,
-                                          db.Approval.status == ApprovalStatus.WAITING,
-                                          db.Approval.created_at >= since)
-        return sum(1 if service == "radarr" else row.seasons for row in rows)
+        return used_since(user.id, service, since) + _waiting_since(user, service, since)
 
     def _approvers(self) -> list[db.User]:
         """The admins a request can be texted to: none when there is no way to text."""
         if self.notify is None:
             return []
         return users.active_admins()
-
-    @staticmethod
-    def _waiting(user: db.User, request: AddRequest, now) -> db.Approval | None:
-        return db.Approval.get_or_none(
-            db.Approval.user == user.id, db.Approval.service == request.service,
-            db.Approval.external_id == request.external_id,
-            db.Approval.status == ApprovalStatus.WAITING,
-            db.Approval.expires_at > now)
-
-    @staticmethod
-    def _still_waiting(row: db.Approval) -> dict:
-        return {"ok": True, "waiting_for_approval": True, "request": row.id,
-                "message": f"Not added yet: {row.title} is still waiting for an admin's OK "
-                           f"(request {row.id}); the admins were already asked, so nobody was "
-                           "asked again. The user will get a text when one decides."}
 
     def _hold(self, user: db.User, request: AddRequest, now: dt.datetime,
               admins: list[db.User]) -> dict:
@@ -155,7 +137,7 @@ class HouseRules:
 
     # -- an admin's answer ------------------------------------------------------------
 
-    def decide(self, admin: db.User, verdict: str, number: int, now: dt.datetime,
+    def decide(self, admin: db.User, verdict: Verdict, number: int, now: dt.datetime,
                run_add: Callable[[db.Approval], None], *, inbox_id: int | None = None) -> str:
         """Apply "APPROVE n"/"DENY n" from ``admin``; returns the reply to the admin.
 
@@ -167,7 +149,7 @@ class HouseRules:
         row, lang = db.Approval.get_or_none(db.Approval.id == number), self.speaks(admin)
         if row is None:
             return lang.gettext("There is no request {number}.", number=number)
-        asked = sender.text_by_key(approval_key(row.id, admin.id))
+        asked = outbox.text_by_key(approval_key(row.id, admin.id))
         if inbox_id is not None and not confirm.seen_before(asked, inbox_id):
             log.info("user %s answered request %s without having been asked", admin.id, number)
             return lang.gettext("There is no request {number} waiting for your answer, so "
@@ -179,14 +161,14 @@ class HouseRules:
         log.info("request %s %sd by user %s", row.id, verdict, admin.id)
         return self._answer(admin, row, verdict, run_add)
 
-    def _answer(self, admin: db.User, row: db.Approval, verdict: str,
+    def _answer(self, admin: db.User, row: db.Approval, verdict: Verdict,
                 run_add: Callable[[db.Approval], None]) -> str:
         """Tell the member the claimed verdict (and run the add), in the member's language;
         returns the reply to the admin, in the admin's."""
         member, lang, theirs = row.user, self.speaks(admin), self.speaks(row.user)
         names = {"name": name_of(admin), "title": row.title}
         told = {"number": row.id, "title": row.title, "name": name_of(member)}
-        if verdict == "deny":
+        if verdict == Verdict.DENY:
             self._tell(member, theirs.gettext("{name} didn't approve {title}, so it wasn't "
                                               "added.", **names))
             return lang.gettext("Denied request {number} ({title}); {name} has been told.",
@@ -203,9 +185,10 @@ class HouseRules:
         return lang.gettext("Approved request {number}: {title} is added. {name} has been "
                             "told.", **told)
 
-    def _claim(self, row: db.Approval, admin: db.User, verdict: str, now) -> bool:
+    def _claim(self, row: db.Approval, admin: db.User, verdict: Verdict,
+               now: dt.datetime) -> bool:
         """The one conditional UPDATE that decides a request: True for the first answer."""
-        status = ApprovalStatus.APPROVED if verdict == "approve" else ApprovalStatus.DENIED
+        status = ApprovalStatus.APPROVED if verdict == Verdict.APPROVE else ApprovalStatus.DENIED
         return db.Approval.update(status=status, decided_by=admin.id, decided_at=now).where(
             db.Approval.id == row.id, db.Approval.status == ApprovalStatus.WAITING).execute() == 1
 
@@ -238,9 +221,36 @@ class HouseRules:
         return (f"Requests waiting for an admin's approval: {listed}. You cannot approve or "
                 "deny them yourself: tell the admin to text APPROVE or DENY with the number.")
 
-    def _tell(self, user: db.User, text: str, **key) -> None:
+    def _tell(self, user: db.User, text: str, **key: str) -> None:
         if self.notify is not None and not user.opted_out:
             self.notify(user, text, **key)
+
+
+def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
+    """What this person's requests still waiting for approval would add: movies
+    (radarr) or seasons (sonarr), counted like the adds themselves."""
+    rows = db.Approval.select().where(db.Approval.user == user.id,
+                                      db.Approval.service == service,
+                                      db.Approval.status == ApprovalStatus.WAITING,
+                                      db.Approval.created_at >= since)
+    return sum(1 if service == "radarr" else row.seasons for row in rows)
+
+
+def _waiting(user: db.User, request: AddRequest, now: dt.datetime) -> db.Approval | None:
+    """This person's request for this title that still waits for an admin, if any."""
+    return db.Approval.get_or_none(
+        db.Approval.user == user.id, db.Approval.service == request.service,
+        db.Approval.external_id == request.external_id,
+        db.Approval.status == ApprovalStatus.WAITING,
+        db.Approval.expires_at > now)
+
+
+def _already_held(row: db.Approval) -> dict:
+    """The tool's result when the title already waits: nobody is asked again."""
+    return {"ok": True, "waiting_for_approval": True, "request": row.id,
+            "message": f"Not added yet: {row.title} is still waiting for an admin's OK "
+                       f"(request {row.id}); the admins were already asked, so nobody was "
+                       "asked again. The user will get a text when one decides."}
 
 
 def already_decided(lang: Language, row: db.Approval) -> str:

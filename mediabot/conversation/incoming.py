@@ -1,48 +1,65 @@
-"""An inbound text, read once where it enters: the worker for SMS, ``Engine.handle`` for the
-terminal.
+"""An inbound text, read once where it enters: the worker for SMS and WhatsApp,
+``Engine.handle`` for the terminal.
 
 What the words are (a keyword, an admin's APPROVE 12, a Y or N) is decided here, once, and
-everything after reads these fields instead of parsing the text again. A Y or N counts as an
-answer only in a text that came alone: texts joined from a burst (``join_texts``) are never
-one, so a "yes" typed beside other words never confirms a removal.
+everything after reads these fields instead of parsing the text again. So is who sent it:
+the person's language (``users.language_of``: their ``[[users]]`` language, else the
+household's ``[sms] language``, which the caller passes as ``household``) and the channel
+the text came on, which its reply goes back on. A Y or N counts as an answer only in a text
+that came alone: texts joined from a burst (``join_texts``) are never one, so a "yes" typed
+beside other words never confirms a removal.
 
-The words are read in English and in the sender's language (their ``[[users]]`` language,
-else the household's ``[sms] language``, which the caller passes as ``household``): a
-Spanish speaker's "sí" or "AYUDA" is read here like a "Y" or "HELP".
+The words are read in English and in the sender's language: a Spanish speaker's "sí" or
+"AYUDA" is read here like a "Y" or "HELP". An opt-out word (STOP) is read at the webhook,
+which flags the person at once; the worker takes that reading from the inbox row
+(``inbox.opt_out``) rather than from ``keyword``.
 """
 
 from dataclasses import dataclass
 
 from mediabot.store import db
-from mediabot.text.keywords import classify_keyword, parse_answer, parse_decision
-from mediabot.text.language import speaking
+from mediabot.store.users import language_of
+from mediabot.text.keywords import (
+    Keyword,
+    Verdict,
+    YesNo,
+    classify_keyword,
+    parse_answer,
+    parse_decision,
+)
+from mediabot.text.language import Language
+from mediabot.text.phones import SMS, Channel
 
 
 @dataclass(frozen=True)
 class Incoming:
-    """One turn's text and what it was read as.
+    """One turn's text, who sent it and what it was read as.
 
-    ``keyword``: "help", "reset", "opt_out", "opt_in", "yes_opt_in" or None;
-    ``decision``: ("approve"|"deny", number) or None; ``answer``: "yes", "no" or None (only
-    for a text that came alone); ``inbox_id``: the (last) inbox row, None off SMS.
+    ``language``: the sender's; ``channel``: where it came (the last text's, for a burst);
+    ``keyword``: a ``Keyword`` or None; ``decision``: (APPROVE or DENY, number) or None;
+    ``answer``: YES, NO or None (only for a text that came alone); ``inbox_id``: the (last)
+    inbox row, None at the terminal.
     """
 
     user: db.User
     text: str
-    keyword: str | None = None
-    decision: tuple[str, int] | None = None
-    answer: str | None = None
+    language: Language
+    channel: Channel = SMS
+    keyword: Keyword | None = None
+    decision: tuple[Verdict, int] | None = None
+    answer: YesNo | None = None
     alone: bool = True
     inbox_id: int | None = None
 
 
 def read_text(user: db.User, text: str, inbox_id: int | None = None, *,
-              household: str = "en") -> Incoming:
-    """A text that came on its own, read in English and ``user``'s language (theirs, else
-    ``household``, the ``[sms] language``)."""
-    code = speaking(getattr(user, "language", None), household).code
-    return Incoming(user, text, classify_keyword(text, code), parse_decision(text, code),
-                    parse_answer(text, code), True, inbox_id)
+              household: str = "en", channel: Channel = SMS) -> Incoming:
+    """A text that came on its own on ``channel``, read in English and ``user``'s language
+    (theirs, else ``household``, the ``[sms] language``)."""
+    lang = language_of(user, household)
+    return Incoming(user, text, lang, channel, classify_keyword(text, lang.code),
+                    parse_decision(text, lang.code), parse_answer(text, lang.code), True,
+                    inbox_id)
 
 
 def join_texts(texts: list[Incoming]) -> Incoming:
@@ -51,5 +68,7 @@ def join_texts(texts: list[Incoming]) -> Incoming:
     decision nor an answer, since each only counts as a whole message."""
     if len(texts) == 1:
         return texts[0]
+    last = texts[-1]
     text = "\n".join(t.text for t in texts if t.text.strip())
-    return Incoming(texts[-1].user, text, alone=False, inbox_id=texts[-1].inbox_id)
+    return Incoming(last.user, text, last.language, last.channel, alone=False,
+                    inbox_id=last.inbox_id)

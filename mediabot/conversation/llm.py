@@ -18,6 +18,7 @@ from mediabot.config import LLMConfig
 
 if TYPE_CHECKING:
     import openai
+    from openai.types.chat import ChatCompletion
 
 log = logging.getLogger(__name__)
 
@@ -137,7 +138,7 @@ class ChatModel:
         key = self.config.api_key
         return words.replace(key, "***") if key and len(key) >= 4 else words
 
-    def _create_resampled(self, kwargs: dict):
+    def _create_resampled(self, kwargs: dict) -> ChatCompletion:
         """``_create``, and once more with the same request when the server failed to sample
         a well-formed answer (``SAMPLING_FAILURE``): a new draw usually works."""
         import openai
@@ -150,7 +151,7 @@ class ChatModel:
             log.warning("the model's answer did not match the tool-call format; asking again")
             return self._create(kwargs)
 
-    def _create(self, kwargs: dict):
+    def _create(self, kwargs: dict) -> ChatCompletion:
         """Send the request; a parameter the model refuses (reasoning models take no
         ``temperature`` or ``max_tokens``) is dropped, remembered, and the call made again."""
         import openai
@@ -198,7 +199,7 @@ def api_error_message(exc: openai.APIStatusError, limit: int = 200) -> str:
     return str(_error_fields(exc).get("message") or exc.message)[:limit]
 
 
-def _completion(response) -> Completion:
+def _completion(response: object) -> Completion:
     """The first choice as an assistant message dict; ModelError when there is none.
 
     A base_url that serves a web page answers 200 with HTML, which the SDK hands back as a
@@ -234,7 +235,7 @@ def without_markers(text: str | None) -> str | None:
     return text if match is None else text[:match.start()].rstrip()
 
 
-def _text(content) -> str | None:
+def _text(content: object) -> str | None:
     """Content as text: content parts (``[{"type": "text", "text": ...}]``) are joined."""
     if content is None or isinstance(content, str):
         return content
@@ -243,7 +244,7 @@ def _text(content) -> str | None:
     return str(content)
 
 
-def _tool_call(call, index: int) -> dict:
+def _tool_call(call: object, index: int) -> dict:
     """One tool call as a dict with a string id, name and arguments, whatever the server sent.
 
     Some local servers leave out the id or send a null name; a missing id would leave the

@@ -22,28 +22,28 @@ refuse with 63016.
 import datetime as dt
 import json
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
 
 from mediabot.config import SmsConfig, TwilioConfig
 from mediabot.mailbox import intake, sms_optout
-from mediabot.store import users
-from mediabot.text.phones import SMS, WHATSAPP, channel_address, split_channel
+from mediabot.store.db import Outbox, User
+from mediabot.text.language import Language
+from mediabot.text.phones import SMS, WHATSAPP, Channel, channel_address, split_channel
 from mediabot.text.sms import count_segments, format_reply_for
 from mediabot.text.whatsapp import format_whatsapp
 
 WINDOW = dt.timedelta(hours=24)
-OUTSIDE_WINDOW = 63016
-# Twilio's WhatsApp errors (https://www.twilio.com/docs/whatsapp/api/error-code-mapping):
-# none of them gets better by sending the same message again.
-WHATSAPP_ERRORS = {
-    OUTSIDE_WINDOW: "outside WhatsApp's 24-hour window: only an approved template may be sent",
-    63003: "the number is not on WhatsApp (or cannot be reached there)",
-    63007: "[twilio] whatsapp_from is not a WhatsApp sender of this account",
-    63018: "WhatsApp's rate limit for this sender was reached",
-    63024: "the recipient cannot be messaged on WhatsApp (invalid or blocked)",
-    63032: "the person has asked businesses not to send them WhatsApp marketing",
-    63021: "WhatsApp refused the content (a template over 1024 characters, or its media)",
-    63112: "Meta disabled or restricted this WhatsApp Business Account",
-}
+
+
+class TextKind(StrEnum):
+    """What an outbox text is, for the templates and for held texts: a reply to a text of
+    theirs, a download notice, an admin's approval request, or anything else."""
+
+    REPLY = "reply"
+    READY = "ready"
+    APPROVAL = "approval"
+    OTHER = "other"
 
 
 @dataclass(frozen=True)
@@ -51,44 +51,40 @@ class Plan:
     """How one outbox row goes now: on ``channel``, as ``template`` (a Content SID) or
     free-form; ``hold`` when it must wait for the person to open the window."""
 
-    channel: str
+    channel: Channel
     template: str = ""
     hold: bool = False
 
 
-def choose(user_id: int | None, inbox_id: int | None, to_number: str,
-           config: TwilioConfig) -> str:
-    """The channel a new text goes on: its inbox row's, else the person's choice, else the
+def choose(user: User | None, reply_on: Channel | None, to_number: str,
+           config: TwilioConfig) -> Channel:
+    """The channel a new text goes on: for a reply, ``reply_on``, the channel of the text it
+    answers (read with that text, never looked up again); else the person's choice, else the
     one they last used; a "whatsapp:" address given as ``to_number`` says WhatsApp. SMS
     becomes WhatsApp while Twilio refuses SMS to the person and a WhatsApp sender is set."""
     if split_channel(to_number)[0] == WHATSAPP:
         return WHATSAPP
-    user = users.find_user(user_id) if user_id is not None else None
-    if inbox_id is not None:
-        channel = intake.channel_of(inbox_id)
+    if reply_on is not None:
+        channel = reply_on
+    elif user is not None:
+        channel = Channel(user.channel or intake.last_channel(user.id) or SMS)
     else:
-        channel = (user.channel or intake.last_channel(user.id) or SMS) if user else SMS
+        channel = SMS
     if channel == SMS and sms_optout.blocked(user) and config.whatsapp_from:
         return WHATSAPP
     return channel
 
 
-def shape(channel: str, text: str, sms_config: SmsConfig, language: str | None = None) -> str:
+def shape(channel: Channel, text: str, sms_config: SmsConfig, language: Language) -> str:
     """The model's (or a notice's) text written for ``channel``: WhatsApp's markup and
     length (accents always kept), or the SMS rules (``[sms] accents`` for a recipient
     speaking ``language``, ``max_reply_chars``)."""
     if channel == WHATSAPP:
         return format_whatsapp(text)
-    return format_reply_for(sms_config, text, language)
+    return format_reply_for(sms_config, text, language.tag)
 
 
-def language_of(user_id: int | None) -> str | None:
-    """The recipient's own language tag; None for the household's (or no user)."""
-    user = users.find_user(user_id) if user_id is not None else None
-    return user.language if user is not None else None
-
-
-def segments(channel: str, body: str) -> int:
+def segments(channel: Channel, body: str) -> int:
     """SMS segments billed; a WhatsApp message is one message whatever its length."""
     return 1 if channel == WHATSAPP else count_segments(body)
 
@@ -99,8 +95,8 @@ def window_open(user_id: int | None, phone: str, now: dt.datetime) -> bool:
     return last is not None and now - last < WINDOW
 
 
-def plan(row, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = False,
-         wrote_on: str | None = None, sms_blocked: bool = False) -> Plan:
+def plan(row: Outbox, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = False,
+         wrote_on: Channel | None = None, sms_blocked: bool = False) -> Plan:
     """How outbox ``row`` goes at ``now`` (see the module docstring). ``window_closed``:
     Twilio refused it with 63016, whatever our own record of the window says (the person's
     last message may have reached another sender). ``wrote_on``: the person just wrote on
@@ -108,7 +104,7 @@ def plan(row, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = F
     refuses them SMS (21610), so an SMS text goes on WhatsApp when there is a sender for it
     and SMS is never the way out of a closed window."""
     if row.channel != WHATSAPP and not (sms_blocked and config.whatsapp_from):
-        return Plan(row.channel)
+        return Plan(Channel(row.channel))
     sms = bool(sms_sender(config)) and not sms_blocked
     if wrote_on == SMS and sms:
         return Plan(SMS)
@@ -128,22 +124,23 @@ def sms_sender(config: TwilioConfig) -> str:
     return config.from_number or config.messaging_service_sid
 
 
-def kind(dedupe_key: str | None) -> str:
-    """The kind of notice a text is, read from its dedupe key: "ready" (a download notice),
-    "approval" (an admin asked to approve), else "other"."""
+def kind(dedupe_key: str | None) -> TextKind:
+    """The kind of notice a text is, read from its dedupe key: READY (a download notice),
+    APPROVAL (an admin asked to approve), else OTHER."""
     head = (dedupe_key or "").split(":", 1)[0]
-    return head if head in ("ready", "approval") else "other"
+    return TextKind(head) if head in (TextKind.READY, TextKind.APPROVAL) else TextKind.OTHER
 
 
 def template_for(notice_kind: str, config: TwilioConfig) -> str:
-    return {"ready": config.whatsapp_ready_template,
-            "approval": config.whatsapp_approval_template}.get(notice_kind, "")
+    templates: dict[str, str] = {TextKind.READY: config.whatsapp_ready_template,
+                                 TextKind.APPROVAL: config.whatsapp_approval_template}
+    return templates.get(notice_kind, "")
 
 
 def message_fields(plan_: Plan, to_number: str, body: str, media: list[str],
-                   config: TwilioConfig) -> dict:
+                   config: TwilioConfig) -> dict[str, Any]:
     """``messages.create`` arguments for a planned text (without the status callback)."""
-    fields: dict = {"to": channel_address(plan_.channel, to_number)}
+    fields: dict[str, Any] = {"to": channel_address(plan_.channel, to_number)}
     fields.update(_sender(plan_.channel, config))
     if plan_.template:
         # Twilio: with a ContentSid, Body and MediaUrl must be left out.
@@ -155,7 +152,7 @@ def message_fields(plan_: Plan, to_number: str, body: str, media: list[str],
     return fields
 
 
-def _sender(channel: str, config: TwilioConfig) -> dict:
+def _sender(channel: Channel, config: TwilioConfig) -> dict[str, str]:
     if channel == WHATSAPP:
         sender = config.whatsapp_from
         if sender.startswith("MG"):
@@ -165,7 +162,3 @@ def _sender(channel: str, config: TwilioConfig) -> dict:
         return {"messaging_service_sid": config.messaging_service_sid}
     return {"from_": config.from_number}
 
-
-def describe_error(code: int | None) -> str | None:
-    """What a WhatsApp error code means for the operator, or None for other codes."""
-    return WHATSAPP_ERRORS.get(code) if code is not None else None

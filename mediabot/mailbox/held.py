@@ -1,8 +1,8 @@
 """Held texts: the one rule that says, each time a held text could go, whether it still should.
 
 A text is held when it waits in the outbox for the person rather than for Twilio: outside
-WhatsApp's 24-hour window with nothing else allowed (``HELD``), or put back after Twilio
-reported the window closed (``WINDOW_REFUSED``). It goes with the person's next message, on
+WhatsApp's 24-hour window with nothing else allowed (``Mark.HELD``), or put back after Twilio
+reported the window closed (``Mark.WINDOW_REFUSED``). It goes with the person's next message, on
 the channel they wrote on, or on WhatsApp once the window opens (``Sender.deliver_held``,
 ``channels.plan``). Time passes meanwhile, so before every try the row is judged
 (``judge``, pure, on the facts ``held_text`` reads) and what can no longer be acted on is not
@@ -21,14 +21,31 @@ still stands is asked through ``Stands``, which the daemon wires in (``app.held_
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
+from enum import StrEnum
 
 from mediabot.mailbox import channels, intake
+from mediabot.mailbox.channels import TextKind
 from mediabot.store.db import Outbox, OutboxStatus
 
-# The markers a held row carries in ``outbox.error`` (stored: never reworded).
-HELD = "waiting for the person's next WhatsApp message (outside the 24-hour window)"
-WINDOW_REFUSED = "WhatsApp reported its 24-hour window closed (63016); sent again"
-MARKS = (HELD, WINDOW_REFUSED)
+
+class Mark(StrEnum):
+    """What a held row carries in ``outbox.error`` while it waits (stored: never reworded)."""
+
+    HELD = "waiting for the person's next WhatsApp message (outside the 24-hour window)"
+    WINDOW_REFUSED = "WhatsApp reported its 24-hour window closed (63016); sent again"
+
+
+class Drop(StrEnum):
+    """Why a held text was not sent after all (kept in ``outbox.error``)."""
+
+    GAVE_UP = "gave up: the person did not write within a week"
+    ANSWERED_OUT_OF_TURN = ("dropped: they wrote again before it could go, and that text was "
+                            "answered instead")
+    DECIDED = "withdrawn: the request was decided before it could go"
+    LEFT_LIBRARY = "withdrawn: the title left the library before it could go"
+
+
+MARKS = tuple(Mark)
 HOLD_LIMIT = dt.timedelta(days=7)
 
 # stands(kind, dedupe_key, now): does what a "ready" or "approval" text is about still stand?
@@ -44,7 +61,7 @@ def always(kind: str, dedupe_key: str, now: dt.datetime) -> bool:
 class HeldText:
     """What the rule needs to know about one held text."""
 
-    kind: str             # "reply" (to a text), "ready", "approval" or "other"
+    kind: TextKind
     age: dt.timedelta     # since it was queued
     written_since: bool   # the person wrote after the text it answers (a reply)
     stands: bool          # what it is about is still there to act on
@@ -55,19 +72,16 @@ class Verdict:
     """Send it, or not: then the row's ``status`` and why (kept in ``outbox.error``)."""
 
     send: bool
-    status: str = OutboxStatus.PENDING
-    reason: str = ""
+    status: OutboxStatus = OutboxStatus.PENDING
+    reason: Drop | None = None
 
 
 SEND = Verdict(True)
-GAVE_UP = Verdict(False, OutboxStatus.FAILED, "gave up: the person did not write within a week")
-DROPPED = Verdict(False, OutboxStatus.CANCELLED, "dropped: they wrote again before it could "
-                                                 "go, and that text was answered instead")
+GAVE_UP = Verdict(False, OutboxStatus.FAILED, Drop.GAVE_UP)
+DROPPED = Verdict(False, OutboxStatus.CANCELLED, Drop.ANSWERED_OUT_OF_TURN)
 WITHDRAWN = {
-    "approval": Verdict(False, OutboxStatus.CANCELLED,
-                        "withdrawn: the request was decided before it could go"),
-    "ready": Verdict(False, OutboxStatus.CANCELLED,
-                     "withdrawn: the title left the library before it could go"),
+    TextKind.APPROVAL: Verdict(False, OutboxStatus.CANCELLED, Drop.DECIDED),
+    TextKind.READY: Verdict(False, OutboxStatus.CANCELLED, Drop.LEFT_LIBRARY),
 }
 
 
@@ -75,7 +89,7 @@ def judge(text: HeldText) -> Verdict:
     """Whether a held text still goes: the module docstring's rule, in its order."""
     if text.age >= HOLD_LIMIT:
         return GAVE_UP
-    if text.kind == "reply" and text.written_since:
+    if text.kind == TextKind.REPLY and text.written_since:
         return DROPPED
     if not text.stands:
         return WITHDRAWN.get(text.kind, SEND)
@@ -90,7 +104,7 @@ def held_text(row: Outbox, now: dt.datetime, stands: Stands) -> HeldText:
     """The facts about ``row`` that ``judge`` weighs (the person's newest text, and whether
     its subject stands)."""
     answers, user_id = row.inbox_id, row.user_id
-    kind = "reply" if answers is not None else channels.kind(row.dedupe_key)
+    kind = TextKind.REPLY if answers is not None else channels.kind(row.dedupe_key)
     newest = intake.newest_inbox_id_of(user_id) if answers is not None and user_id else None
     return HeldText(kind=kind, age=now - row.created_at,
                     written_since=answers is not None and (newest or 0) > answers,

@@ -32,13 +32,16 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import queue
+import sqlite3
 import threading
 from dataclasses import dataclass
 from typing import cast
 
 import peewee as pw
 
-from mediabot.store import db
+from mediabot.store import db, users
+from mediabot.store.db import InboxError, InboxStatus
+from mediabot.text.phones import Channel
 
 log = logging.getLogger(__name__)
 
@@ -50,31 +53,32 @@ CHECKPOINT_EVERY = 100   # commits; the checkpointer then copies the WAL into th
 # MessageSid is already there (a Twilio retry returns no row), id and user returned. Only a
 # repeated MessageSid is skipped: any other broken constraint raises (OR IGNORE would skip
 # it silently, and the message would be acknowledged as a "retry" and lost).
-INSERT = """
+INSERT = f"""
 INSERT INTO inbox (message_sid, user_id, from_number, body, received_at, status, error,
-                   channel)
+                   channel, opt_out)
 SELECT ?1, sender.id, ?2, ?3, ?4,
-       CASE WHEN sender.id IS NULL THEN 'ignored' ELSE 'queued' END,
-       CASE WHEN sender.id IS NULL THEN 'unknown sender' END, ?5
+       CASE WHEN sender.id IS NULL THEN '{InboxStatus.IGNORED}' ELSE '{InboxStatus.QUEUED}' END,
+       CASE WHEN sender.id IS NULL THEN '{InboxError.UNKNOWN_SENDER}' END, ?5, ?6
 FROM (SELECT (SELECT id FROM users WHERE phone = ?2) AS id) AS sender WHERE true
 ON CONFLICT (message_sid) DO NOTHING
 RETURNING id, user_id
 """
-OPT_OUT = "UPDATE users SET opted_out = 1 WHERE id = ?"
-UNANSWERED = ("queued", "processing")
+UNANSWERED = (InboxStatus.QUEUED, InboxStatus.PROCESSING)
 
 
 @dataclass(frozen=True)
 class Inbound:
-    """One webhook's message; ``opt_out`` marks the sender opted out in the same commit.
-    ``channel`` is where it came from ("sms" or "whatsapp"); ``phone`` is E.164 either way."""
+    """One webhook's message. ``opt_out``: it is an opt-out word, read at the webhook; the
+    sender is marked opted out in the same commit and the row keeps the reading
+    (``inbox.opt_out``), so the worker never reads it again. ``channel`` is where it came
+    from; ``phone`` is E.164 either way."""
 
     sid: str
     phone: str
     body: str
     received_at: dt.datetime
     opt_out: bool = False
-    channel: str = "sms"
+    channel: Channel = Channel.SMS
 
 
 @dataclass(frozen=True)
@@ -93,14 +97,15 @@ class _Waiting:
 
     __slots__ = ("done", "error", "message", "result")
 
-    def __init__(self, message: Inbound):
+    def __init__(self, message: Inbound) -> None:
         self.message = message
         self.done = threading.Lock()
         self.done.acquire()
         self.result: Recorded | None = None
         self.error: BaseException | None = None
 
-    def finish(self, result: Recorded | None = None, error: BaseException | None = None):
+    def finish(self, result: Recorded | None = None,
+               error: BaseException | None = None) -> None:
         self.result, self.error = result, error
         self.done.release()
 
@@ -112,8 +117,8 @@ class Intake:
     so an idle daemon (or a test that is done) holds no thread and no connection.
     """
 
-    def __init__(self, database, *, max_batch: int = MAX_BATCH,
-                 idle_seconds: float = IDLE_SECONDS):
+    def __init__(self, database: pw.SqliteDatabase, *, max_batch: int = MAX_BATCH,
+                 idle_seconds: float = IDLE_SECONDS) -> None:
         self._database = database
         self._max_batch = max_batch
         self._idle_seconds = idle_seconds
@@ -144,7 +149,8 @@ class Intake:
                                  name="intake-checkpoint", daemon=True).start()
 
     def _run(self) -> None:
-        connection, path = None, None
+        connection: sqlite3.Connection | None = None
+        path: str | None = None
         try:
             while True:
                 try:
@@ -168,7 +174,7 @@ class Intake:
             if connection is not None:
                 self._database.close()
 
-    def _connect(self, old):
+    def _connect(self, old: sqlite3.Connection | None) -> tuple[sqlite3.Connection, str]:
         """This thread's connection to the database as configured now (tests and the
         CLI re-point the shared database object at another file)."""
         if old is not None:
@@ -180,7 +186,7 @@ class Intake:
         self._database.execute_sql("PRAGMA wal_autocheckpoint = 0")
         return self._database.connection(), self._database.database
 
-    def _commit(self, connection, batch: list[_Waiting]) -> None:
+    def _commit(self, connection: sqlite3.Connection, batch: list[_Waiting]) -> None:
         try:
             results = self._write(connection, [waiting.message for waiting in batch])
         except Exception as exc:  # noqa: BLE001 - every failure goes back to its caller
@@ -216,16 +222,16 @@ class Intake:
             log.warning("inbox: WAL checkpoint failed; will retry", exc_info=True)
 
     @staticmethod
-    def _write(connection, messages: list[Inbound]) -> list[Recorded]:
+    def _write(connection: sqlite3.Connection, messages: list[Inbound]) -> list[Recorded]:
         connection.execute("BEGIN IMMEDIATE")
         try:
             results = []
             for m in messages:
                 rows = connection.execute(INSERT, (m.sid, m.phone, m.body, m.received_at,
-                                              m.channel)).fetchall()
+                                                   m.channel, m.opt_out)).fetchall()
                 result = Recorded(True, *rows[0]) if rows else Recorded(False)
                 if result.new and result.user_id is not None and m.opt_out:
-                    connection.execute(OPT_OUT, (result.user_id,))
+                    users.opt_out_in(connection, result.user_id)
                 results.append(result)
             connection.execute("COMMIT")
         except BaseException:
@@ -246,20 +252,14 @@ def newest_inbox_id_of(user_id: int) -> int | None:
             .where(db.Inbox.user == user_id).scalar())
 
 
-def channel_of(inbox_id: int) -> str:
-    """The channel inbox row ``inbox_id`` came in on ("sms" when the row is gone)."""
-    row = db.Inbox.get_or_none(db.Inbox.id == inbox_id)
-    return row.channel if row is not None else "sms"
-
-
-def last_channel(user_id: int) -> str | None:
+def last_channel(user_id: int) -> Channel | None:
     """The channel of this person's newest text (None before their first)."""
     row = (db.Inbox.select(db.Inbox.channel).where(db.Inbox.user == user_id)
            .order_by(db.Inbox.id.desc()).first())
-    return row.channel if row is not None else None
+    return Channel(row.channel) if row is not None else None
 
 
-def last_received_on(user_id: int | None, phone: str, channel: str) -> dt.datetime | None:
+def last_received_on(user_id: int | None, phone: str, channel: Channel) -> dt.datetime | None:
     """When this person (``user_id``, or for an unknown sender ``phone``) last texted us on
     ``channel`` (WhatsApp's 24-hour window opens there); None when they never did."""
     who = db.Inbox.user == user_id if user_id is not None else db.Inbox.from_number == phone
@@ -282,12 +282,13 @@ def unanswered_rows(user_id: int) -> list[db.Inbox]:
                                         db.Inbox.status.in_(UNANSWERED)).order_by(db.Inbox.id))
 
 
-def set_status(rows: list[db.Inbox], status: str, error: str | None = None) -> None:
+def set_status(rows: list[db.Inbox], status: InboxStatus, error: str | None = None) -> None:
     ids = [row.id for row in rows]
     db.Inbox.update(status=status, error=error).where(db.Inbox.id.in_(ids)).execute()
 
 
 def requeue(user_id: int) -> int:
     """The user's rows left ``processing`` become ``queued`` again; returns how many."""
-    return (db.Inbox.update(status="queued", error=None)
-            .where(db.Inbox.user == user_id, db.Inbox.status == "processing").execute())
+    return (db.Inbox.update(status=InboxStatus.QUEUED, error=None)
+            .where(db.Inbox.user == user_id, db.Inbox.status == InboxStatus.PROCESSING)
+            .execute())

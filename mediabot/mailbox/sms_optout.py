@@ -8,24 +8,29 @@ since. So a 21610 on SMS says that SMS is closed, not that the person left: thei
 stays, ``sms_blocked_since`` is set, SMS is no longer tried for them, what would have gone
 by SMS goes on WhatsApp (``channels.choose`` and ``channels.plan``), and they are told once
 per block how to get texts by SMS again (``tip``). Their next SMS START lifts it
-(``messaging/turn.py``). With no WhatsApp sender configured they cannot be reached: their
+(``answering/answer.py``). With no WhatsApp sender configured they cannot be reached: their
 texts fail without a try until then.
 """
 
 import datetime as dt
 import logging
+from enum import StrEnum
 
 from mediabot.config import TwilioConfig
 from mediabot.store import users
 from mediabot.store.db import User
-from mediabot.text.language import Language, speaking
-from mediabot.text.phones import SMS
+from mediabot.text.language import Language
+from mediabot.text.phones import SMS, Channel
 
 log = logging.getLogger(__name__)
 
-OPTED_OUT = "opted out"
-UNREACHABLE = ("not sent: Twilio refuses SMS to this number (21610) until they text START by "
-               "SMS, and there is no [twilio] whatsapp_from to reach them on")
+
+class Unreachable(StrEnum):
+    """Why a text cannot go to its person at all (kept in ``outbox.error``)."""
+
+    OPTED_OUT = "opted out"
+    NO_WHATSAPP = ("not sent: Twilio refuses SMS to this number (21610) until they text START "
+                   "by SMS, and there is no [twilio] whatsapp_from to reach them on")
 
 
 def blocked(user: User | None) -> bool:
@@ -44,7 +49,7 @@ def block(user: User | None, now: dt.datetime, config: TwilioConfig) -> bool:
     return bool(config.whatsapp_from)
 
 
-def lift(user: User, channel: str) -> bool:
+def lift(user: User, channel: Channel) -> bool:
     """The person texted an opt-in word (START, UNSTOP, YES) on ``channel``: on SMS it lifts
     Twilio's SMS opt-out too, so SMS is used again. True when it was blocked."""
     if channel != SMS or not users.set_sms_blocked(user, None):
@@ -53,23 +58,19 @@ def lift(user: User, channel: str) -> bool:
     return True
 
 
-def unreachable(user: User | None, channel: str, config: TwilioConfig) -> str | None:
+def unreachable(user: User | None, channel: Channel, config: TwilioConfig) -> Unreachable | None:
     """Why a text on ``channel`` cannot go to ``user`` at all, or None: they opted out, or
     Twilio refuses them SMS and there is no WhatsApp to go on instead."""
     if user is not None and user.opted_out:
-        return OPTED_OUT
+        return Unreachable.OPTED_OUT
     if channel == SMS and blocked(user) and not config.whatsapp_from:
-        return UNREACHABLE
+        return Unreachable.NO_WHATSAPP
     return None
 
 
-def tip_for(user: User, household_language: str) -> str:
-    """What the person is told once, on WhatsApp, when Twilio starts refusing them SMS: in
-    their own language, else the household's."""
-    return tip(speaking(user.language, household_language))
-
-
 def tip(lang: Language) -> str:
+    """What the person is told once, on WhatsApp, when Twilio starts refusing them SMS (in
+    their language, ``users.language_of``)."""
     return lang.gettext("You sent STOP by SMS, so my texts can't reach you there; I'll write to "
                         "you here on WhatsApp. To get them by SMS again, send START by SMS.")
 

@@ -10,11 +10,10 @@ from twilio.base.exceptions import TwilioException, TwilioRestException
 from twilio.rest import Client
 
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.twilio_answers import describe_failure
+from mediabot.mailbox.twilio_client import TwilioCode, describe_failure
 from mediabot.text.phones import split_channel
 
 SANDBOX = "+14155238886"
-NOT_FOUND = 20404
 
 
 def check_whatsapp_sender(client: Client, config: TwilioConfig) -> tuple[bool, str]:
@@ -26,7 +25,7 @@ def check_whatsapp_sender(client: Client, config: TwilioConfig) -> tuple[bool, s
             return _messaging_service(client, sender)
         return _number(client, config.account_sid, split_channel(sender)[1])
     except (TwilioException, requests.RequestException) as exc:
-        if isinstance(exc, TwilioRestException) and exc.code == NOT_FOUND:
+        if isinstance(exc, TwilioRestException) and exc.code == TwilioCode.NOT_FOUND:
             return False, (f"{sender} is not a messaging service of this account; set "
                            "[twilio] whatsapp_from to the MG... SID of the one with your "
                            "WhatsApp sender")

@@ -1,3 +1,4 @@
-"""What an operator runs: ``mediabot check``, the health probe and the
-users/history commands.
+"""What an operator runs: ``mediabot check`` (``checks.py`` and the checks it runs), the
+health probe, the users/history commands (``accounts.py``), the log's format (``logs.py``)
+and what a command refuses (``errors.py``, which only ``cli.py`` turns into click's).
 """

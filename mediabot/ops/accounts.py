@@ -1,22 +1,24 @@
-"""The bodies of ``mediabot users ...`` and ``mediabot history ...``.
+"""The bodies of ``mediabot users ...`` and ``mediabot history ...``: what an operator does
+to the household's members, in the operator's words (``lookup_member``, ``enrol``,
+``dismiss``, ``change_role``, ``roster``, ``clear_member_history``). The rows themselves
+belong to ``store/users.py``.
 
 They need only the database: it is opened (and migrated) but the config's ``[[users]]`` are
 NOT written into it here, so removing or re-roling a config user sticks until the daemon
 next starts, which is exactly what the warnings say. User errors (a bad phone number, an
-unknown user) raise ``click.ClickException`` or ``click.BadParameter``: a message and exit
-code, never a traceback.
+unknown user) raise ``OpsError`` or ``InvalidValue`` (``ops/errors.py``), which the command
+line shows as a message and exit code, never a traceback.
 """
 
 import datetime as dt
 import json
 import logging
 
-import click
-
 from mediabot.config import Config, UserConfig
+from mediabot.conversation import history
 from mediabot.conversation.forget import forget_conversation
-from mediabot.conversation.prompt import history
-from mediabot.mailbox import intake, sender
+from mediabot.mailbox import intake, outbox
+from mediabot.ops.errors import InvalidValue, OpsError
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local
 from mediabot.text.phones import SMS, normalise_phone
@@ -33,23 +35,23 @@ def open_users_db(config: Config) -> None:
 
 
 def parse_phone(text: str, region: str, param_hint: str = "PHONE") -> str:
-    """E.164 (national forms read in ``region``) or ``click.BadParameter`` saying why not."""
+    """E.164 (national forms read in ``region``) or ``InvalidValue`` saying why not."""
     try:
         return normalise_phone(text, region)
     except ValueError as exc:
-        raise click.BadParameter(str(exc), param_hint=param_hint) from None
+        raise InvalidValue(str(exc), param_hint) from None
 
 
-def find_user(phone: str, config: Config | None = None) -> db.User:
-    """The stored user, or a ClickException that says why there is none."""
+def lookup_member(phone: str, config: Config | None = None) -> db.User:
+    """The stored user, or an OpsError that says why there is none."""
     user = users.find_by_phone(phone)
     if user is not None:
         return user
     if config is not None and _config_user(config, phone) is not None:
-        raise click.ClickException(f"{phone} is in [[users]] of {config.source} but not in the "
+        raise OpsError(f"{phone} is in [[users]] of {config.source} but not in the "
                                    "database yet (mediabot adds it on next start); edit the "
                                    "file to change or remove it")
-    raise click.ClickException(f"no user with phone {phone}; see `mediabot users list`")
+    raise OpsError(f"no user with phone {phone}; see `mediabot users list`")
 
 
 def _config_user(config: Config, phone: str) -> UserConfig | None:
@@ -62,7 +64,7 @@ def _label(user: db.User) -> str:
 
 # ------------------------------------------------------------------ users
 
-def list_users(config: Config) -> list[str]:
+def roster(config: Config) -> list[str]:
     """One line per user: phone, name, role, opted out, and where config users come from.
 
     Config users the daemon has not written yet are listed too, as "(config; added on next
@@ -109,19 +111,20 @@ def _user_line(phone: str, name: str | None, role: str, channel: str, status: st
 USERS_HEADER = _user_line("PHONE", "NAME", "ROLE", "CHANNEL", "OPT-OUT", "SOURCE")
 
 
-def add_user(phone: str, name: str, role: str) -> str:
+def enrol(phone: str, name: str, role: str) -> str:
+    """Let ``phone`` text mediabot as ``role``; an OpsError when it already may."""
     if users.find_by_phone(phone) is not None:
-        raise click.ClickException(f"{phone} is already a user; use `mediabot users role` "
-                                   "to change the role")
+        raise OpsError(f"{phone} is already a user; use `mediabot users role` to change the "
+                       "role")
     users.add_user(phone, name.strip() or None, role)
     log.debug("user %s added as %s", phone, role)
     return f"added {phone} ({name}) as {role}"
 
 
-def remove_user(config: Config, phone: str) -> list[str]:
+def dismiss(config: Config, phone: str) -> list[str]:
     """Delete the user and (by cascade) their messages, pending action and requests."""
-    user = find_user(phone, config)
-    messages = count_messages(user)
+    user = lookup_member(phone, config)
+    messages = count_member_messages(user)
     users.remove_user(user)
     log.debug("user %s removed (%d messages)", phone, messages)
     lines = [f"removed {_label(user)} and {messages} stored messages"]
@@ -131,8 +134,9 @@ def remove_user(config: Config, phone: str) -> list[str]:
     return lines
 
 
-def set_role(config: Config, phone: str, role: str) -> list[str]:
-    user = find_user(phone, config)
+def change_role(config: Config, phone: str, role: str) -> list[str]:
+    """Make the member ``role``; a warning line when [[users]] will set it back."""
+    user = lookup_member(phone, config)
     users.set_role(user.id, role)
     log.debug("user %s role %s -> %s", phone, user.role, role)
     lines = [f"{_label(user)} is now {role} (was {user.role})"]
@@ -152,12 +156,12 @@ def _config_warning(config: Config, entry: UserConfig, what: str) -> str:
 def show_history(config: Config, phone: str, limit: int) -> list[str]:
     """The user's newest ``limit`` messages, oldest first: time, role, content; then the
     newest ``limit`` texts sent to them, with what became of each (``_text_state``)."""
-    user = find_user(phone, config)
+    user = lookup_member(phone, config)
     rows = history.newest_rows(user.id, limit)
     zone = config.server.zone
     lines = ([_message_line(row, zone) for row in reversed(rows)] if rows
              else [f"no messages stored for {_label(user)}"])
-    texts = sender.newest_texts(user.id, limit)
+    texts = outbox.newest_texts(user.id, limit)
     if texts:
         lines += ["", f"texts to {_label(user)}:"]
         lines += [_text_line(text, zone) for text in reversed(texts)]
@@ -232,11 +236,11 @@ def _call_text(call: dict) -> str:
     return f"[called {function.get('name') or '?'} {arguments}]"
 
 
-def count_messages(user: db.User) -> int:
+def count_member_messages(user: db.User) -> int:
     return history.count_messages(user.id)
 
 
-def clear_user_history(user: db.User) -> int:
+def clear_member_history(user: db.User) -> int:
     """What RESET does (``conversation.forget_conversation``), for the operator."""
     removed = forget_conversation(user.id)
     log.debug("history of user %s cleared by the operator (%d messages)", user.id, removed)

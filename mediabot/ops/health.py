@@ -12,21 +12,30 @@ import logging
 import os
 import sqlite3
 import threading
+from typing import Protocol
 
 import peewee
 
 from mediabot.store import db
+from mediabot.text.localtime import Clock
 
 log = logging.getLogger(__name__)
 PROBE_SECONDS = 5.0
 MIN_FREE_BYTES = 16 * 1024 * 1024   # or 5% of a smaller filesystem
 
 
+class Scheduler(Protocol):
+    """The scheduler as /healthz sees it (APScheduler's ``BackgroundScheduler``)."""
+
+    @property
+    def running(self) -> bool: ...
+
+
 class WriteProbe:
     """``check()`` -> "ok" or "error: ..."; written at most once per ``ttl_seconds`` of
     the injected ``clock`` (naive UTC, like every stored time)."""
 
-    def __init__(self, clock=db.utcnow, ttl_seconds: float = PROBE_SECONDS):
+    def __init__(self, clock: Clock = db.utcnow, ttl_seconds: float = PROBE_SECONDS):
         self.clock = clock
         self.ttl = dt.timedelta(seconds=ttl_seconds)
         self._lock = threading.Lock()
@@ -71,7 +80,7 @@ def write_once(now: dt.datetime) -> str:
     return "ok"
 
 
-def health(probe: WriteProbe, scheduler) -> tuple[dict, bool]:
+def health(probe: WriteProbe, scheduler: Scheduler | None) -> tuple[dict[str, str], bool]:
     """The /healthz body and whether all is well."""
     checks = {"database": probe.check()}
     if scheduler is not None:

@@ -56,7 +56,7 @@ def measure(config: LLMConfig, clock: Callable[[], float] = time.monotonic) -> S
     return speed_from(response, elapsed)
 
 
-def speed_from(response, elapsed: float) -> Speed:
+def speed_from(response: object, elapsed: float) -> Speed:
     """The speeds from llama.cpp's ``timings`` when present, else from usage and time."""
     timings = (getattr(response, "model_extra", None) or {}).get("timings") or {}
     usage = getattr(response, "usage", None)

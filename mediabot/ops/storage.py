@@ -12,6 +12,16 @@ import os
 import pwd
 from pathlib import Path
 
+from mediabot.ops.errors import Refusal
+
+
+def require_storage(path: str) -> None:
+    """A ``Refusal`` (exit 2) when the database's folder is missing or running as root would
+    create the file the daemon then cannot write (``storage_problem``)."""
+    problem = storage_problem(path, effective_uid())
+    if problem:
+        raise Refusal(f"error: {problem}", 2)
+
 
 def storage_problem(path: str, euid: int) -> str | None:
     """Why opening the database at ``path`` as user ``euid`` would go wrong, or None."""

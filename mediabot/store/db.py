@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 import peewee as pw
 
+from mediabot.text.phones import Channel
+
 database = pw.SqliteDatabase(None)
 PRAGMAS = {
     "journal_mode": "wal",
@@ -44,6 +46,15 @@ class InboxStatus(StrEnum):
     IGNORED = "ignored"
 
 
+class InboxError(StrEnum):
+    """``inbox.error`` for a row left unanswered on purpose (a failed turn keeps the name of
+    what it raised instead)."""
+
+    UNKNOWN_SENDER = "unknown sender"
+    OPTED_OUT = "user opted out"
+    RATE_LIMITED = "rate limited"
+
+
 class OutboxStatus(StrEnum):
     """``outbox.status``: pending until Twilio accepts (sent) or refuses for good (failed);
     cancelled when a question it asked was withdrawn before it went."""
@@ -52,6 +63,22 @@ class OutboxStatus(StrEnum):
     SENT = "sent"
     FAILED = "failed"
     CANCELLED = "cancelled"
+
+
+class DeliveryState(StrEnum):
+    """``outbox.delivery``: what Twilio last reported of a sent text (its message status;
+    a state Twilio adds later is stored as it came)."""
+
+    ACCEPTED = "accepted"
+    SCHEDULED = "scheduled"
+    QUEUED = "queued"
+    SENDING = "sending"
+    SENT = "sent"
+    DELIVERED = "delivered"
+    UNDELIVERED = "undelivered"
+    FAILED = "failed"
+    CANCELED = "canceled"
+    READ = "read"
 
 
 class ApprovalStatus(StrEnum):
@@ -82,7 +109,7 @@ class User(BaseModel):
     summary_through = pw.IntegerField(null=True)
     from_config = pw.BooleanField(default=False)
     created_at = pw.DateTimeField(default=utcnow)
-    channel = pw.CharField(null=True)   # "sms" or "whatsapp" chosen for notices; NULL: last used
+    channel = pw.CharField(null=True)   # a Channel chosen for notices; NULL: the last used
     language = pw.CharField(null=True)  # a BCP 47 tag from [[users]]; NULL: [sms] language
     # Since when Twilio refuses SMS to them (21610) until they text START by SMS; NULL: it
     # does not. Not their consent: that is ``opted_out``.
@@ -138,7 +165,10 @@ class Inbox(BaseModel):
     received_at = pw.DateTimeField(default=utcnow)
     status = pw.CharField(default=InboxStatus.QUEUED)
     error = pw.TextField(null=True)
-    channel = pw.CharField(default="sms")   # "sms" or "whatsapp": where it came from
+    channel = pw.CharField(default=Channel.SMS)   # where it came from
+    # The text is an opt-out word (STOP...), read at the webhook, which opted the person out
+    # in the same commit: the worker takes that reading instead of making its own.
+    opt_out = pw.BooleanField(default=False)
 
     class Meta:
         table_name = "inbox"
@@ -165,10 +195,10 @@ class Outbox(BaseModel):
     # The newest inbox id when Twilio accepted the text (201): later texts were sent by
     # someone who could have it. Then what Twilio's status callbacks reported.
     accepted_after_inbox = pw.IntegerField(null=True)
-    delivery = pw.CharField(null=True)          # queued, sent, delivered, undelivered, failed
+    delivery = pw.CharField(null=True)          # a DeliveryState: queued, sent, delivered, ...
     delivery_error = pw.IntegerField(null=True)  # Twilio's ErrorCode, e.g. 30003
     delivery_at = pw.DateTimeField(null=True)
-    channel = pw.CharField(default="sms")   # "sms" or "whatsapp": where it goes
+    channel = pw.CharField(default=Channel.SMS)   # where it goes
 
     class Meta:
         table_name = "outbox"

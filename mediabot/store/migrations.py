@@ -7,6 +7,7 @@ the schema is a new function appended to ``MIGRATIONS``, never an edit of an old
 """
 
 import logging
+import re
 
 import peewee as pw
 
@@ -241,11 +242,26 @@ def m015_sms_blocked(db: pw.SqliteDatabase) -> None:
     db.execute_sql("ALTER TABLE users ADD COLUMN sms_blocked_since DATETIME")
 
 
+def m016_inbox_opt_out(db: pw.SqliteDatabase) -> None:
+    """Whether a text is an opt-out word, as the webhook read it when it flagged the person:
+    the worker applies a burst in order from that reading and never reads it again. Rows an
+    older release left unanswered (a crash) are read here once, by the rule that release's
+    webhook used (Twilio's English opt-out words, a whole message, punctuation around it
+    tolerated), so a STOP among them still counts; answered rows are history."""
+    db.execute_sql("ALTER TABLE inbox ADD COLUMN opt_out INTEGER NOT NULL DEFAULT 0")
+    words = {"STOP", "STOPALL", "UNSUBSCRIBE", "CANCEL", "END", "QUIT", "REVOKE", "OPTOUT"}
+    rows = db.execute_sql("SELECT id, body FROM inbox WHERE status IN ('queued', 'processing')")
+    stops = [(row_id,) for row_id, body in rows.fetchall()
+             if re.sub(r"^[\W_]+|[\W_]+$", "", (body or "").strip()).upper() in words]
+    for stop in stops:
+        db.execute_sql("UPDATE inbox SET opt_out = 1 WHERE id = ?", stop)
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
               m011_request_added_at, m012_channels, m013_token_calibration,
-              m014_user_language, m015_sms_blocked]
+              m014_user_language, m015_sms_blocked, m016_inbox_opt_out]
 
 
 class StorageError(Exception):

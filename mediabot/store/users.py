@@ -1,12 +1,37 @@
 """The users table's owner: the household's members, as the config file and the commands
-keep them."""
+keep them, and what is known of each person (``language_of``)."""
 
 import datetime as dt
 import sqlite3
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Protocol
 
 from mediabot.store.db import Role, User, database
+from mediabot.text.language import Language, speaking
+
+
+class ConfigUser(Protocol):
+    """A ``[[users]]`` entry as the sync reads it (``config.UserConfig``)."""
+
+    @property
+    def phone(self) -> str: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def role(self) -> str: ...
+    @property
+    def channel(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+
+
+def language_of(user: User | None, household: str) -> Language:
+    """The language a person reads and is read in: their own ``[[users]]`` language, else
+    the household's ``[sms] language`` (``household``); the household's for no one (a text
+    to a number that is no user). The one place this is decided: a text is read with it
+    once (``Incoming.language``) and everything mediabot writes to someone uses it."""
+    return speaking(user.language if user is not None else None, household)
 
 
 def nobody_can_text(config_users: Sequence[object], stored_users: int) -> bool:
@@ -41,7 +66,7 @@ def count_users_in(path: str) -> int | None:
         return None
 
 
-def ensure_config_users(users) -> None:
+def ensure_config_users(users: Sequence[ConfigUser]) -> None:
     """Write ``[[users]]`` into the users table: new ones added, name/role/channel/language
     changes applied.
 
@@ -121,6 +146,17 @@ def set_display_name(user: User, name: str) -> None:
     """Store the name the person gave; ``user`` is updated too."""
     User.update(display_name=name).where(User.id == user.id).execute()
     user.display_name = name
+
+
+# The intake's batched writer records a STOP in the same raw transaction as its inbox row
+# (one commit for a burst of webhooks), so it runs this statement on its own connection;
+# the statement lives here, with the table's other writes.
+OPT_OUT_BY_ID = "UPDATE users SET opted_out = 1 WHERE id = ?"
+
+
+def opt_out_in(connection: sqlite3.Connection, user_id: int) -> None:
+    """Record a STOP for ``user_id`` inside the caller's open transaction on ``connection``."""
+    connection.execute(OPT_OUT_BY_ID, (user_id,))
 
 
 def set_opted_out(user: User, opted_out: bool) -> bool:

@@ -24,30 +24,58 @@ never a yes, whatever its words (``NOT_ANSWER_MARK``), and the question it meets
 import re
 import unicodedata
 from collections.abc import Iterable, Mapping
+from enum import StrEnum
 
 from mediabot.text.language import Language, load
 
+
+class Keyword(StrEnum):
+    """What a whole-message keyword is (``classify_keyword``)."""
+
+    HELP = "help"
+    RESET = "reset"
+    OPT_OUT = "opt_out"        # Twilio's STOP words: the person is unsubscribed
+    OPT_IN = "opt_in"          # START, UNSTOP: subscribed again
+    YES_OPT_IN = "yes_opt_in"  # YES: Twilio subscribes again only someone who had stopped
+
+
+class YesNo(StrEnum):
+    """A lone answer to a waiting question (``parse_answer``)."""
+
+    YES = "yes"
+    NO = "no"
+
+
+class Verdict(StrEnum):
+    """An admin's answer to a member's request (``parse_decision``)."""
+
+    APPROVE = "approve"
+    DENY = "deny"
+
+
 KEYWORDS = {
-    "HELP": "help", "INFO": "help",
-    "RESET": "reset", "FORGET": "reset",
-    "STOP": "opt_out", "STOPALL": "opt_out", "UNSUBSCRIBE": "opt_out", "CANCEL": "opt_out",
-    "END": "opt_out", "QUIT": "opt_out", "REVOKE": "opt_out", "OPTOUT": "opt_out",
-    "START": "opt_in", "UNSTOP": "opt_in",
-    "YES": "yes_opt_in",
+    "HELP": Keyword.HELP, "INFO": Keyword.HELP,
+    "RESET": Keyword.RESET, "FORGET": Keyword.RESET,
+    "STOP": Keyword.OPT_OUT, "STOPALL": Keyword.OPT_OUT, "UNSUBSCRIBE": Keyword.OPT_OUT,
+    "CANCEL": Keyword.OPT_OUT, "END": Keyword.OPT_OUT, "QUIT": Keyword.OPT_OUT,
+    "REVOKE": Keyword.OPT_OUT, "OPTOUT": Keyword.OPT_OUT,
+    "START": Keyword.OPT_IN, "UNSTOP": Keyword.OPT_IN,
+    "YES": Keyword.YES_OPT_IN,
 }
 # HELP and RESET in each language, beside the English ones. A RESET word must never be an
 # ordinary one-word answer (a Spanish "BORRAR" may answer "borrar o conservar?"), so each
 # is a noun or verb nobody texts alone by chance; HELP is the usual word on signs and menus.
-LOCAL_KEYWORDS = {
+LOCAL_KEYWORDS: dict[str, dict[str, Keyword]] = {
     "en": {},
-    "es": {"AYUDA": "help", "REINICIAR": "reset"},
-    "de": {"HILFE": "help", "NEUSTART": "reset"},
-    "fr": {"AIDE": "help", "REINITIALISER": "reset"},
-    "pt": {"AJUDA": "help", "REINICIAR": "reset"},
-    "nl": {"HULP": "help", "HERSTART": "reset"},
+    "es": {"AYUDA": Keyword.HELP, "REINICIAR": Keyword.RESET},
+    "de": {"HILFE": Keyword.HELP, "NEUSTART": Keyword.RESET},
+    "fr": {"AIDE": Keyword.HELP, "REINITIALISER": Keyword.RESET},
+    "pt": {"AJUDA": Keyword.HELP, "REINICIAR": Keyword.RESET},
+    "nl": {"HULP": Keyword.HELP, "HERSTART": Keyword.RESET},
 }
 # Twilio's opt-out words: they unsubscribe the person, so they are never read as "no".
-OPT_OUT_WORDS = frozenset(word.lower() for word, kind in KEYWORDS.items() if kind == "opt_out")
+OPT_OUT_WORDS = frozenset(word.lower() for word, kind in KEYWORDS.items()
+                          if kind == Keyword.OPT_OUT)
 
 # Answers to a removal question, written as people type them; compared folded and lowercase.
 # No language lists a "cancel"-like word ("cancelar", "annuler"): on SMS a person may expect
@@ -98,12 +126,12 @@ NOT_ANSWER_MARK = re.compile(r"[^\w\s',.!\u00a1\-\u2010-\u2015]")
 # An admin's answer to a member's request when approvals are on: "APPROVE 12", "deny #12",
 # "APROBAR 12". The pairs people meet on approval buttons in each language.
 DECISIONS = {
-    "en": {"approve": "approve", "deny": "deny"},
-    "es": {"aprobar": "approve", "rechazar": "deny"},
-    "de": {"genehmigen": "approve", "ablehnen": "deny"},
-    "fr": {"approuver": "approve", "refuser": "deny"},
-    "pt": {"aprovar": "approve", "recusar": "deny"},
-    "nl": {"goedkeuren": "approve", "afwijzen": "deny"},
+    "en": {"approve": Verdict.APPROVE, "deny": Verdict.DENY},
+    "es": {"aprobar": Verdict.APPROVE, "rechazar": Verdict.DENY},
+    "de": {"genehmigen": Verdict.APPROVE, "ablehnen": Verdict.DENY},
+    "fr": {"approuver": Verdict.APPROVE, "refuser": Verdict.DENY},
+    "pt": {"aprovar": Verdict.APPROVE, "recusar": Verdict.DENY},
+    "nl": {"goedkeuren": Verdict.APPROVE, "afwijzen": Verdict.DENY},
 }
 DECISION = re.compile(r"^\s*([a-z]+)\s*#?\s*(\d{1,9})\s*[.!]*\s*$", re.IGNORECASE)
 
@@ -122,8 +150,8 @@ def _words(table: Mapping[str, Iterable[str]], code: str) -> set[str]:
     return {fold(word) for word in [*table["en"], *table.get(code, ())]}
 
 
-def classify_keyword(body: str, code: str = "en") -> str | None:
-    """"help", "reset", "opt_out", "opt_in", "yes_opt_in" or None for an ordinary message.
+def classify_keyword(body: str, code: str = "en") -> Keyword | None:
+    """The ``Keyword`` a whole message is, or None for an ordinary message.
 
     Like Twilio, only a whole message is a keyword (case-insensitive, trimmed); surrounding
     punctuation ("Stop!", "'HELP'") is tolerated. "cancel that" is not a keyword. The
@@ -134,8 +162,8 @@ def classify_keyword(body: str, code: str = "en") -> str | None:
     return KEYWORDS.get(word) or local.get(fold(word).upper())
 
 
-def parse_answer(text: str, code: str = "en") -> str | None:
-    """'yes', 'no' or None for anything else, in English or the language ``code``.
+def parse_answer(text: str, code: str = "en") -> YesNo | None:
+    """YES, NO or None for anything else, in English or the language ``code``.
 
     A message made only of yes-like phrases ("yes, do it", "sí, bórrala") is a yes, one
     made only of no-like phrases ("no, keep it", "nein, behalten") a no; a mix or any other
@@ -153,9 +181,9 @@ def parse_answer(text: str, code: str = "en") -> str | None:
     if not phrase or phrase in OPT_OUT_WORDS or len(words) > MAX_ANSWER_WORDS:
         return None
     if _made_of(words, _phrases(YES, code)):
-        return "yes"
+        return YesNo.YES
     if _made_of(words, _phrases(NO, code)):
-        return "no"
+        return YesNo.NO
     return None
 
 
@@ -173,8 +201,8 @@ def _made_of(words: list[str], phrases: frozenset[str]) -> bool:
                for size in range(min(len(words), 4), 0, -1))
 
 
-def parse_decision(text: str, code: str = "en") -> tuple[str, int] | None:
-    """("approve"|"deny", number) for "APPROVE 12" / "deny #12" (or ``code``'s words,
+def parse_decision(text: str, code: str = "en") -> tuple[Verdict, int] | None:
+    """(APPROVE or DENY, number) for "APPROVE 12" / "deny #12" (or ``code``'s words,
     "RECHAZAR 12"), else None."""
     match = DECISION.match(fold(text or ""))
     if not match:

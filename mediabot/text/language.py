@@ -49,12 +49,12 @@ class Language:
     locale: Locale
     catalog: gettext.NullTranslations
 
-    def gettext(self, message: str, /, **values) -> str:
+    def gettext(self, message: str, /, **values: object) -> str:
         """``message`` in this language, its ``{fields}`` filled from ``values``."""
         text = self.catalog.gettext(message)
         return text.format(**values) if values else text
 
-    def ngettext(self, singular: str, plural: str, count: int, /, **values) -> str:
+    def ngettext(self, singular: str, plural: str, count: int, /, **values: object) -> str:
         """The form for ``count`` (``{count}`` is filled too)."""
         return self.catalog.ngettext(singular, plural, count).format(count=count, **values)
 

@@ -22,6 +22,7 @@ word), and a secret shorter than ``MIN_SECRET_CHARS`` is never searched for at a
 """
 
 import re
+from collections.abc import Iterable
 
 MIN_SECRET_CHARS = 6
 MASK = "***"
@@ -33,7 +34,7 @@ _URL_CREDENTIALS = re.compile(_SCHEME + r"[^/?#\s'\"<>]*@")
 _URL_QUERY = re.compile(r"((?:https?://|/)[^\s?#'\"<>]*)\?(?=[^\s#'\"<>]*=)[^\s#'\"<>]*")
 
 
-def scrub(text: str, secrets=(), words=()) -> str:
+def scrub(text: str, secrets: Iterable[str | None] = (), words: Iterable[str] = ()) -> str:
     """``text`` from a server, without URL userinfo, query strings, key/token/password
     values, ``secrets`` (masked as whole tokens) or ``words`` (masked anywhere)."""
     text = _URL_CREDENTIALS.sub(r"\1", text)

@@ -10,14 +10,25 @@ number that cannot exist is refused with the library's reason. Numbers are check
 """
 
 import re
+from enum import StrEnum
 
 import phonenumbers
 from phonenumbers import NumberParseException, PhoneNumberFormat, ValidationResult
 
 E164 = re.compile(r"^\+[1-9]\d{6,14}$")
 DEFAULT_REGION = "US"
-SMS, WHATSAPP = "sms", "whatsapp"      # the channels one number is texted on
-CHANNELS = (SMS, WHATSAPP)
+
+
+class Channel(StrEnum):
+    """The channels one number is texted on (stored as these words in ``inbox.channel``,
+    ``outbox.channel`` and ``users.channel``)."""
+
+    SMS = "sms"
+    WHATSAPP = "whatsapp"
+
+
+SMS, WHATSAPP = Channel.SMS, Channel.WHATSAPP
+CHANNELS = tuple(Channel)
 WHATSAPP_PREFIX = "whatsapp:"
 REASONS = {
     ValidationResult.TOO_SHORT: "too short",
@@ -69,7 +80,7 @@ def inbound_phone(sender: str, region: str = DEFAULT_REGION) -> str:
     return sender if E164.match(sender) else normalise_phone(sender, region)
 
 
-def split_channel(address: str) -> tuple[str, str]:
+def split_channel(address: str) -> tuple[Channel, str]:
     """Twilio's address of a person: "whatsapp:+14155552671" -> ("whatsapp", "+14155552671"),
     a plain number -> ("sms", number). The number part is not checked here."""
     if address[:len(WHATSAPP_PREFIX)].lower() == WHATSAPP_PREFIX:

@@ -12,6 +12,8 @@ household suffixes below.
 
 import ipaddress
 import re
+from collections.abc import Iterable
+from typing import TypeGuard
 from urllib.parse import urlsplit
 
 HOUSE_SUFFIXES = (".local", ".lan", ".home.arpa", ".internal", ".localhost", ".home",
@@ -19,7 +21,7 @@ HOUSE_SUFFIXES = (".local", ".lan", ".home.arpa", ".internal", ".localhost", ".h
 _TOP_LABEL = re.compile(r"^(?:[a-z]{2,63}|xn--[a-z0-9-]{1,59})$")
 
 
-def is_public_https(url) -> bool:
+def is_public_https(url: object) -> TypeGuard[str]:
     """True for ``https://image.tmdb.org/...``; False for http, userinfo, an IP that is
     not global, a bare or household name, or anything that is not a URL at all."""
     if not isinstance(url, str) or any(c.isspace() for c in url):
@@ -32,19 +34,19 @@ def is_public_https(url) -> bool:
         return False
     if parts.scheme.lower() != "https" or not host or "@" in parts.netloc:
         return False
-    return _public_ip(host) if _ip(host) else _public_name(host)
+    ip = _ip(host)
+    return _public_ip(ip) if ip else _public_name(host)
 
 
-def _ip(host: str):
+def _ip(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
         return ipaddress.ip_address(host)
     except ValueError:
         return None
 
 
-def _public_ip(host: str) -> bool:
-    ip = _ip(host)
-    if ip.version == 6 and ip.ipv4_mapped:
+def _public_ip(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    if isinstance(ip, ipaddress.IPv6Address) and ip.ipv4_mapped:
         ip = ip.ipv4_mapped
     return ip.is_global and not ip.is_multicast
 
@@ -59,10 +61,10 @@ def _public_name(host: str) -> bool:
 MAX_POSTERS = 3   # Twilio takes up to 10 media per message; three keep an MMS small
 
 
-def web_urls(urls, limit: int = MAX_POSTERS) -> list[str]:
+def web_urls(urls: Iterable[object], limit: int = MAX_POSTERS) -> list[str]:
     """The URLs among ``urls`` Twilio may fetch (public https, no credentials), each once,
     in order, at most ``limit``. The sender checks again what it is handed."""
-    seen = []
+    seen: list[str] = []
     for url in urls:
         if is_public_https(url) and url not in seen:
             seen.append(url)

@@ -17,6 +17,8 @@ language decides (``accents_for``, ``KEEP_ACCENTS``; the README says why).
 import hmac
 import re
 import unicodedata
+from collections.abc import Mapping
+from typing import Protocol
 
 from twilio.request_validator import RequestValidator
 
@@ -99,7 +101,21 @@ def format_reply(text: str, *, max_chars: int = 480, allow_emoji: bool = False,
     return cut_text(cleaned, max_chars)
 
 
-def format_reply_for(sms_config, text: str, language: str | None = None) -> str:
+class SmsSettings(Protocol):
+    """What the text rules read of ``[sms]`` (``config.SmsConfig`` is the one; config sits
+    above text/, so it is named here by what it offers)."""
+
+    @property
+    def max_reply_chars(self) -> int: ...
+    @property
+    def allow_emoji(self) -> bool: ...
+    @property
+    def accents(self) -> str: ...
+    @property
+    def language(self) -> str: ...
+
+
+def format_reply_for(sms_config: SmsSettings, text: str, language: str | None = None) -> str:
     """``format_reply`` with the operator's ``[sms] max_reply_chars``, ``allow_emoji`` and
     ``accents`` for a recipient speaking ``language`` (a tag; None: the household's):
     every text mediabot sends (replies, apologies, expiry and download notices) is shaped
@@ -109,7 +125,7 @@ def format_reply_for(sms_config, text: str, language: str | None = None) -> str:
                         allow_emoji=sms_config.allow_emoji, keep_accents=keep)
 
 
-def accents_for(sms_config, language: str | None = None) -> str:
+def accents_for(sms_config: SmsSettings, language: str | None = None) -> str:
     """"fold" or "keep": ``[sms] accents`` when set, else the default of the recipient's
     language (``language``, else ``[sms] language``): "keep" for KEEP_ACCENTS."""
     if sms_config.accents:
@@ -270,8 +286,8 @@ def _pack(widths: list[int], single: int, part: int) -> int:
     return parts
 
 
-def signature_ok(validator: RequestValidator, url: str, params, signature: str | None, *,
-                 algorithm: str | None = None) -> bool:
+def signature_ok(validator: RequestValidator, url: str, params: Mapping[str, str] | None,
+                 signature: str | None, *, algorithm: str | None = None) -> bool:
     """Check ``X-Twilio-Signature`` for a webhook Twilio posted to ``url``.
 
     ``url`` must be the public URL Twilio called (proxies rewrite scheme and host), with

@@ -22,6 +22,7 @@ import time
 import urllib.error
 import urllib.parse
 import urllib.request
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 
 from twilio.request_validator import RequestValidator
@@ -34,7 +35,7 @@ from mediabot.config import (
     TwilioConfig,
     UserConfig,
 )
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store.db import Role
 from mediabot.text.phones import SMS, WHATSAPP, channel_address, split_channel
 from mediabot.trial.sim.loopback import LoopbackServer, free_port, wait_for
@@ -53,6 +54,7 @@ RESULT_CHARS = 160
 TYPED_WHATSAPP = "wa:"         # a typed line starting so goes on WhatsApp
 READY_SECONDS = 60.0   # a typed line waits this long for the daemon to listen, per attempt
 SEND_ATTEMPTS = 3
+Echo = Callable[[str], None]   # where a line for the person at the terminal goes
 
 
 def model_missing(llm: LLMConfig) -> bool:
@@ -103,7 +105,7 @@ def summarise_result(content: str) -> str:
     return _cut(json.dumps(result, separators=(",", ":")), RESULT_CHARS)
 
 
-def _titles(value, depth: int = 0):
+def _titles(value: object, depth: int = 0) -> Iterator[str]:
     """"Title (year)" of every titled object in a result, outermost first."""
     if depth > 4:
         return
@@ -119,7 +121,7 @@ def _titles(value, depth: int = 0):
             yield from _titles(item, depth + 1)
 
 
-def _compact(arguments) -> str:
+def _compact(arguments: str | None) -> str:
     try:
         return json.dumps(json.loads(arguments or "{}"), separators=(",", ":"))
     except (TypeError, ValueError):
@@ -196,7 +198,7 @@ class SmsStage:
         except OSError:
             return False
 
-    def deliver(self, body: str, echo, ready_seconds: float = READY_SECONDS,
+    def deliver(self, body: str, echo: Echo, ready_seconds: float = READY_SECONDS,
                 attempts: int = SEND_ATTEMPTS) -> bool:
         """Post one typed line as Sam's SMS; never raises. A line typed before the daemon
         listens waits for it (``ready_seconds``); a post that finds it gone (restarting,
@@ -220,13 +222,13 @@ class SmsStage:
                  + ("trying again)" if attempt < attempts else "type it again)"))
         return False
 
-    def deliver_lines(self, lines, echo) -> None:
+    def deliver_lines(self, lines: Iterable[str], echo: Echo) -> None:
         """``deliver`` every non-empty line of ``lines`` (the terminal), to its end."""
         for line in lines:
             if line.strip():
                 self.deliver(line.strip(), echo)
 
-    def watch(self, echo, stop: threading.Event, poll: float = 0.2) -> None:
+    def watch(self, echo: Echo, stop: threading.Event, poll: float = 0.2) -> None:
         """Print every text the daemon sends ("SMS to ..." or "WhatsApp to ..."), as it
         arrives at the simulated Twilio."""
         shown = 0

@@ -11,16 +11,18 @@ import json
 import statistics
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import cast
+from typing import Any, cast
 
 from mediabot.app import build_services, open_storage
 from mediabot.config import Config
+from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.engine import Engine
-from mediabot.conversation.llm import ChatModel
-from mediabot.conversation.prompt import calibration, history
+from mediabot.conversation.llm import ChatModel, Completion
+from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.store import db, users
 from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
 from mediabot.trial.sim.stack import Simulation
@@ -38,14 +40,15 @@ class ModelCall:
 class RecordingModel:
     """Wraps the engine's model: every call's prompt estimate, reported usage and time."""
 
-    def __init__(self, model):
+    def __init__(self, model: ChatModel) -> None:
         self._model = model
         self.calls: list[ModelCall] = []
 
-    def complete(self, messages, tools=None, **kwargs):
+    def complete(self, messages: list[dict], tools: list[dict] | None = None,
+                 **kwargs: Any) -> Completion:
         """The wrapped call; a failed one is counted too, with no reported usage."""
         started, reported, cached = time.monotonic(), None, None
-        estimate = history.estimate_tokens(
+        estimate = estimate_tokens(
             messages + ([{"role": "system", "content": json.dumps(tools)}] if tools else []))
         try:
             completion = self._model.complete(messages, tools, **kwargs)
@@ -55,7 +58,7 @@ class RecordingModel:
             self.calls.append(ModelCall(estimate, reported, time.monotonic() - started,
                                         cached))
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._model, name)
 
 
@@ -133,7 +136,8 @@ def _cached(calls: list[ModelCall]) -> int | None:
     return sum(reported) if reported else None
 
 
-def run_eval(config: Config, tasks: tuple[Task, ...], repeat: int, progress=None) -> dict:
+def run_eval(config: Config, tasks: tuple[Task, ...], repeat: int,
+             progress: Callable[[Attempt, int, int], None] | None = None) -> dict[str, Any]:
     """Every task ``repeat`` times; the result as plain data (``--json`` prints it)."""
     attempts: list[Attempt] = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -196,7 +200,7 @@ def _cache_line(total: dict) -> str:
 
 def _calibration_line(total: dict) -> str:
     """The server's tokens over the estimate, before and after the per-model calibration
-    the prompt budget uses (mediabot.conversation.prompt.calibration)."""
+    the prompt budget uses (mediabot.conversation.calibration)."""
     before, after = total.get("real_ratio"), total.get("calibrated_ratio")
     if before is None or after is None:
         return "real/estimate: n/a (the server reports no usage.prompt_tokens)"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from mediabot.conversation.engine import (
+from mediabot.conversation.model_turn import (
     APOLOGIES,
     APOLOGY,
     NO_ANSWER_REPLY,
@@ -66,7 +66,7 @@ class Task:
 
 # ------------------------------------------------------------------------------ checks
 
-def called(tool: str, **arguments) -> Check:
+def called(tool: str, **arguments: object) -> Check:
     """``tool`` ran in this step, with these arguments (a tuple value: any of them)."""
     def check(seen: Seen) -> str | None:
         runs = [args for name, args in seen.calls if name == tool]

@@ -21,7 +21,7 @@ def test_stop_sent_during_a_turn_stops_that_turns_reply(daemon_for, fake_llm, fa
 
 def test_the_rate_limit_notice_goes_out_at_most_once_an_hour_across_a_clock_hour(
         daemon_for, fake_llm, fake_twilio, clock):
-    from mediabot.messaging.turn import RATE_LIMIT_REPLY
+    from mediabot.answering.answer import RATE_LIMIT_REPLY
 
     daemon = daemon_for(sms={"rate_limit_per_hour": 1})
     client = daemon.app.test_client()

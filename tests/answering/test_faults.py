@@ -6,8 +6,8 @@ import time
 import peewee
 import pytest
 
-from mediabot.conversation.prompt import history
-from mediabot.messaging.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault, take_back
+from mediabot.answering.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault, take_back
+from mediabot.conversation import history
 from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
 

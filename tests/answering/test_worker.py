@@ -7,8 +7,8 @@ import time
 
 import pytest
 
+from mediabot.answering.worker import Worker
 from mediabot.config import SmsConfig
-from mediabot.messaging.worker import Worker
 from mediabot.store import db
 from tests.support import ADMIN, RecordingEngine, queue, text, wait_until
 
@@ -57,6 +57,19 @@ def test_a_burst_reaches_the_engine_read_once(worker, users):
     assert (help_.keyword, help_.alone, help_.inbox_id) == ("help", True, rows[1].id)
     assert (rest.text, rest.alone, rest.answer) == ("Y\nwhat is new?", False, None)
     assert rest.inbox_id == rows[-1].id and rest.user.id == users[0]
+
+
+def test_each_text_is_read_with_the_persons_language_and_its_channel(worker, users):
+    """Who sent it is read once with the text: the language it is read in and the channel
+    its reply goes back on ride on the reading the engine gets."""
+    db.User.update(language="es").where(db.User.id == users[1]).execute()
+    row = queue(users[1], "AYUDA")
+    db.Inbox.update(channel="whatsapp").where(db.Inbox.id == row.id).execute()
+    worker.notify(users[1])
+    assert worker.wait_idle(5)
+    (incoming,) = worker.engine.read
+    assert (incoming.keyword, incoming.language.code, incoming.channel) == ("help", "es",
+                                                                            "whatsapp")
 
 
 def test_different_users_run_in_parallel(worker, users):
@@ -109,10 +122,10 @@ def test_shutdown_takes_no_new_work(worker, users):
 def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
     from types import SimpleNamespace
 
+    from mediabot.answering.answer import Text, burst_turns
     from mediabot.conversation.incoming import read_text
-    from mediabot.messaging.turn import Text, burst_turns
 
-    texts = [Text(None, read_text(SimpleNamespace(), body)) for body in bodies]
+    texts = [Text(None, read_text(SimpleNamespace(language=None), body)) for body in bodies]
     assert [[t.incoming.text for t in turn] for turn in burst_turns(texts)] == turns
 
 

@@ -22,7 +22,7 @@ LAYERS = [
     ["mailbox"],
     ["arr"],
     ["conversation"],
-    ["messaging"],
+    ["answering"],
     ["ops"],
     ["app", "trial", "scheduler", "web", "daemon", "cli"],
 ]
@@ -129,6 +129,18 @@ def test_the_package_graph_has_no_cycle():
     where = [f"{f}:{line}: {s} -> {d}" for f, line, s, d in found
              if (s, d) in itertools.pairwise(loop)]
     assert loop == [], f"{' -> '.join(loop)}\n" + "\n".join(where)
+
+
+def test_the_prompt_builder_is_pure():
+    """conversation/prompt/ takes data and returns data: it reaches neither the database nor
+    the model, only text rules and its own modules."""
+    prompt = ROOT / "conversation" / "prompt"
+    allowed = ("mediabot.text", "mediabot.conversation.prompt")
+    reached = [f"{path.relative_to(ROOT.parent)}:{line}: {target}"
+               for path in sorted(prompt.rglob("*.py"))
+               for line, target in imports_of(path, ROOT)
+               if not target.startswith(allowed)]
+    assert reached == []
 
 
 # -- the checker itself, on a made-up package ----------------------------------------------------

@@ -32,7 +32,7 @@ def test_example_file_lists_every_key():
     text = (ROOT / "config.example.toml").read_text()
     import dataclasses
 
-    from mediabot.config import SECTIONS
+    from mediabot.config.schema import SECTIONS
     for section, cls in SECTIONS.items():
         assert f"[{section}]" in text
         for f in dataclasses.fields(cls):

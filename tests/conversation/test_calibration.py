@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from mediabot.conversation.prompt import calibration, history
+from mediabot.conversation import calibration
+from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.store import db
 from tests.support import ADMIN
 
@@ -16,7 +17,7 @@ def server_tokens(request: dict, scale: float) -> int:
     tools = request.get("tools")
     sent = request["messages"] + ([{"role": "system", "content": json.dumps(tools)}]
                                   if tools else [])
-    return round(scale * history.estimate_tokens(sent))
+    return round(scale * estimate_tokens(sent))
 
 
 def test_a_model_counting_more_tokens_gets_its_window_cut_at_the_servers_budget(engine_for,

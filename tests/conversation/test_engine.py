@@ -8,18 +8,17 @@ import json
 import pytest
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.engine import (
+from mediabot.conversation import history
+from mediabot.conversation.engine import ONBOARDING_QUESTION, RESET_REPLY, extract_name
+from mediabot.conversation.model_turn import (
     APOLOGIES,
     APOLOGY,
-    ONBOARDING_QUESTION,
-    RESET_REPLY,
     ROUND_LIMIT_REPLY,
     STUCK_REPLY,
-    extract_name,
 )
-from mediabot.conversation.prompt import history
-from mediabot.conversation.prompt.history import UNANSWERED_LINE
+from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.message_rules import find_violation
+from mediabot.conversation.prompt.shape import UNANSWERED_LINE
 from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB
@@ -174,7 +173,7 @@ def test_a_hundred_turns_stay_within_window_and_budget(engine_for, fake_llm):
     assert len(fake_llm.requests) == 100
     for request in fake_llm.requests[20:]:
         assert len(non_system(request)) <= 10
-        assert history.estimate_tokens(request["messages"]) <= 2500
+        assert estimate_tokens(request["messages"]) <= 2500
     assert db.Message.select().count() == 200, "nothing stored is ever lost"
 
 

@@ -3,7 +3,7 @@ action and the summary, and only that person's."""
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation.forget import forget_conversation
-from mediabot.conversation.prompt.history import get_history, save_message
+from mediabot.conversation.history import get_history, save_message
 from mediabot.store import db
 
 

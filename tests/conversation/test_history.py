@@ -10,13 +10,8 @@ import sys
 
 import pytest
 
-from mediabot.conversation.prompt.history import (
-    build_llm_messages,
-    build_prompt,
-    clear_history,
-    get_history,
-    save_message,
-)
+from mediabot.conversation.history import clear_history, get_history, save_message
+from mediabot.conversation.prompt.build import build_llm_messages, build_prompt
 from mediabot.store import db, migrations
 from mediabot.text.localtime import zone_named
 from tests.support import SYSTEM, body, calls, contents, reply, result, user
@@ -111,7 +106,7 @@ def test_unreadable_tool_calls_json_is_ignored_not_fatal(alex, caplog):
 
 @pytest.mark.e2e   # a Python process of its own
 def test_the_history_core_imports_neither_confirmations_nor_the_sms_edge():
-    probe = ("import sys, mediabot.conversation.prompt.history; "
+    probe = ("import sys, mediabot.conversation.history, mediabot.conversation.prompt.build; "
              "print(sorted(m for m in ('mediabot.conversation.confirmations', "
              "'mediabot.text.sms') if m in sys.modules))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,

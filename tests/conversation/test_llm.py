@@ -158,7 +158,7 @@ def test_a_server_that_is_not_a_chat_api_gets_an_apology_not_a_crash(engine_for,
                                                                      body):
     from werkzeug.wrappers import Response
 
-    from mediabot.conversation.engine import APOLOGY
+    from mediabot.conversation.model_turn import APOLOGY
     from mediabot.trial.sim.loopback import LoopbackServer
 
     def app(environ, start_response):

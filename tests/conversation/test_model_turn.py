@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from mediabot.conversation.prompt import history
+from mediabot.conversation.prompt.build import estimate_tokens, validate_messages
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
@@ -147,7 +147,7 @@ def test_a_long_household_conversation(engine, alex, fake_llm, stack):
                          stamped("what did we change today?")]
     assert "Waiting for this person's answer" not in said[0]
     assert all(len(m.get("tool_call_id", "")) <= 40 for m in last["messages"])
-    assert history.estimate_tokens(last["messages"]) <= 4000
+    assert estimate_tokens(last["messages"]) <= 4000
     for request in fake_llm.requests:
-        history.validate_messages(request["messages"])
+        validate_messages(request["messages"])
         assert "Alex" in request["messages"][0]["content"]

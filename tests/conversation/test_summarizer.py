@@ -57,7 +57,7 @@ class TestSummaries:
         fake_llm.enqueue_text("Hello!")
         answer = answered(engine, alex, "hi")
         shown = fake_llm.requests[-1]
-        assert answer.reply == "Hello!"
+        assert answer.reply.text == "Hello!"
         assert answer.frame.system == shown["messages"][0]["content"]
         assert answer.frame.schemas == shown["tools"]
         engine.after_turn(answer)

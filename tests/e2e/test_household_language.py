@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from mediabot.messaging.faults import RetryPolicy
+from mediabot.answering.faults import RetryPolicy
 from mediabot.store import db
 from mediabot.text.sms import count_segments
 from mediabot.trial.sim.loopback import wait_for

@@ -16,7 +16,7 @@ import peewee
 import pytest
 import requests
 
-from mediabot.messaging.faults import STORAGE_APOLOGY, RetryPolicy
+from mediabot.answering.faults import STORAGE_APOLOGY, RetryPolicy
 from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
 from tests.support import received, text, turns_cannot_write

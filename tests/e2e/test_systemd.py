@@ -83,7 +83,8 @@ def test_systemd_analyze_verify_is_clean(tmp_path):
 
 def test_the_default_drain_ends_before_systemd_kills_the_service():
     """SIGTERM drains for [server] drain_seconds; systemd sends SIGKILL after TimeoutStopSec."""
-    from mediabot.config import SYSTEMD_STOP_SECONDS, ServerConfig
+    from mediabot.config import ServerConfig
+    from mediabot.config.validate import SYSTEMD_STOP_SECONDS
 
     assert ("Service", "TimeoutStopSec", str(SYSTEMD_STOP_SECONDS)) in directives(UNIT.read_text())
     assert ServerConfig().drain_seconds <= SYSTEMD_STOP_SECONDS - 15

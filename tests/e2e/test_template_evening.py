@@ -10,8 +10,8 @@ parallel call, and a model failure in the middle of a tool round (an overloaded 
 
 import pytest
 
-from mediabot.conversation.engine import APOLOGIES, APOLOGY, STUCK_REPLY
-from mediabot.conversation.prompt import history
+from mediabot.conversation.model_turn import APOLOGIES, APOLOGY, STUCK_REPLY
+from mediabot.conversation.prompt.build import validate_messages
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 from tests.support import stamped
 
@@ -78,5 +78,5 @@ def test_a_household_evening_through_a_real_template(engine, alex, fake_llm, tem
                                            == stamped(EVENING[FAILED_TURN + 1][0]))]
     assert EVENING[FAILED_TURN + 1][0] in after_failure, "the newest text reaches the model"
     for request in fake_llm.requests:
-        history.validate_messages(request["messages"])
+        validate_messages(request["messages"])
 

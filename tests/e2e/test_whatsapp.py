@@ -9,7 +9,7 @@ never earns a 63016. STOP on either channel silences the person on both.
 
 import json
 
-from mediabot.ops.accounts import list_users
+from mediabot.ops.accounts import roster
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from tests.support import (
@@ -128,7 +128,7 @@ def test_outside_the_window_a_notice_waits_for_their_next_message(household, fak
     assert fake_twilio.bodies() == ["Hi!", "Not much, you?", "Dune: Part Two is ready to watch."]
     assert {m["to"] for m in fake_twilio.sent} == {"whatsapp:" + MEMBER}
     never_refused(fake_twilio)
-    [line] = [line for line in list_users(daemon.config) if line.startswith(MEMBER)]
+    [line] = [line for line in roster(daemon.config) if line.startswith(MEMBER)]
     assert line.split()[3] == "whatsapp*", "users list: notices go where they wrote last"
 
 

@@ -34,7 +34,7 @@ from werkzeug.exceptions import HTTPException, NotFound
 from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
-from mediabot.conversation.prompt.history import estimate_tokens
+from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.message_rules import find_violation
 from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.chat_templates import TEMPLATES, render

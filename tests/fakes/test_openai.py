@@ -8,7 +8,7 @@ import openai
 import pytest
 from openai import OpenAI
 
-from mediabot.conversation.prompt.history import build_llm_messages
+from mediabot.conversation.prompt.build import build_llm_messages
 from tests.fakes.openai import FakeOpenAI, error_reply
 
 MODEL = "gpt-4o-mini"

@@ -9,8 +9,9 @@ import threading
 import pytest
 
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
-from mediabot.mailbox.sms_optout import UNREACHABLE
+from mediabot.mailbox.delivery import Backoff, Sender
+from mediabot.mailbox.sms_optout import Unreachable
+from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database
 from mediabot.trial.sim.loopback import wait_for
@@ -109,7 +110,8 @@ def test_unsubscribed_is_not_retried_and_blocks_sms_for_the_user(sender, twilio,
     assert User.get_by_id(alex.id).sms_blocked_since == START
     assert not User.get_by_id(alex.id).opted_out
     later = sender.send(ALEX, "another", user_id=alex.id)
-    assert later.status == "failed" and later.error == UNREACHABLE and later.attempts == 0
+    assert later.status == "failed" and later.error == Unreachable.NO_WHATSAPP
+    assert later.attempts == 0
     assert twilio.sent == []
 
 

@@ -50,6 +50,15 @@ def test_an_opt_out_is_recorded_in_the_same_commit(intake):
     assert db.User.get(phone=ADMIN).opted_out
 
 
+def test_the_webhooks_reading_of_an_opt_out_rides_on_its_row(intake):
+    """The worker takes the opt-out from the row, as the webhook read it; it never reads
+    the words again."""
+    stop = intake.record(message("SM1", body="STOP", opt_out=True))
+    later = intake.record(message("SM2", body="hello"))
+    assert db.Inbox.get_by_id(stop.inbox_id).opt_out
+    assert not db.Inbox.get_by_id(later.inbox_id).opt_out
+
+
 def hold_write_lock(path):
     """Another connection holding SQLite's write lock, as a long commit would."""
     blocker = sqlite3.connect(path, isolation_level=None)

@@ -1,6 +1,7 @@
 """The outbox (``mailbox/outbox.py``): what a row keeps until it is sent, across a restart."""
 
-from mediabot.mailbox.sender import Backoff, Sender, build_twilio_client
+from mediabot.mailbox.delivery import Backoff, Sender
+from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store import db, migrations
 from tests.support import CHOOSE, DUNE_1984, DUNE_2021, MEMBER, make_config, only_message_to_sam
 

@@ -3,7 +3,7 @@ through the real SDK: bounded by the configured timeout, pointed at the configur
 and ``mediabot check``'s line on the account and its number."""
 
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.sender import build_twilio_client, check_twilio
+from mediabot.mailbox.twilio_client import build_twilio_client, check_twilio
 from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"

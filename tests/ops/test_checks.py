@@ -16,7 +16,8 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.config import Config, ServerConfig
-from mediabot.ops.checks import _safely, check_server
+from mediabot.ops.checks import _safely
+from mediabot.ops.local_checks import check_server
 from mediabot.trial.sim.arr import API_KEY, FakeRadarr, FakeSonarr
 from mediabot.trial.sim.loopback import LoopbackServer
 from mediabot.trial.sim.twilio import FakeTwilio
@@ -516,7 +517,7 @@ def test_templates_missing_with_no_sms_to_fall_back_on_is_a_warning(tmp_path, se
 
 def test_check_reports_the_household_rules():
     from mediabot.config import parse_config
-    from mediabot.ops.checks import check_household
+    from mediabot.ops.local_checks import check_household
 
     base = {"server": {"public_url": "https://sms.example.com"}}
     plain = check_household(parse_config(base, environ={}))

@@ -4,7 +4,7 @@ the indexes the hot queries use."""
 
 import peewee
 
-from mediabot.mailbox.sender import recent_turns
+from mediabot.mailbox.outbox import recent_turns
 from mediabot.store import db, migrations
 
 
@@ -72,4 +72,25 @@ def test_the_rate_limit_and_retention_queries_use_an_index_not_a_scan(path):
     old = db.Message.select(db.Message.id).where(db.Message.created_at < since).limit(500)
     sql, params = db.Message.delete().where(db.Message.id.in_(old)).sql()
     assert "INDEX messages_created_at" in query_plan(sql, params)   # COVERING on 3.40
+    db.database.close()
+
+
+def test_an_unanswered_stop_from_an_older_release_keeps_counting(path):
+    """m016 keeps the webhook's opt-out reading on each inbox row; a STOP an older release
+    left queued (a crash) is read once by the migration, an answered one stays history."""
+    wrapper = peewee.SqliteDatabase(path)
+    migrations.migrate(wrapper)
+    wrapper.execute_sql("DELETE FROM schema_version WHERE name = 'm016_inbox_opt_out'")
+    wrapper.execute_sql("ALTER TABLE inbox DROP COLUMN opt_out")
+    wrapper.execute_sql("INSERT INTO users (phone, role, opted_out, from_config, created_at) "
+                        "VALUES ('+15551234567', 'admin', 1, 0, '2026-01-01 00:00:00')")
+    for sid, body, status in [("SM1", "stop", "done"), ("SM2", "Stop!", "queued"),
+                              ("SM3", "stop it", "queued"), ("SM4", "QUIT", "processing")]:
+        wrapper.execute_sql("INSERT INTO inbox (message_sid, user_id, from_number, body, "
+                            "received_at, status) VALUES (?, 1, '+15551234567', ?, "
+                            "'2026-01-01 00:00:00', ?)", (sid, body, status))
+    wrapper.close()
+    migrations.open_database(path)
+    flagged = {row.message_sid: row.opt_out for row in db.Inbox.select()}
+    assert flagged == {"SM1": False, "SM2": True, "SM3": False, "SM4": True}
     db.database.close()

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from mediabot.cli import main
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text, zone_named
 from tests.support import ADMIN, dead_servers, write_config

@@ -15,7 +15,7 @@ from mediabot.app import open_storage
 from mediabot.cli import main
 from mediabot.config import load_config
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.store import db
 from tests.support import write_config
 

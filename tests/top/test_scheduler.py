@@ -4,7 +4,7 @@ import datetime as dt
 import threading
 
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.prompt import history
+from mediabot.conversation import history
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db
 from tests.support import ADMIN

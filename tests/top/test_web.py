@@ -4,8 +4,8 @@ and START, a picture with no text, the rate limit, /healthz and a crash's leftov
 
 import pytest
 
-from mediabot.messaging.turn import RATE_LIMIT_REPLY
-from mediabot.messaging.worker import UNKNOWN_SENDER_REPLY
+from mediabot.answering.answer import RATE_LIMIT_REPLY
+from mediabot.answering.worker import UNKNOWN_SENDER_REPLY
 from mediabot.store import db
 from tests.support import ADMIN, MEMBER, URL, params, settle, sign, stamped, text, unstamped
 
@@ -201,7 +201,7 @@ def test_a_turn_that_crashed_after_storing_its_reply_is_not_run_again(daemon, fa
                                                                       fake_twilio):
     """The engine stored 'Added ...' but the process died before the outbox: the restart
     sends that reply instead of adding the film a second time."""
-    from mediabot.conversation.prompt import history
+    from mediabot.conversation import history
 
     alex = db.User.get(phone=ADMIN)
     db.Inbox.create(message_sid="SM-crashed", user=alex, from_number=ADMIN,
@@ -220,7 +220,7 @@ def test_a_turn_that_crashed_after_storing_its_reply_is_not_run_again(daemon, fa
 
 
 def test_an_older_reply_is_not_mistaken_for_the_crashed_turns(daemon, fake_llm, fake_twilio):
-    from mediabot.conversation.prompt import history
+    from mediabot.conversation import history
 
     alex = db.User.get(phone=ADMIN)
     history.save_message(alex.id, {"role": "user", "content": "what's new?"})

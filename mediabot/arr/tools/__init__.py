@@ -4,7 +4,6 @@ The engine needs only what is exported here; see registry.py for the entry point
 catalog.py for the tools themselves.
 """
 
-from mediabot.arr.tools.arr import ArrClient
 from mediabot.arr.tools.base import AddRequest, Tool, ToolContext, ToolError, ToolResult
 from mediabot.arr.tools.registry import (
                                             available_tools,
@@ -14,6 +13,7 @@ from mediabot.arr.tools.registry import (
                                             run_tool,
                                             tool_schemas,
 )
+from mediabot.arr.tools.server import ArrClient
 
 __all__ = [
     "AddRequest", "ArrClient", "Tool", "ToolContext", "ToolError", "ToolResult",

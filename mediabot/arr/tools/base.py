@@ -1,9 +1,9 @@
 """The shapes every tool shares: the tool record, the per-call context and the error types.
 
 Kept apart from the registry so that the service modules (sonarr.py, radarr.py), the
-choices and the client (arr.py) can raise ``ToolError`` without importing the catalogue of
+choices and the client (server.py) can raise ``ToolError`` without importing the catalogue of
 tools. It imports none of them: ``ServiceClient`` names what a tool needs of a client, so
-base, choices and arr import in one direction only.
+base, choices and server import in one direction only.
 """
 
 from __future__ import annotations
@@ -12,15 +12,36 @@ import datetime as dt
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from enum import StrEnum
+from typing import Any, Protocol, TypeAlias
+
+from arrapi import RadarrAPI, SonarrAPI
 
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.config import ArrConfig
 from mediabot.store.db import Role
 from mediabot.text.language import Language, load
+from mediabot.text.localtime import Clock
 
-SAFE = "safe"
-DESTRUCTIVE = "destructive"
+
+class Tier(StrEnum):
+    """Whether a tool runs on the model's word (SAFE) or only after the person's Y
+    (DESTRUCTIVE: it needs a ``describe`` for the question)."""
+
+    SAFE = "safe"
+    DESTRUCTIVE = "destructive"
+
+
+class Service(StrEnum):
+    """A server a tool needs: the config section, the hook's path and ``requests.service``."""
+
+    SONARR = "sonarr"
+    RADARR = "radarr"
+
+
+# What ``ServiceClient.run`` hands a tool's function. arrapi ships no type information, so
+# this names the role more than it checks it.
+ArrApi: TypeAlias = SonarrAPI | RadarrAPI
 EVERYONE = frozenset(Role)
 ADMINS = frozenset({Role.ADMIN})
 
@@ -38,25 +59,32 @@ class KeyRejected(ToolError):
 
 
 class ServiceClient(Protocol):
-    """What tools and checks use of a Sonarr/Radarr client (``arr.ArrClient`` is the one)."""
+    """What tools and checks use of a Sonarr/Radarr client (``server.ArrClient`` is the one)."""
 
-    kind: str
+    kind: Service
     name: str
     shown_url: str
     config: ArrConfig
     metadata: Metadata
 
-    def run(self, fn: Callable[..., Any], *args, not_found: str | None = None) -> Any: ...
+    def run(self, fn: Callable[..., Any], *args: Any, not_found: str | None = None) -> Any: ...
 
     def scrub(self, text: str, *, request_words: bool = True) -> str: ...
 
 
+class RequestRecorder(Protocol):
+    """``ToolContext.record_request``: who wants a text when a title lands (``requests``)."""
+
+    def __call__(self, service: Service, external_id: int, title: str, /, *,
+                 seasons: int = ..., added: bool = ...) -> None: ...
+
+
 class SearchGate(Protocol):
-    """The per-title limit on searching again (``searchlimit.SearchLimit`` is the one)."""
+    """The per-title limit on searching again (``arr.searches.SearchLimit`` is the one)."""
 
-    def claim(self, service: str, external_id: int) -> dt.datetime | None: ...
+    def claim(self, service: Service, external_id: int) -> dt.datetime | None: ...
 
-    def release(self, service: str, external_id: int) -> None: ...
+    def release(self, service: Service, external_id: int) -> None: ...
 
 
 class AlreadyInLibrary(ToolError):
@@ -114,7 +142,7 @@ class AddRequest:
     approved request runs again, as the member asked it) and the ``seasons`` a weekly
     quota counts (0 for a movie)."""
 
-    service: str
+    service: Service
     external_id: int
     title: str
     tool: str
@@ -122,14 +150,19 @@ class AddRequest:
     seasons: int = 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Tool:
+    """One tool as the catalogue declares it: ``name``, ``description`` and ``parameters``
+    (a JSON schema) are what the model reads; the ``roles`` that see it, the ``services``
+    it needs (any one of them), its ``tier``; ``handler(ctx, args)`` runs it and, for a
+    DESTRUCTIVE tool, ``describe(ctx, args)`` writes the question the person confirms."""
+
     name: str
     description: str
     parameters: dict
-    tier: str
-    roles: frozenset[str]
-    services: tuple[str, ...]
+    tier: Tier
+    roles: frozenset[Role]
+    services: tuple[Service, ...]
     handler: Callable[[ToolContext, dict], dict | ToolResult]
     describe: Callable[[ToolContext, dict], str] | None = None
 
@@ -158,15 +191,15 @@ class ToolContext:
     radarr: ServiceClient | None
     user_id: int | None = None
     role: str = Role.MEMBER
-    record_request: Callable[..., None] | None = None
-    clock: Callable[[], dt.datetime] = utc_now
+    record_request: RequestRecorder | None = None
+    clock: Clock = utc_now
     gate: Callable[[AddRequest], dict | None] | None = None
     searches: SearchGate | None = None
     language: Language = field(default_factory=lambda: load("en"))
 
-    def client(self, service: str) -> ServiceClient:
-        """The client for "sonarr"/"radarr"; ToolError when that service is not configured."""
-        client = self.sonarr if service == "sonarr" else self.radarr
+    def client(self, service: Service) -> ServiceClient:
+        """The client for ``service``; ToolError when that service is not configured."""
+        client = self.sonarr if service == Service.SONARR else self.radarr
         if client is None:
             raise ToolError(f"{service.title()} is not set up on this server")
         return client

@@ -6,30 +6,33 @@ handlers. Handlers pick the service(s), call the sonarr/radarr functions through
 import datetime as dt
 from collections.abc import Callable
 from types import ModuleType
+from typing import Any
 
 from mediabot.arr.tools import radarr, sonarr
 from mediabot.arr.tools.base import (
     ADMINS,
-    DESTRUCTIVE,
     EVERYONE,
-    SAFE,
     AddRequest,
     AlreadyInLibrary,
+    ArrApi,
+    Service,
+    ServiceClient,
+    Tier,
     Tool,
     ToolContext,
     ToolError,
     ToolResult,
 )
 from mediabot.arr.tools.format import human_size
-from mediabot.arr.tools.summaries import title_of
+from mediabot.arr.tools.trim import title_of
 
 SEARCH_LIMIT = 5
 QUEUE_LIMIT = 8
 CALENDAR_LIMIT = 10
-SERVICES = {"series": ("sonarr", sonarr, "TVDB"), "movie": ("radarr", radarr, "TMDB")}
+SERVICES = {"series": (Service.SONARR, sonarr, "TVDB"), "movie": (Service.RADARR, radarr, "TMDB")}
 
 
-def _services(ctx: ToolContext, kind: str) -> list[tuple[str, ModuleType]]:
+def _services(ctx: ToolContext, kind: str) -> list[tuple[Service, ModuleType]]:
     """The (service, module) pairs a kind needs; ToolError when none is set up."""
     if kind != "any":
         service, module, _ = SERVICES[kind]
@@ -41,7 +44,8 @@ def _services(ctx: ToolContext, kind: str) -> list[tuple[str, ModuleType]]:
     return pairs
 
 
-def _each_service(ctx: ToolContext, kind: str, fn_name: str, *args) -> tuple[list, list[str]]:
+def _each_service(ctx: ToolContext, kind: str, fn_name: str,
+                  *args: Any) -> tuple[list, list[str]]:
     """Run ``module.fn_name`` on every service of ``kind``: (results, error sentences).
 
     One service failing does not hide the other's answer; all failing is a ToolError.
@@ -91,7 +95,7 @@ def library_status(ctx: ToolContext, args: dict) -> dict:
     return _with_warnings(result, errors)
 
 
-def _record(ctx: ToolContext, service: str, external_id: int, title: str, *,
+def _record(ctx: ToolContext, service: Service, external_id: int, title: str, *,
             seasons: int = 0, added: bool = False) -> bool:
     """Remember who wants a text when the title lands; ``added`` when this call added it
     (what a weekly quota counts). False when this conversation cannot be texted later."""
@@ -102,7 +106,7 @@ def _record(ctx: ToolContext, service: str, external_id: int, title: str, *,
 
 
 def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
-         *args) -> dict | ToolResult:
+         *args: Any) -> dict | ToolResult:
     """Shared by add_movie/add_series: add, record the request, or explain why not.
 
     With household rules for this user (``ctx.gate``), the title is looked up first so the
@@ -132,8 +136,9 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
     return ToolResult(result, added=(poster,) if poster else ())
 
 
-def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: str,
-              external_id: int, tool_args: dict, not_found: str) -> dict | None:
+def _ask_gate(gate: Callable[[AddRequest], dict | None], client: ServiceClient,
+              module: ModuleType, kind: str, external_id: int, tool_args: dict,
+              not_found: str) -> dict | None:
     data = client.run(module.lookup, external_id, not_found=not_found)
     if data.get("id"):
         return None     # already in the library: the add itself says so
@@ -145,7 +150,7 @@ def _ask_gate(gate: Callable[[AddRequest], dict | None], client, module, kind: s
                            seasons))
 
 
-def seasons_counted(seasons, available: int) -> int:
+def seasons_counted(seasons: str | list[int], available: int) -> int:
     """How many seasons an add asks for: a list counts its distinct seasons ([1, 1] is one),
     "all" every season, "latest" and "future" one."""
     if isinstance(seasons, list):
@@ -164,7 +169,7 @@ def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
                 args.get("quality_profile"))
 
 
-def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra):
+def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra: Any) -> Any:
     service, module, source = SERVICES[args["kind"]]
     return ctx.client(service).run(getattr(module, fn_name), args["id"], *extra,
                                    not_found=f"no {args['kind']} has {source} id {args['id']}")
@@ -262,7 +267,7 @@ def search_again(ctx: ToolContext, args: dict) -> dict:
     return {"searched": True, "message": f"{told} Asked {client.name} to search for it again."}
 
 
-def _post_command(api, name: str, body: dict) -> dict:
+def _post_command(api: ArrApi, name: str, body: dict) -> dict:
     return api._raw.post_command(name, **body)
 
 
@@ -291,38 +296,43 @@ def _external_id(source: str) -> dict:
     return {"type": "integer", "minimum": 1, "description": f"{source} from search_media"}
 
 
+BOTH = (Service.SONARR, Service.RADARR)
 TOOLS = (
-    Tool("search_media",
-         "Find movies/series by title: ids, year, in_library. Use before adding.",
-         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
-         SAFE, EVERYONE, ("sonarr", "radarr"), search_media),
-    Tool("library_status",
-         "Is it in our library: files on disk, size, what is missing.",
-         _object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
-         SAFE, EVERYONE, ("sonarr", "radarr"), library_status),
-    Tool("add_movie", "Add a movie and download it.",
-         _object({"tmdb_id": _external_id("tmdb_id"), "quality_profile": _PROFILE},
-                 ("tmdb_id",)),
-         SAFE, EVERYONE, ("radarr",), add_movie),
-    Tool("add_series", "Add a series and download it.",
-         _object({"tvdb_id": _external_id("tvdb_id"), "seasons": _SEASONS,
-                  "quality_profile": _PROFILE}, ("tvdb_id",)),
-         SAFE, EVERYONE, ("sonarr",), add_series),
-    Tool("remove_media", "Remove a title; the user confirms it first.",
-         _object({"kind": _KIND, "id": _ID,
-                  "delete_files": {"type": "boolean", "default": False,
-                                   "description": "default false"}}, ("kind", "id")),
-         DESTRUCTIVE, ADMINS, ("sonarr", "radarr"), remove_media, describe_remove),
-    Tool("download_queue", "What is downloading now.",
-         _object({}), SAFE, EVERYONE, ("sonarr", "radarr"), download_queue),
-    Tool("upcoming", "Episodes and movies coming out soon.",
-         _object({"days": {"type": "integer", "minimum": 1, "maximum": 60, "default": 7,
-                           "description": "days ahead, default 7"}}),
-         SAFE, EVERYONE, ("sonarr", "radarr"), upcoming),
-    Tool("notify_me", "Text this user when a title is ready to watch.",
-         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
-         SAFE, EVERYONE, ("sonarr", "radarr"), notify_me),
-    Tool("search_again", "Why a library title is missing or stuck; searches again if useful.",
-         _object({"kind": _KIND, "id": _ID}, ("kind", "id")),
-         SAFE, EVERYONE, ("sonarr", "radarr"), search_again),
+    Tool(name="search_media",
+         description="Find movies/series by title: ids, year, in_library. Use before adding.",
+         parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_media),
+    Tool(name="library_status",
+         description="Is it in our library: files on disk, size, what is missing.",
+         parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=library_status),
+    Tool(name="add_movie", description="Add a movie and download it.",
+         parameters=_object({"tmdb_id": _external_id("tmdb_id"), "quality_profile": _PROFILE},
+                            ("tmdb_id",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=(Service.RADARR,), handler=add_movie),
+    Tool(name="add_series", description="Add a series and download it.",
+         parameters=_object({"tvdb_id": _external_id("tvdb_id"), "seasons": _SEASONS,
+                             "quality_profile": _PROFILE}, ("tvdb_id",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=(Service.SONARR,), handler=add_series),
+    Tool(name="remove_media", description="Remove a title; the user confirms it first.",
+         parameters=_object({"kind": _KIND, "id": _ID,
+                             "delete_files": {"type": "boolean", "default": False,
+                                              "description": "default false"}},
+                            ("kind", "id")),
+         tier=Tier.DESTRUCTIVE, roles=ADMINS, services=BOTH, handler=remove_media,
+         describe=describe_remove),
+    Tool(name="download_queue", description="What is downloading now.",
+         parameters=_object({}),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=download_queue),
+    Tool(name="upcoming", description="Episodes and movies coming out soon.",
+         parameters=_object({"days": {"type": "integer", "minimum": 1, "maximum": 60,
+                                      "default": 7, "description": "days ahead, default 7"}}),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=upcoming),
+    Tool(name="notify_me", description="Text this user when a title is ready to watch.",
+         parameters=_object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=notify_me),
+    Tool(name="search_again",
+         description="Why a library title is missing or stuck; searches again if useful.",
+         parameters=_object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_again),
 )

@@ -12,22 +12,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TypeVar
 
-from mediabot.arr.tools.base import KeyRejected, ServiceClient, ToolError
+from mediabot.arr.tools.base import ArrApi, KeyRejected, ServiceClient, ToolError
 from mediabot.arr.tools.format import human_size
 from mediabot.arr.tools.metadata import Metadata
 
 T = TypeVar("T")
 
 
-def root_folders(api) -> list[dict]:
+def root_folders(api: ArrApi) -> list[dict]:
     return api._raw.get_rootFolder()
 
 
-def quality_profiles(api) -> list[dict]:
+def quality_profiles(api: ArrApi) -> list[dict]:
     return [{"id": p["id"], "name": p["name"]} for p in api._raw.get_qualityProfile()]
 
 
-def language_profiles(api) -> list[dict]:
+def language_profiles(api: ArrApi) -> list[dict]:
     return [{"id": p["id"], "name": p.get("name")} for p in api._raw.get_languageProfile()]
 
 
@@ -39,7 +39,8 @@ def _pick(metadata: Metadata | None, key: str, fetch: Callable[[], list],
     return metadata.pick(key, fetch, choose)
 
 
-def pick_root_folder(api, name: str, configured: str, metadata: Metadata | None = None) -> str:
+def pick_root_folder(api: ArrApi, name: str, configured: str,
+                     metadata: Metadata | None = None) -> str:
     """The configured root folder's path, else the first; ToolError when there is none."""
     path, folders = _pick(metadata, "root_folders", lambda: root_folders(api),
                           lambda found: _root_path(found, configured))
@@ -60,7 +61,7 @@ def _root_path(folders: list[dict], configured: str) -> str | None:
                  if folder["path"].rstrip("/") == configured.rstrip("/")), None)
 
 
-def pick_quality_profile(api, name: str, asked: str | None, configured: str,
+def pick_quality_profile(api: ArrApi, name: str, asked: str | None, configured: str,
                          metadata: Metadata | None = None) -> int:
     """The id of the asked profile, else the configured one, else the first.
 
@@ -85,7 +86,7 @@ def _profile_id(profiles: list[dict], wanted: str | None) -> int | None:
                  if profile["name"].casefold() == wanted.casefold()), None)
 
 
-def pick_language_profile(api, metadata: Metadata | None = None) -> int | None:
+def pick_language_profile(api: ArrApi, metadata: Metadata | None = None) -> int | None:
     """Sonarr v3 needs a language profile on add (the first); v4 has none."""
     if api._raw.v4:
         return None
@@ -112,14 +113,15 @@ def check_client(client: ServiceClient) -> list[tuple[bool, str]]:
     return lines
 
 
-def _check_line(run, fn, name: str, configured: str) -> tuple[bool, str]:
+def _check_line(run: Callable[..., str], fn: Callable[[ArrApi, str, str], str], name: str,
+                configured: str) -> tuple[bool, str]:
     try:
         return True, run(fn, name, configured)
     except ToolError as exc:
         return False, str(exc)
 
 
-def _root_folder_line(api, name: str, configured: str) -> str:
+def _root_folder_line(api: ArrApi, name: str, configured: str) -> str:
     folders = Metadata()   # one read of the server's list, shared by the pick and the line
     path = pick_root_folder(api, name, configured, folders)
     folder = next(f for f in folders.get("root_folders", lambda: root_folders(api))
@@ -131,7 +133,7 @@ def _root_folder_line(api, name: str, configured: str) -> str:
     return f"{name} root folder {path} ({how}; {free} free)"
 
 
-def _profile_line(api, name: str, configured: str) -> str:
+def _profile_line(api: ArrApi, name: str, configured: str) -> str:
     profiles = Metadata()
     profile_id = pick_quality_profile(api, name, None, configured, profiles)
     profile = next(p["name"] for p in profiles.get("quality_profiles",

@@ -7,11 +7,13 @@ parsed is None, which would turn a harmless read into another request.
 
 import datetime as dt
 
+from arrapi import RadarrAPI
+
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_quality_profile, pick_root_folder
 from mediabot.arr.tools.format import api_time, date_text, day_text, human_size, parse_utc
 from mediabot.arr.tools.metadata import Metadata
-from mediabot.arr.tools.summaries import (
+from mediabot.arr.tools.trim import (
     delete_added,
     lookup_record,
     not_in_library,
@@ -30,13 +32,13 @@ RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
             ("physicalRelease", "physical"))
 
 
-def search(api, query: str, limit: int) -> list[dict]:
+def search(api: RadarrAPI, query: str, limit: int) -> list[dict]:
     """Lookup hits; each poster URL under "_poster", which the tool takes off."""
     return [{**search_hit(movie._data, "movie", "tmdb_id"), "_poster": poster_url(movie._data)}
             for movie in api.search_movies(query)[:limit]]
 
 
-def library_matches(api, query: str, now: dt.datetime, language: Language | None = None,
+def library_matches(api: RadarrAPI, query: str, now: dt.datetime, language: Language | None = None,
                     limit: int = 3) -> tuple[list[dict], list[dict]]:
     """(status of library hits, lookup hits not in the library) for "do we have X?";
     dates and sizes in ``language``'s locale."""
@@ -83,7 +85,7 @@ def _releases(data: dict) -> list[tuple[dt.datetime, str]]:
     return [(when, word) for key, word in RELEASES if (when := parse_utc(data.get(key)))]
 
 
-def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig,
+def add(api: RadarrAPI, tmdb_id: int, quality_profile: str | None, config: ArrConfig,
         metadata: Metadata | None = None) -> dict:
     """Add the movie and search for it. Raises AlreadyInLibrary or ToolError.
 
@@ -104,33 +106,33 @@ def add(api, tmdb_id: int, quality_profile: str | None, config: ArrConfig,
             "searching": True, "_poster": poster_url(data)}
 
 
-def lookup(api, tmdb_id: int) -> dict:
+def lookup(api: RadarrAPI, tmdb_id: int) -> dict:
     return lookup_record(api._raw.get_movie_lookup(f"tmdb:{tmdb_id}"), api._raw.get_movie_id)
 
 
-def size_and_label(api, tmdb_id: int) -> tuple[str, int]:
+def size_and_label(api: RadarrAPI, tmdb_id: int) -> tuple[str, int]:
     data = require_added(api.get_movie(tmdb_id=tmdb_id))._data
     return title_of(data), data.get("sizeOnDisk") or 0
 
 
-def remove(api, tmdb_id: int, delete_files: bool) -> str:
+def remove(api: RadarrAPI, tmdb_id: int, delete_files: bool) -> str:
     return delete_added(api.get_movie(tmdb_id=tmdb_id), delete_files)
 
 
-def lookup_title(api, tmdb_id: int) -> tuple[str, bool, bool]:
+def lookup_title(api: RadarrAPI, tmdb_id: int) -> tuple[str, bool, bool]:
     """(label, in library, ready to watch)."""
     data = lookup(api, tmdb_id)
     return (title_of(data), bool(data.get("id")),
             bool(data.get("id") and data.get("hasFile")))
 
 
-def queue(api) -> tuple[list[dict], int]:
+def queue(api: RadarrAPI) -> tuple[list[dict], int]:
     """(downloads, total) with the movie's title and year instead of the release name."""
     page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeMovie=True)
     return queue_summary(page, _movie_label)
 
 
-def stuck(api, tmdb_id: int, now: dt.datetime, language: Language | None = None) -> dict:
+def stuck(api: RadarrAPI, tmdb_id: int, now: dt.datetime, language: Language | None = None) -> dict:
     """Why the movie has no file yet, from Radarr's own status, and the search that can help:
     {"title", "why": [clauses], "search": (command, body) or None, "not_searched": why not}."""
     data = lookup(api, tmdb_id)
@@ -180,7 +182,7 @@ def _movie_label(record: dict) -> str | None:
     return title_of(movie) if movie.get("title") else record.get("title")
 
 
-def calendar(api, start: dt.datetime, end: dt.datetime,
+def calendar(api: RadarrAPI, start: dt.datetime, end: dt.datetime,
              language: Language | None = None) -> list[dict]:
     """One entry per release (cinema, digital, physical) that falls in [start, end)."""
     entries = []

@@ -12,7 +12,7 @@ import traceback
 from dataclasses import replace
 from functools import partial
 
-from mediabot.arr.tools.base import Tool, ToolContext, ToolError, ToolResult
+from mediabot.arr.tools.base import Service, Tool, ToolContext, ToolError, ToolResult
 from mediabot.arr.tools.catalog import TOOLS
 from mediabot.arr.tools.schema import for_model, validate
 from mediabot.text.masking import scrub
@@ -23,7 +23,7 @@ _BY_NAME = {tool.name: tool for tool in TOOLS}
 
 def available_tools(role: str, *, sonarr: bool, radarr: bool) -> list[Tool]:
     """Tools this role may use, given which services are configured."""
-    configured = {name for name, on in (("sonarr", sonarr), ("radarr", radarr)) if on}
+    configured = {name for name, on in ((Service.SONARR, sonarr), (Service.RADARR, radarr)) if on}
     return [tool for tool in TOOLS
             if role in tool.roles and configured.intersection(tool.services)]
 
@@ -41,8 +41,9 @@ def tool_schemas(tools: list[Tool]) -> list[dict]:
             for tool in tools]
 
 
-def parse_arguments(tool: Tool, raw) -> dict:
-    """Decode (when a string) and validate; defaults filled. ToolError names the problem."""
+def parse_arguments(tool: Tool, raw: object) -> dict:
+    """The arguments as the model sent them (a JSON string, an object, anything), decoded
+    and validated; defaults filled. ToolError names the problem."""
     if raw is None or (isinstance(raw, str) and not raw.strip()):
         raw = {}
     if isinstance(raw, str):
@@ -58,7 +59,7 @@ def parse_arguments(tool: Tool, raw) -> dict:
     return validate(tool.parameters, raw)
 
 
-def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> ToolResult:
+def run_tool(tool: Tool, ctx: ToolContext, raw_arguments: object) -> ToolResult:
     """Run a tool: its result, with ``{"error": "..."}`` as the data on any failure.
 
     What the servers said goes to the model, the history and texts: a download client's
@@ -80,7 +81,7 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments) -> ToolResult:
     return replace(result, scrub=partial(_scrubbed, ctx=ctx))
 
 
-def describe_action(tool: Tool, ctx: ToolContext, raw_arguments) -> str:
+def describe_action(tool: Tool, ctx: ToolContext, raw_arguments: object) -> str:
     """The confirmation question for a destructive call; ToolError when it cannot be done."""
     _check_allowed(tool, ctx)
     if tool.describe is None:

@@ -8,7 +8,12 @@ items, minItems, minimum, maximum, minLength, maxLength, default and oneOf/anyOf
 that fits). Errors quote at most a few dozen characters of a bad value.
 """
 
+from typing import Any
+
 from mediabot.arr.tools.base import ToolError
+
+# A decoded JSON value (what a model sent): checked here at run time, so typed as Any.
+Json = Any
 
 _TYPES = {
     "string": lambda v: isinstance(v, str),
@@ -24,7 +29,7 @@ _WORDS = {"string": "a string", "integer": "a whole number", "number": "a number
           "null": "null"}
 
 
-def validate(schema: dict, value, where: str = "arguments"):
+def validate(schema: dict, value: Json, where: str = "arguments") -> Json:
     """Check ``value`` against ``schema``; return it with object defaults filled in."""
     branches = schema.get("oneOf") or schema.get("anyOf")
     if branches:
@@ -41,7 +46,7 @@ def validate(schema: dict, value, where: str = "arguments"):
     return value
 
 
-def _validate_branches(branches: list[dict], value, where: str):
+def _validate_branches(branches: list[dict], value: Json, where: str) -> Json:
     problems = []
     for branch in branches:
         try:
@@ -51,7 +56,7 @@ def _validate_branches(branches: list[dict], value, where: str):
     raise ToolError(" or ".join(problems))
 
 
-def _check_type(schema: dict, value, where: str) -> None:
+def _check_type(schema: dict, value: Json, where: str) -> None:
     kinds = schema.get("type")
     if kinds is None:
         return
@@ -61,7 +66,7 @@ def _check_type(schema: dict, value, where: str) -> None:
         raise ToolError(f"{where} must be {wanted}, not {_describe(value)}")
 
 
-def _check_bounds(schema: dict, value, where: str) -> None:
+def _check_bounds(schema: dict, value: Json, where: str) -> None:
     if _TYPES["number"](value):
         if "minimum" in schema and value < schema["minimum"]:
             raise ToolError(f"{where} must be at least {schema['minimum']}, not {value}")
@@ -96,7 +101,7 @@ def _validate_object(schema: dict, value: dict, where: str) -> dict:
     return result
 
 
-def _describe(value) -> str:
+def _describe(value: Json) -> str:
     for kind in ("boolean", "integer", "number", "string", "array", "object", "null"):
         if _TYPES[kind](value):
             shown = _shown(value) if kind in ("string", "integer", "number") else ""
@@ -104,7 +109,7 @@ def _describe(value) -> str:
     return type(value).__name__
 
 
-def _shown(value, limit: int = 40) -> str:
+def _shown(value: Json, limit: int = 40) -> str:
     """repr for an error message, cut short: a model's runaway argument is not echoed back."""
     text = repr(value)
     return text if len(text) <= limit else text[:limit - 4] + "...'"

@@ -8,11 +8,13 @@ parsed is None, which would turn a harmless read into another request.
 import datetime as dt
 from collections import Counter
 
+from arrapi import SonarrAPI
+
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_language_profile, pick_quality_profile, pick_root_folder
 from mediabot.arr.tools.format import api_time, episode_code, human_size, parse_utc, when_text
 from mediabot.arr.tools.metadata import Metadata
-from mediabot.arr.tools.summaries import (
+from mediabot.arr.tools.trim import (
     delete_added,
     lookup_record,
     not_in_library,
@@ -31,7 +33,7 @@ QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
 
 
-def search(api, query: str, limit: int) -> list[dict]:
+def search(api: SonarrAPI, query: str, limit: int) -> list[dict]:
     """Lookup hits with the number of regular seasons (so "which seasons?" can be asked);
     each poster URL under "_poster", which the tool takes off."""
     results = []
@@ -43,7 +45,7 @@ def search(api, query: str, limit: int) -> list[dict]:
     return results
 
 
-def library_matches(api, query: str, now: dt.datetime, language: Language | None = None,
+def library_matches(api: SonarrAPI, query: str, now: dt.datetime, language: Language | None = None,
                     limit: int = 3) -> tuple[list[dict], list[dict]]:
     """(status of library hits, lookup hits not in the library) for "do we have X?";
     dates and sizes in ``language``'s locale."""
@@ -104,8 +106,8 @@ def season_set(seasons: str | list[int]) -> str | list[int]:
     return seasons if isinstance(seasons, str) else sorted(set(seasons))
 
 
-def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConfig,
-        metadata: Metadata | None = None) -> dict:
+def add(api: SonarrAPI, tvdb_id: int, seasons: str | list[int], quality_profile: str | None,
+        config: ArrConfig, metadata: Metadata | None = None) -> dict:
     """Add the series, monitor the asked seasons and search for them.
 
     Two requests: the lookup and the POST (root folders and profiles come from
@@ -136,11 +138,11 @@ def add(api, tvdb_id: int, seasons, quality_profile: str | None, config: ArrConf
             "monitored_seasons": monitored, "searching": True, "_poster": poster_url(data)}
 
 
-def lookup(api, tvdb_id: int) -> dict:
+def lookup(api: SonarrAPI, tvdb_id: int) -> dict:
     return lookup_record(api._raw.get_series_lookup(f"tvdb:{tvdb_id}"), api._raw.get_series_id)
 
 
-def _monitor_seasons(data: dict, seasons) -> str:
+def _monitor_seasons(data: dict, seasons: str | list[int]) -> str:
     """Sonarr's addOptions.monitor for the asked seasons; a list sets the season flags."""
     if isinstance(seasons, str):
         return _MONITOR[seasons]
@@ -154,16 +156,16 @@ def _monitor_seasons(data: dict, seasons) -> str:
     return "unknown"
 
 
-def size_and_label(api, tvdb_id: int) -> tuple[str, int]:
+def size_and_label(api: SonarrAPI, tvdb_id: int) -> tuple[str, int]:
     data = require_added(api.get_series(tvdb_id=tvdb_id))._data
     return title_of(data), (data.get("statistics") or {}).get("sizeOnDisk", 0)
 
 
-def remove(api, tvdb_id: int, delete_files: bool) -> str:
+def remove(api: SonarrAPI, tvdb_id: int, delete_files: bool) -> str:
     return delete_added(api.get_series(tvdb_id=tvdb_id), delete_files)
 
 
-def lookup_title(api, tvdb_id: int) -> tuple[str, bool, bool]:
+def lookup_title(api: SonarrAPI, tvdb_id: int) -> tuple[str, bool, bool]:
     """(label, in library, ready): ready only for an ended series with every episode."""
     data = lookup(api, tvdb_id)
     stats = data.get("statistics") or {}
@@ -172,7 +174,7 @@ def lookup_title(api, tvdb_id: int) -> tuple[str, bool, bool]:
     return title_of(data), bool(data.get("id")), ready
 
 
-def queue(api) -> tuple[list[dict], int]:
+def queue(api: SonarrAPI) -> tuple[list[dict], int]:
     """(downloads, total): series title and episode codes instead of release names."""
     page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeSeries=True,
                               includeEpisode=True)
@@ -180,7 +182,7 @@ def queue(api) -> tuple[list[dict], int]:
                          or record.get("title"))
 
 
-def stuck(api, tvdb_id: int, now: dt.datetime, language: Language | None = None) -> dict:
+def stuck(api: SonarrAPI, tvdb_id: int, now: dt.datetime, language: Language | None = None) -> dict:
     """Why episodes are missing, from Sonarr's own status (its queue, the seasons' counts,
     the next air date), and the search that can help: {"title", "why": [clauses],
     "search": (command, body) or None, "not_searched": why not}. Aired episodes missing and
@@ -227,7 +229,7 @@ def _unqueued_missing(data: dict, queued: list[dict]) -> dict[int, int]:
     return missing
 
 
-def calendar(api, start: dt.datetime, end: dt.datetime,
+def calendar(api: SonarrAPI, start: dt.datetime, end: dt.datetime,
              language: Language | None = None) -> list[dict]:
     """Monitored episodes airing in [start, end), soonest first, at times in start's zone
     (in ``language``'s date format)."""

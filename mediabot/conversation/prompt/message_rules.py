@@ -1,6 +1,6 @@
 """The message-sequence rules the real OpenAI API enforces with HTTP 400, in one place.
 
-``mediabot.conversation.prompt.history.validate_messages`` and the fake OpenAI server in the
+``mediabot.conversation.prompt.build.validate_messages`` and the fake OpenAI server in the
 tests both use ``find_violation``, so a prompt the builder produces is judged by exactly the rules
 the fake server answers 400 for. The wording, ``param`` and ``code`` follow the real API's error
 bodies (including its spelling "preceeding"), so tests can assert what a user of the real API sees.
@@ -31,6 +31,7 @@ OpenAI's, on a list OpenAI would accept:
 
 import json
 from dataclasses import dataclass
+from typing import NoReturn
 
 ROLES = ("system", "developer", "user", "assistant", "tool")
 MAX_ID_LENGTH = 40
@@ -47,7 +48,7 @@ class Violation:
     code: str | None = None
 
 
-def find_violation(messages, *, portable: bool = False) -> Violation | None:
+def find_violation(messages: object, *, portable: bool = False) -> Violation | None:
     """Return the first rule ``messages`` breaks, or None when the real API would accept it.
 
     With ``portable``, the portable rules (module docstring) are checked too, after OpenAI's.
@@ -70,7 +71,7 @@ def find_violation(messages, *, portable: bool = False) -> Violation | None:
     return violation
 
 
-def _check_shape(index: int, message) -> Violation | None:
+def _check_shape(index: int, message: object) -> Violation | None:
     if not isinstance(message, dict):
         return Violation(index, "message-not-an-object", f"messages[{index}]",
                          f"Invalid type for 'messages[{index}]': expected an object, but got "
@@ -249,7 +250,7 @@ def _check_call_message(index: int, message: dict, calls: list) -> Violation | N
     return None
 
 
-def _is_json_object(arguments) -> bool:
+def _is_json_object(arguments: object) -> bool:
     if not isinstance(arguments, str):
         return False
     try:
@@ -258,7 +259,7 @@ def _is_json_object(arguments) -> bool:
         return False
 
 
-def _refuse(constant: str):
+def _refuse(constant: str) -> NoReturn:
     raise ValueError(f"{constant} is not JSON")
 
 

@@ -1,7 +1,7 @@
 """The portable prompt shape: stored messages cleaned, then reshaped into atomic units.
 
 The pure steps 2 (sanitise) and 3 (shape) of
-``mediabot.conversation.prompt.history.build_prompt``; that module's docstring (and
+``mediabot.conversation.prompt.build.build_prompt``; that module's docstring (and
 docs/architecture.md, "The prompt's shape") says how each stored shape is mended. Here: a
 list of stored OpenAI-shaped dicts becomes a list of ``Unit`` (the prompt messages that are
 kept or evicted together, and the stored messages they stand for), never mutating its input.
@@ -10,7 +10,9 @@ kept or evicted together, and the stored messages they stand for), never mutatin
 import datetime as dt
 import itertools
 import json
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from typing import Literal, NoReturn
 
 from mediabot.text.localtime import local_text
 
@@ -21,6 +23,9 @@ PARAGRAPH = "\n\n"
 _TEXT_ROLES = ("user", "assistant", "system", "developer")
 
 
+UnitKind = Literal["user", "calls", "reply", "note"]
+
+
 @dataclass
 class Unit:
     """Prompt messages kept or evicted together, and the stored messages they stand for.
@@ -28,7 +33,7 @@ class Unit:
     A "note" unit has no prompt message: its text joins the system message when kept.
     """
 
-    kind: str                       # "user", "calls", "reply" or "note"
+    kind: UnitKind
     messages: list[dict]
     sources: list[dict] = field(default_factory=list)
     note: str = ""
@@ -98,7 +103,7 @@ def _canonical_call(call: dict) -> dict:
                          "arguments": portable_arguments(function.get("arguments"))}}
 
 
-def portable_arguments(arguments) -> str:
+def portable_arguments(arguments: object) -> str:
     """Tool-call arguments as a JSON object string, whatever was stored (module docstring)."""
     if arguments is None or (isinstance(arguments, str) and not arguments.strip()):
         return "{}"
@@ -114,7 +119,7 @@ def portable_arguments(arguments) -> str:
     return text if isinstance(parsed, dict) else json.dumps({"invalid_arguments": text})
 
 
-def _not_json(constant: str):
+def _not_json(constant: str) -> NoReturn:
     raise ValueError(f"{constant} is not JSON")
 
 
@@ -126,7 +131,8 @@ def _take_results(history: list[dict], index: int) -> tuple[list[dict], int]:
     return history[start:index], index
 
 
-def _close_group(message: dict, calls: list[dict], results: list[dict], ids) -> tuple:
+def _close_group(message: dict, calls: list[dict], results: list[dict],
+                 ids: Iterator[str]) -> tuple[list[dict], int, int]:
     """Pair results with calls by original id, in order; close calls that have none.
 
     Pairing is positional within this one group, so ids repeated across turns (Ollama's
@@ -178,7 +184,7 @@ def _simple_message(message: dict) -> dict | None:
     return {"role": role, "content": content, **_private(message)}
 
 
-def _text(content) -> str | None:
+def _text(content: object) -> str | None:
     """Content as text: content parts are joined, other values serialised; None stays."""
     if content is None or isinstance(content, str):
         return content

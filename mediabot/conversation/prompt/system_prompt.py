@@ -1,6 +1,7 @@
 """The system prompt: what the model is told it is, for whom, and what just lapsed."""
 
 import datetime as dt
+from collections.abc import Sequence
 
 from mediabot.text.language import SOURCE, Language
 from mediabot.text.localtime import zone_label
@@ -42,7 +43,7 @@ STAMP_RULE = ("Each text from the person starts with the local time it was sent,
               "your replies with a time.")
 
 
-def _capabilities(tools, missing=()) -> str:
+def _capabilities(tools: Sequence[str], missing: Sequence[str] = ()) -> str:
     """The "You can" list for the tools offered, and a line for each service not set up."""
     lines = [f"- {line}" for name, line in CAPABILITIES if name in tools]
     if lines and "remove_media" not in tools:
@@ -55,7 +56,8 @@ def _capabilities(tools, missing=()) -> str:
 
 
 def build_system_prompt(display_name: str | None = None, *, zone: dt.tzinfo | None = None,
-                        tools=None, missing=(), language: Language | None = None) -> str:
+                        tools: Sequence[str] | None = None, missing: Sequence[str] = (),
+                        language: Language | None = None) -> str:
     """The system prompt personalised with the user's name.
 
     Nothing in it changes from one text to the next, so a server's prompt cache reuses it

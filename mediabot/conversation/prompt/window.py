@@ -1,6 +1,6 @@
 """The window and what the system message says about what fell out of it.
 
-Pure steps 4 and 5 of ``mediabot.conversation.prompt.history.build_prompt`` (that module's
+Pure steps 4 and 5 of ``mediabot.conversation.prompt.build.build_prompt`` (that module's
 docstring gives the layout and why): where the window of atomic units starts, and the
 pruned-context line. Both are chosen so that a server's cached prefix survives: the start
 moves only at a block eviction and never inside a turn's tool rounds for the message cap,

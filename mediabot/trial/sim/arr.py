@@ -25,7 +25,10 @@ import json
 import re
 import threading
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import Any
+from wsgiref.types import StartResponse, WSGIEnvironment
 
 from werkzeug.wrappers import Request, Response
 
@@ -48,7 +51,10 @@ class Recorded:
     key_in_url: bool
 
 
-def _json(body, status: int = 200, mimetype: str = "application/json") -> Response:
+Route = tuple[str, str, Callable[..., Response]]   # method, path pattern, handler
+
+
+def _json(body: object, status: int = 200, mimetype: str = "application/json") -> Response:
     return Response(json.dumps(body), status=status, mimetype=mimetype)
 
 
@@ -98,7 +104,8 @@ class FakeArr:
         self.command_status: int | None = None   # e.g. 503: commands fail, nothing else
         self._lock = threading.Lock()
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
         request = Request(environ)
         if self.delay:
             time.sleep(self.delay)
@@ -151,7 +158,7 @@ class FakeArr:
         page = f"<html><body><h1>Error</h1><p>{request.method} {url}</p></body></html>"
         return Response(page, status=status, mimetype="text/html")
 
-    def _routes(self):
+    def _routes(self) -> list[Route]:
         return [
             ("GET", "system/status", self._status),
             ("GET", "qualityprofile", lambda r: _json(self.quality_profiles)),
@@ -289,7 +296,7 @@ class FakeSonarr(FakeArr):
 
     app_name, item, id_key, queue_key = "Sonarr", "series", "tvdbId", "seriesId"
 
-    def __init__(self, *, version: str = "4.0.14.2939", **kwargs):
+    def __init__(self, *, version: str = "4.0.14.2939", **kwargs: Any) -> None:
         super().__init__(version=version, root="/tv", **kwargs)
         seed = sonarr_seed(self.now)
         self.library, self.catalog = seed["series"], seed["catalog"]
@@ -300,7 +307,7 @@ class FakeSonarr(FakeArr):
     def v3(self) -> bool:
         return self.version.startswith("3.")
 
-    def _routes(self):
+    def _routes(self) -> list[Route]:
         routes = super()._routes() + [
             ("GET", "series", self._all),
             ("GET", "series/lookup", lambda r: self._lookup(r, "tvdbId", "tvdb")),
@@ -388,12 +395,12 @@ class FakeRadarr(FakeArr):
 
     app_name, item, id_key, queue_key = "Radarr", "movie", "tmdbId", "movieId"
 
-    def __init__(self, *, version: str = "5.14.0.9383", **kwargs):
+    def __init__(self, *, version: str = "5.14.0.9383", **kwargs: Any) -> None:
         super().__init__(version=version, root="/movies", **kwargs)
         seed = radarr_seed(self.now)
         self.library, self.catalog, self.queue = seed["movies"], seed["catalog"], seed["queue"]
 
-    def _routes(self):
+    def _routes(self) -> list[Route]:
         return super()._routes() + [
             ("GET", "movie", self._all),
             ("GET", "movie/lookup", lambda r: self._lookup(r, "tmdbId", "tmdb")),

@@ -23,7 +23,8 @@ def z(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _images(kind: str, slug: str, covers=("banner", "poster", "fanart", "clearlogo")) -> list:
+def _images(kind: str, slug: str,
+            covers: tuple[str, ...] = ("banner", "poster", "fanart", "clearlogo")) -> list:
     host = "artworks.thetvdb.com/banners/v4" if kind == "series" else "image.tmdb.org/t/p/original"
     return [{"coverType": cover, "url": f"/MediaCover/{slug}/{cover}.jpg?lastWrite=63859",
              "remoteUrl": f"https://{host}/{kind}/{slug}/{cover}s/65f2a8c1d4e6b.jpg"}
@@ -35,9 +36,11 @@ def _alternate_titles(title: str, extra: tuple[str, ...]) -> list:
              "comment": "", "sceneOrigin": "tvdb"} for alt in (title.upper(), *extra)]
 
 
-def series(tvdb_id, title, year, seasons: list[tuple[int, int, int, int, bool]], *, overview,
-           network, genres, status="continuing", alternates=(), first_aired=None, runtime=45,
-           library_id=None, episode_size=0, now=None, votes=900) -> dict:
+def series(tvdb_id: int, title: str, year: int, seasons: list[tuple[int, int, int, int, bool]],
+           *, overview: str, network: str, genres: tuple[str, ...], status: str = "continuing",
+           alternates: tuple[str, ...] = (), first_aired: str | None = None, runtime: int = 45,
+           library_id: int | None = None, episode_size: int = 0,
+           now: dt.datetime | None = None, votes: int = 900) -> dict:
     """A SeriesResource; ``seasons`` is [(number, total, aired, with_file, monitored)]."""
     slug = title.lower().replace(" ", "-").replace("(", "").replace(")", "")
     resource = {
@@ -63,13 +66,15 @@ def series(tvdb_id, title, year, seasons: list[tuple[int, int, int, int, bool]],
         "languageProfileId": 1,
     }
     if library_id is not None:
+        assert now is not None, "a library series needs now"
         _make_library_item(resource, library_id, "/tv", now)
         resource["seasonFolder"] = True
         _sum_statistics(resource)
     return resource
 
 
-def _season(number, total, aired, files, monitored, episode_size) -> dict:
+def _season(number: int, total: int, aired: int, files: int, monitored: bool,
+            episode_size: int) -> dict:
     return {"seasonNumber": number, "monitored": monitored, "images": [],
             "statistics": {"episodeFileCount": files, "episodeCount": aired if monitored else files,
                            "totalEpisodeCount": total, "sizeOnDisk": files * episode_size,
@@ -77,7 +82,7 @@ def _season(number, total, aired, files, monitored, episode_size) -> dict:
                            "percentOfEpisodes": 100.0 * files / total if total else 0.0}}
 
 
-def _make_library_item(resource: dict, library_id: int, root: str, now) -> None:
+def _make_library_item(resource: dict, library_id: int, root: str, now: dt.datetime) -> None:
     resource.update(id=library_id, monitored=True, qualityProfileId=4, rootFolderPath=root,
                     path=f"{root}/{resource['title']}", added=z(now - dt.timedelta(days=400)))
 
@@ -103,7 +108,8 @@ def episodes_for(resource: dict, season_starts: dict[int, dt.datetime], first_id
     return result
 
 
-def _episode(resource, season, number, air, episode_id) -> dict:
+def _episode(resource: dict, season: dict, number: int, air: dt.datetime,
+             episode_id: int) -> dict:
     has_file = number <= season["statistics"]["episodeFileCount"]
     return {
         "id": episode_id, "seriesId": resource.get("id", 0), "tvdbId": episode_id * 11,
@@ -117,9 +123,11 @@ def _episode(resource, season, number, air, episode_id) -> dict:
     }
 
 
-def movie(tmdb_id, title, year, *, overview, studio, genres, in_cinemas, digital=None,
-          physical=None, alternates=(), runtime=150, library_id=None, file_size=0,
-          now=None, popularity=20.0) -> dict:
+def movie(tmdb_id: int, title: str, year: int, *, overview: str, studio: str,
+          genres: tuple[str, ...], in_cinemas: dt.datetime, digital: dt.datetime | None = None,
+          physical: dt.datetime | None = None, alternates: tuple[str, ...] = (),
+          runtime: int = 150, library_id: int | None = None, file_size: int = 0,
+          now: dt.datetime, popularity: float = 20.0) -> dict:
     """A MovieResource (Radarr v5/v6 shape); ``file_size`` > 0 gives it a movie file."""
     slug = f"{title.lower().replace(' ', '-').replace(':', '')}-{tmdb_id}"
     released = max(d for d in (in_cinemas, digital, physical) if d)
@@ -164,7 +172,7 @@ def _movie_ratings(tmdb_id: int) -> dict:
             "trakt": {"votes": 31000, "value": 8.1, "type": "user"}}
 
 
-def _give_movie_file(resource: dict, size: int, now) -> None:
+def _give_movie_file(resource: dict, size: int, now: dt.datetime) -> None:
     name = f"{resource['title']} ({resource['year']}) Bluray-2160p.mkv"
     resource.update(hasFile=True, movieFileId=resource["id"], sizeOnDisk=size,
                     statistics={"movieFileCount": 1, "sizeOnDisk": size,
@@ -188,8 +196,8 @@ def _give_movie_file(resource: dict, size: int, now) -> None:
     }
 
 
-def quality_profiles(names=("Any", "SD", "HD-720p", "HD-1080p", "Ultra-HD",
-                            "HD - 720p/1080p")) -> list[dict]:
+def quality_profiles(names: tuple[str, ...] = ("Any", "SD", "HD-720p", "HD-1080p", "Ultra-HD",
+                                               "HD - 720p/1080p")) -> list[dict]:
     return [{"id": i, "name": name, "upgradeAllowed": False, "cutoff": 4,
              "items": [{"quality": {"id": 4, "name": "HDTV-720p", "source": "television",
                                     "resolution": 720}, "items": [], "allowed": True}],
@@ -207,9 +215,10 @@ LANGUAGE_PROFILES = [{"id": 1, "name": "English", "upgradeAllowed": False,
                       "languages": [{"language": {"id": 1, "name": "English"}, "allowed": True}]}]
 
 
-def queue_record(record_id, title, size, sizeleft, *, download_id, now, minutes_left,
-                 status="downloading", tracked="ok", state="downloading", message=None,
-                 **ids) -> dict:
+def queue_record(record_id: int, title: str, size: int, sizeleft: int, *, download_id: str,
+                 now: dt.datetime, minutes_left: int, status: str = "downloading",
+                 tracked: str = "ok", state: str = "downloading", message: str | None = None,
+                 **ids: int) -> dict:
     """A QueueResource without the embedded series/episode/movie (the fake adds them)."""
     left = dt.timedelta(minutes=minutes_left)
     return {

@@ -1,6 +1,7 @@
 """The libraries the fakes start with (see arr_fixtures.py for the resource builders)."""
 
 import datetime as dt
+from typing import Any
 
 from mediabot.trial.sim.arr_fixtures import (
     ARRIVAL_TMDB,
@@ -68,8 +69,9 @@ def _z(moment: dt.datetime) -> str:
     return moment.strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def _sonarr_catalog(now) -> list[dict]:
-    def lookup_only(tvdb_id, title, year, seasons, text, network, status="ended"):
+def _sonarr_catalog(now: dt.datetime) -> list[dict]:
+    def lookup_only(tvdb_id: int, title: str, year: int, seasons: int, text: str, network: str,
+                    status: str = "ended") -> dict:
         return series(tvdb_id, title, year, [(n, 8, 8, 0, False) for n in range(1, seasons + 1)],
                       overview=text, network=network, genres=("Comedy",), status=status)
     remakes = [lookup_only(tvdb_id, f"The Office ({country})", year, seasons,
@@ -111,8 +113,8 @@ def _sonarr_catalog(now) -> list[dict]:
     ]
 
 
-def _sonarr_queue(now) -> list[dict]:
-    base = dict(now=now, seriesId=2, seasonNumber=2)
+def _sonarr_queue(now: dt.datetime) -> list[dict]:
+    base: dict[str, Any] = {"now": now, "seriesId": 2, "seasonNumber": 2}
     return [
         queue_record(101, "Severance.S02E05.Trojans.Horse.1080p.ATVP.WEB-DL.DDP5.1.H.264-NTb",
                      2_300_000_000, 850_000_000, download_id="A1B2C3", minutes_left=12,
@@ -171,10 +173,11 @@ _DUNE_TWO_TEXT = ("Paul Atreides unites with Chani and the Fremen while on a pat
                   "the love of his life and the fate of the known universe.")
 
 
-def _radarr_catalog(now) -> list[dict]:
+def _radarr_catalog(now: dt.datetime) -> list[dict]:
     year = dt.timedelta(days=365)
 
-    def lookup_only(tmdb_id, title, released_year, text, studio):
+    def lookup_only(tmdb_id: int, title: str, released_year: int, text: str,
+                    studio: str) -> dict:
         released = dt.datetime(released_year, 6, 1, tzinfo=dt.UTC)
         if released_year > now.year:
             released = now + year

@@ -8,16 +8,18 @@ client then gets "connection refused" exactly as with a server that is down.
 import socket
 import threading
 import time
+from collections.abc import Callable
+from wsgiref.types import WSGIApplication
 
-from werkzeug.serving import make_server
+from werkzeug.serving import BaseWSGIServer, make_server
 
 
 class LoopbackServer:
-    def __init__(self, app):
+    def __init__(self, app: WSGIApplication) -> None:
         self.app = app
-        self._server = None
+        self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
-        self.port = None
+        self.port: int | None = None
 
     @property
     def url(self) -> str:
@@ -25,9 +27,9 @@ class LoopbackServer:
 
     def start(self, port: int = 0) -> "LoopbackServer":
         """Start serving; ``port`` 0 picks a free one, a former port restarts 'in place'."""
-        self._server = make_server("127.0.0.1", port, self.app, threaded=True)
-        self.port = self._server.server_port
-        self._thread = threading.Thread(target=self._server.serve_forever,
+        server = self._server = make_server("127.0.0.1", port, self.app, threaded=True)
+        self.port = server.server_port
+        self._thread = threading.Thread(target=server.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)
         self._thread.start()
         return self
@@ -39,10 +41,10 @@ class LoopbackServer:
             self._thread.join(timeout=5)
             self._server = None
 
-    def __enter__(self):
+    def __enter__(self) -> "LoopbackServer":
         return self.start()
 
-    def __exit__(self, *exc):
+    def __exit__(self, *exc: object) -> None:
         self.stop()
 
 
@@ -53,7 +55,7 @@ def free_port(host: str = "127.0.0.1") -> int:
         return s.getsockname()[1]
 
 
-def wait_for(predicate, timeout: float = 10.0, step: float = 0.02) -> bool:
+def wait_for(predicate: Callable[[], object], timeout: float = 10.0, step: float = 0.02) -> bool:
     """Poll ``predicate`` until it is true or ``timeout`` seconds pass; returns which."""
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -43,5 +43,5 @@ class Simulation:
     def __enter__(self) -> "Simulation":
         return self
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -33,15 +33,20 @@ import re
 import secrets
 import threading
 import time
+from collections.abc import Iterable
 from datetime import UTC, datetime
 from email.utils import format_datetime
 from urllib.parse import urlsplit
+from wsgiref.types import StartResponse, WSGIEnvironment
 
 import requests
 from twilio.request_validator import RequestValidator
+from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Request, Response
 
 from mediabot.text.sms import count_segments
+
+Form = MultiDict[str, str]
 
 API = "/2010-04-01"
 ERROR_DOCS = "https://www.twilio.com/docs/errors/{code}"
@@ -77,8 +82,9 @@ class FakeTwilio:
     """WSGI app standing in for api.twilio.com for one account."""
 
     def __init__(self, account_sid: str = "AC" + "0" * 32, auth_token: str = "secret-token",
-                 owned_numbers=("+15550001111",), friendly_name: str = "mediabot test",
-                 messaging_services: dict[str, str] | None = None):
+                 owned_numbers: tuple[str, ...] = ("+15550001111",),
+                 friendly_name: str = "mediabot test",
+                 messaging_services: dict[str, str] | None = None) -> None:
         self.account_sid = account_sid
         self.auth_token = auth_token
         self.owned_numbers = list(owned_numbers)
@@ -158,7 +164,8 @@ class FakeTwilio:
         with self._lock:
             return [m["body"] for m in self.sent]
 
-    def __call__(self, environ, start_response):
+    def __call__(self, environ: WSGIEnvironment,
+                 start_response: StartResponse) -> Iterable[bytes]:
         request = Request(environ)
         with self._lock:
             request.environ["fake_twilio.epoch"] = self._epoch
@@ -252,7 +259,7 @@ class FakeTwilio:
         host = urlsplit(url).hostname
         return url if host in ("127.0.0.1", "localhost", "::1") else None
 
-    def _whatsapp_rules(self, form) -> int | None:
+    def _whatsapp_rules(self, form: Form) -> int | None:
         """Twilio's WhatsApp checks: same channel both ends, one media item, the 24-hour
         window for anything but a template."""
         to_whatsapp = form["To"].startswith("whatsapp:")
@@ -273,7 +280,7 @@ class FakeTwilio:
         opened = self.windows.get(form["To"].removeprefix("whatsapp:"))
         return None if opened is not None and time.time() - opened < 86400 else 63016
 
-    def _sms_opt_out(self, form) -> int | None:
+    def _sms_opt_out(self, form: Form) -> int | None:
         """21610 for an SMS to a number on Twilio's opt-out list."""
         to = form["To"]
         with self._lock:
@@ -285,7 +292,7 @@ class FakeTwilio:
         with self._lock:
             return [m for m in self.sent if m["media_urls"]]
 
-    def _message(self, form) -> dict:
+    def _message(self, form: Form) -> dict:
         media = form.getlist("MediaUrl")
         sid = ("MM" if media else "SM") + secrets.token_hex(16)
         now = format_datetime(datetime.now(UTC))
@@ -340,7 +347,7 @@ class FakeTwilio:
                 "uri": f"{API}/Accounts/{self.account_sid}/IncomingPhoneNumbers/{sid}.json"}
 
 
-def _validate_message(form) -> int | None:
+def _validate_message(form: Form) -> int | None:
     """Twilio's own checks on a send, in its order; returns an error code or None."""
     if not form.get("To"):
         return 21604

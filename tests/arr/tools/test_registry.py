@@ -15,7 +15,8 @@ from mediabot.arr.tools import (
     run_tool,
     tool_schemas,
 )
-from mediabot.arr.tools.base import Tool
+from mediabot.arr.tools.base import Service, Tier, Tool
+from mediabot.store.db import Role
 
 ALL = ["search_media", "library_status", "add_movie", "add_series", "remove_media",
        "download_queue", "upcoming", "notify_me", "search_again"]
@@ -148,8 +149,9 @@ def test_a_member_cannot_run_or_describe_remove():
 def test_a_crashing_handler_becomes_an_error_result(caplog):
     def broken(ctx, args):
         raise KeyError("boom")
-    tool = Tool("broken", "d", {"type": "object", "properties": {}}, "safe",
-                frozenset({"member"}), ("sonarr",), broken)
+    tool = Tool(name="broken", description="d", parameters={"type": "object", "properties": {}},
+                tier=Tier.SAFE, roles=frozenset({Role.MEMBER}), services=(Service.SONARR,),
+                handler=broken)
     result = json.loads(run_tool(tool, ToolContext(sonarr=None, radarr=None), "{}").for_model())
     assert result == {"error": "broken failed unexpectedly; the operator can see why in the log"}
     assert "KeyError" in caplog.text
@@ -158,7 +160,8 @@ def test_a_crashing_handler_becomes_an_error_result(caplog):
 def test_results_are_compact_json():
     def handler(ctx, args):
         return {"a": [1, 2], "b": "é"}
-    tool = Tool("t", "d", {"type": "object"}, "safe", frozenset({"member"}), ("radarr",), handler)
+    tool = Tool(name="t", description="d", parameters={"type": "object"}, tier=Tier.SAFE,
+                roles=frozenset({Role.MEMBER}), services=(Service.RADARR,), handler=handler)
     assert run_tool(tool, ToolContext(sonarr=None, radarr=None),
                     {}).for_model() == '{"a":[1,2],"b":"é"}'
 
@@ -173,7 +176,8 @@ def test_what_a_result_says_is_scrubbed_when_it_becomes_text():
     leak = "qBittorrent at http://admin:hunter2@qbit.lan:8080/api?apikey=abc123xyz is down"
     def handler(ctx, args):
         return {"ok": True, "message": leak}
-    tool = Tool("t", "d", {"type": "object"}, "safe", frozenset({"member"}), ("radarr",), handler)
+    tool = Tool(name="t", description="d", parameters={"type": "object"}, tier=Tier.SAFE,
+                roles=frozenset({Role.MEMBER}), services=(Service.RADARR,), handler=handler)
     result = run_tool(tool, ToolContext(sonarr=None, radarr=None), {})
     assert result.message == "qBittorrent at http://qbit.lan:8080/api is down"
     assert result.for_model() == ('{"ok":true,"message":"qBittorrent at '

@@ -9,15 +9,17 @@ import logging
 import pytest
 
 from mediabot.config import HistoryConfig
-from mediabot.conversation.prompt.history import (
-    INTERRUPTED_RESULT,
-    UNANSWERED_LINE,
+from mediabot.conversation.prompt.build import (
     build_llm_messages,
     build_prompt,
     estimate_tokens,
-    portable_arguments,
     prune_orphaned_user_messages,
     validate_messages,
+)
+from mediabot.conversation.prompt.shape import (
+    INTERRUPTED_RESULT,
+    UNANSWERED_LINE,
+    portable_arguments,
 )
 from tests.support import SYSTEM, body, calls, contents, reply, result, user
 
@@ -482,7 +484,7 @@ def test_first_kept_id_names_the_oldest_row_in_the_window():
 
 
 def test_a_warning_is_logged_above_80_percent_of_the_budget(caplog):
-    caplog.set_level(logging.INFO, logger="mediabot.conversation.prompt.history")
+    caplog.set_level(logging.INFO, logger="mediabot.conversation.prompt.build")
     build_prompt(SYSTEM, [user("x" * 3000)], max_tokens=1000)
     assert not [r for r in caplog.records if r.levelno == logging.WARNING]
     build_prompt(SYSTEM, [user("x" * 3400)], max_tokens=1000)
@@ -494,7 +496,7 @@ def test_a_warning_is_logged_above_80_percent_of_the_budget(caplog):
 # ------------------------------------------------------- seed 004: multi-turn and roles
 
 def test_consecutive_same_role_messages_are_logged_not_fatal(caplog):
-    caplog.set_level(logging.WARNING, logger="mediabot.conversation.prompt.history")
+    caplog.set_level(logging.WARNING, logger="mediabot.conversation.prompt.build")
     history = [user("a"), reply("first"), reply("second"), user("b")]
     out = build_llm_messages(SYSTEM, history)
     assert contents(body(out)) == ["a", "first\n\nsecond", "b"]

@@ -17,7 +17,7 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from mediabot.conversation.prompt.history import build_prompt, estimate_tokens, validate_messages
+from mediabot.conversation.prompt.build import build_prompt, estimate_tokens, validate_messages
 from mediabot.conversation.prompt.message_rules import find_violation
 
 SYSTEM = "You are mediabot, a helpful media assistant."

@@ -3,7 +3,7 @@ rules chat templates need on top (docs/architecture.md, "The prompt's shape").""
 
 import pytest
 
-from mediabot.conversation.prompt.history import validate_messages
+from mediabot.conversation.prompt.build import validate_messages
 from mediabot.conversation.prompt.message_rules import find_violation
 
 

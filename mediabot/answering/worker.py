@@ -4,7 +4,7 @@ The webhook only records a message and calls ``notify(user_id)``. A small thread
 drains each user's queued inbox rows; rows that arrive while that user's turn runs are
 read with the next turn, so rapid texting never leaves a run of orphaned user messages.
 What one pass does with a user's rows (reading a burst in order, the rate limit, the turn,
-committing the reply) is ``turn.Answering``; this module owns the threads, the per-user
+committing the reply) is ``answer.Answering``; this module owns the threads, the per-user
 slots and shutdown.
 
 A turn that fails (storage above all: a full disk, a read-only file) leaves its rows
@@ -17,16 +17,20 @@ that is kept or sent, so the next start answers them exactly once.
 import logging
 import threading
 import time
+from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
+from mediabot.answering.answer import Answering, Answers
+from mediabot.answering.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
 from mediabot.config import SmsConfig
 from mediabot.mailbox import intake
-from mediabot.messaging.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
-from mediabot.messaging.turn import Answering
+from mediabot.mailbox.delivery import Sender
 from mediabot.store import db
+from mediabot.store.users import language_of
 from mediabot.text.language import SOURCE, Language, load
-from mediabot.text.phones import SMS, channel_address, split_channel
+from mediabot.text.localtime import Clock
+from mediabot.text.phones import SMS, Channel, channel_address, split_channel
 
 log = logging.getLogger(__name__)
 
@@ -49,14 +53,14 @@ ACK_LULL_SECONDS = 0.02
 class AckPacing:
     """Webhook requests in flight, so a turn about to start lets them go first."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self._acks = 0
         self._last_ack = 0.0
         self._acks_done = threading.Condition(threading.Lock())
         self.priority_seconds = ACK_PRIORITY_SECONDS
 
     @contextmanager
-    def acknowledging(self):
+    def acknowledging(self) -> Iterator[None]:
         """Mark a webhook request in progress, so turns about to start let it go first."""
         with self._acks_done:
             self._acks += 1
@@ -87,8 +91,9 @@ class Worker:
     """The thread pool, one slot per user (``notify`` runs or re-runs their turn) and the
     bounded shutdown; what a turn does is ``Answering``'s."""
 
-    def __init__(self, engine, sender, config: SmsConfig, *, clock=db.utcnow,
-                 max_workers: int = 4, retry: RetryPolicy = RetryPolicy()):
+    def __init__(self, engine: Answers, sender: Sender, config: SmsConfig, *,
+                 clock: Clock = db.utcnow, max_workers: int = 4,
+                 retry: RetryPolicy = RetryPolicy()) -> None:
         self.engine = engine
         self.sender = sender
         self.config = config
@@ -221,7 +226,7 @@ class Worker:
         """Answer everything this user has queued, in this thread (tests, benches)."""
         self.answering.user(user_id)
 
-    def reply_to_unknown(self, from_number: str, channel: str = SMS) -> None:
+    def reply_to_unknown(self, from_number: str, channel: Channel = SMS) -> None:
         """The one fixed reply for an unknown number, when configured; once per number, on
         the channel it wrote on."""
         with self._lock:
@@ -233,7 +238,8 @@ class Worker:
         from_number = split_channel(address)[1]
         try:
             with db.database.connection_context():
-                self.sender.send(address, unknown_sender_reply(load(self.config.language)),
+                household = language_of(None, self.config.language)   # a stranger has none
+                self.sender.send(address, unknown_sender_reply(household),
                                  dedupe_key=f"unknown:{from_number}", shape=True)
         except Exception:
             log.exception("the reply to an unknown number could not be queued")

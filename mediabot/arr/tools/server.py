@@ -25,15 +25,15 @@ import ast
 import logging
 import re
 import threading
-from collections.abc import Callable
-from typing import TypeVar
+from collections.abc import Callable, Mapping
+from typing import Any, TypeAlias, TypeVar
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import arrapi
 import requests
 from requests.adapters import HTTPAdapter
 
-from mediabot.arr.tools.base import KeyRejected, ToolError, Unreachable
+from mediabot.arr.tools.base import ArrApi, KeyRejected, Service, ToolError, Unreachable
 from mediabot.arr.tools.choices import check_client
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.config import ArrConfig
@@ -41,7 +41,8 @@ from mediabot.text.masking import scrub
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
-KINDS = {"sonarr": arrapi.SonarrAPI, "radarr": arrapi.RadarrAPI}
+Timeout: TypeAlias = float | tuple[float, float] | tuple[float, None] | None
+KINDS = {Service.SONARR: arrapi.SonarrAPI, Service.RADARR: arrapi.RadarrAPI}
 _STATUS = re.compile(r"^\((\d{3}) \[[^\]]*\]\)\s*(.*)$", re.S)
 MAX_ERROR_CHARS = 300
 
@@ -53,14 +54,17 @@ class _ArrAdapter(HTTPAdapter):
     about that request can be scrubbed of its values (``last_query_values``).
     """
 
-    def __init__(self, api_key: str, timeout: float):
+    def __init__(self, api_key: str, timeout: float) -> None:
         super().__init__(max_retries=0)
         self._api_key = api_key
         self._timeout = timeout
         self._sent = threading.local()
 
-    def send(self, request, stream=False, timeout=None, verify=True, cert=None, proxies=None):
-        request.url = _without_api_key(request.url)
+    def send(self, request: requests.PreparedRequest, stream: bool = False,
+             timeout: Timeout = None, verify: bool | str = True,
+             cert: bytes | str | tuple[bytes | str, bytes | str] | None = None,
+             proxies: Mapping[str, str] | None = None) -> requests.Response:
+        request.url = _without_api_key(request.url or "")
         request.headers["X-Api-Key"] = self._api_key
         self._sent.query = urlsplit(request.url).query
         return super().send(request, stream=stream, timeout=timeout or self._timeout,
@@ -99,10 +103,11 @@ _URLLIB3_FILTER = _ScrubRecords()
 class ArrClient:
     """A lazily built arrapi client for one server; ``run`` is the single error boundary."""
 
-    def __init__(self, kind: str, config: ArrConfig, session: requests.Session | None = None):
+    def __init__(self, kind: str, config: ArrConfig,
+                 session: requests.Session | None = None) -> None:
         if kind not in KINDS:
             raise ValueError(f"kind must be 'sonarr' or 'radarr', not {kind!r}")
-        self.kind = kind
+        self.kind = Service(kind)
         self.name = kind.title()
         self.config = config
         self.url = config.url.rstrip("/")
@@ -110,14 +115,14 @@ class ArrClient:
         self._session = session or requests.Session()
         self._adapter = _ArrAdapter(config.api_key, config.timeout_seconds)
         self._session.mount(self.url + "/", self._adapter)
-        self._api = None
+        self._api: ArrApi | None = None
         self._lock = threading.Lock()
         self.metadata = Metadata()   # root folders and profiles, kept a few minutes
 
     def __repr__(self) -> str:
-        return f"ArrClient({self.kind!r}, url={self.shown_url!r})"
+        return f"ArrClient({self.kind.value!r}, url={self.shown_url!r})"
 
-    def run(self, fn: Callable[..., T], *args, not_found: str | None = None) -> T:
+    def run(self, fn: Callable[..., T], *args: Any, not_found: str | None = None) -> T:
         """Call ``fn(api, *args)``; any arrapi/requests failure becomes a ToolError.
 
         ``fn`` must do all its reading of arrapi objects inside (arrapi reloads partial
@@ -146,21 +151,21 @@ class ArrClient:
         words = self._adapter.last_query_values() if request_words else ()
         return scrub(text, [self.config.api_key], words)
 
-    def api(self):
+    def api(self) -> ArrApi:
         """The arrapi object, built on first use; a failed build is retried next time."""
         with self._lock:
             if self._api is None:
                 self._api = self._build()
             return self._api
 
-    def _build(self):
+    def _build(self) -> ArrApi:
         _quiet_arrapi_logger()
         try:
             api = KINDS[self.kind](self.url, self.config.api_key, session=self._session)
         except (TypeError, ValueError, AttributeError):
             raise Unreachable(f"{self.shown_url} did not answer like {self.name} does; check "
                             f"[{self.kind}] url (it should be the address of the web UI)") from None
-        if self.kind == "sonarr":
+        if self.kind == Service.SONARR:
             # Sonarr's own default, "unknown", means "use the seasons' monitored flags as
             # sent"; arrapi's list lacks it, and add_series needs it for a list of seasons.
             api.monitor_options.append("unknown")

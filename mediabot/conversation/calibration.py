@@ -1,7 +1,7 @@
 """The prompt budget in the server's tokens: a per-model ratio learnt from reported usage.
 
 ``[history] max_context_tokens`` is meant in the model server's tokens, but the window is cut
-by an estimate (``history.estimate_tokens``, four characters a token) that is off by a
+by an estimate (``prompt.build.estimate_tokens``, four characters a token) that is off by a
 factor that depends on the model: its tokenizer, its chat template's markup, tool schemas a
 template does not render (the server never counts those, so the ratio learns that they are
 not sent). After each model turn, the server's ``usage.prompt_tokens`` over our estimate of
@@ -11,7 +11,7 @@ so a server reporting nonsense can neither shrink the window to nothing nor open
 The window is then cut at ``max_context_tokens / ratio`` estimated tokens, with the ratio
 rounded up to a step of ``STEP``: the running mean moves a little after every turn, and a
 budget that moved with it would move the window's start, and so the prompt's cached prefix,
-on every text (the prompt layout in ``history``). Rounding up keeps within the server's budget.
+on every text (the prompt layout in ``prompt.build``). Rounding up keeps within the server's budget.
 
 A server that reports no usage leaves the ratio alone (1 until it ever reports). The ratio is
 stored per model name, so switching models starts that model's own.

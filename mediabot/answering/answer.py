@@ -1,8 +1,12 @@
 """One user's queued texts answered: read in order, rate-limited, answered, committed.
 
 Each text is read once, as it comes out of the inbox (``incoming.read_text``: keyword,
-APPROVE/DENY, Y/N); everything after uses that reading. Every text of a burst is read on
-its own before anything is joined, since a keyword only counts as a whole message:
+APPROVE/DENY, Y/N, the person's language and the channel it came on); everything after
+uses that reading: the reply and every fixed text are written in ``incoming.language`` and
+go back on ``incoming.channel``. A STOP was read at the webhook, which opted the person out
+then; the row keeps that reading (``inbox.opt_out``) and it is taken from there. Every text
+of a burst is read on its own before anything is joined, since a keyword only counts as a
+whole message:
 
 - STOP-like and START-like words flag the user (no model call, no reply), as a lone text
   does; either also drops a removal question waiting for its Y. They apply in the order
@@ -30,17 +34,24 @@ which leaves the rows retryable and tries again (``faults``).
 import datetime as dt
 import logging
 from dataclasses import dataclass
+from typing import Protocol
 
+from mediabot.answering.faults import OpenTurns, Retries, is_storage_fault, storage_apology
 from mediabot.config import SmsConfig
 from mediabot.conversation import confirmations as confirm
+from mediabot.conversation.engine import Answer
+from mediabot.conversation.history import delete_messages_after, newest_rows
 from mediabot.conversation.incoming import Incoming, join_texts, read_text
-from mediabot.conversation.prompt.history import delete_messages_after, newest_rows
+from mediabot.conversation.posters import Reply
 from mediabot.mailbox import intake, sms_optout
-from mediabot.mailbox.sender import queued_since, recent_turns, reply_to
-from mediabot.messaging.faults import OpenTurns, Retries, is_storage_fault, storage_apology
+from mediabot.mailbox.delivery import Sender
+from mediabot.mailbox.outbox import queued_since, recent_turns, reply_to
 from mediabot.store import db
+from mediabot.store.db import InboxError, InboxStatus, OutboxStatus
 from mediabot.store.users import get_user, set_opted_out
-from mediabot.text.language import SOURCE, Language, load, speaking
+from mediabot.text.language import SOURCE, Language, load
+from mediabot.text.localtime import Clock
+from mediabot.text.phones import Channel
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +74,15 @@ OPT_IN_WORDS = ("opt_in", "yes_opt_in")
 STORED_REPLY_LOOKBACK = 40  # messages: one turn's user message, tool rounds and reply
 
 
+class Answers(Protocol):
+    """The engine as answering sees it (``conversation.engine.Engine``; tests hand in a
+    recording one): a text read once in, the reply out, then the work that may wait."""
+
+    def answer(self, incoming: Incoming) -> Answer: ...
+
+    def after_turn(self, answer: Answer) -> None: ...
+
+
 @dataclass(frozen=True)
 class Text:
     """An inbox row and how its text was read."""
@@ -74,8 +94,8 @@ class Text:
 class Answering:
     """Answers a user's queued texts; the worker calls ``user`` for one user at a time."""
 
-    def __init__(self, engine, sender, config: SmsConfig, retries: Retries, turns: OpenTurns,
-                 clock=db.utcnow):
+    def __init__(self, engine: Answers, sender: Sender, config: SmsConfig, retries: Retries,
+                 turns: OpenTurns, clock: Clock = db.utcnow) -> None:
         self.engine, self.sender, self.config = engine, sender, config
         self.retries, self.turns, self.clock = retries, turns, clock
 
@@ -86,25 +106,28 @@ class Answering:
         if not rows:
             return
         user = get_user(user_id)
-        texts = self._read_in_order([Text(row, read_text(user, row.body, row.id,
-                                                          household=self.config.language))
-                                     for row in rows])
+        texts = self._read_in_order([self._read(user, row) for row in rows])
         for turn in burst_turns(texts):
             self._answer(turn)
+
+    def _read(self, user: db.User, row: db.Inbox) -> Text:
+        """The row's text read once: its words, the person's language, its channel."""
+        return Text(row, read_text(user, row.body, row.id, household=self.config.language,
+                                   channel=Channel(row.channel)))
 
     def _read_in_order(self, texts: list[Text]) -> list[Text]:
         """Apply the burst's STOP/START words in the order sent; the texts to answer.
 
         A text sent before a STOP keeps its meaning ("APPROVE 12" then "STOP" decides 12,
         then opts out; the reply is not sent, as the person opted out); a text sent while
-        opted out is ignored. The webhook already flagged the person for a STOP in this
-        burst, so with one in it they are taken as subscribed before the burst.
+        opted out is ignored. A STOP is the webhook's reading, kept on its row
+        (``inbox.opt_out``): the webhook opted the person out then, so before the burst they
+        were as they are now unless one of its rows did that.
         """
         user = texts[0].incoming.user
-        stops = any(t.incoming.keyword == "opt_out" for t in texts)
-        opted_out = user.opted_out and not stops
-        kept: list = []
-        ignored: list = []
+        opted_out = user.opted_out and not any(t.row.opt_out for t in texts)
+        kept: list[Text] = []
+        ignored: list[Text] = []
         for text in texts:
             if self._opt_keyword(text):
                 opted_out = user.opted_out
@@ -112,7 +135,8 @@ class Answering:
             opted_out = user.opted_out if text.incoming.keyword == "yes_opt_in" else opted_out
             (ignored if opted_out else kept).append(text)
         if ignored:
-            intake.set_status([t.row for t in ignored], "ignored", "user opted out")
+            intake.set_status([t.row for t in ignored], InboxStatus.IGNORED,
+                              InboxError.OPTED_OUT)
         return kept
 
     def _opt_keyword(self, text: Text) -> bool:
@@ -123,34 +147,34 @@ class Answering:
             set_opted_out(user, False)
             log.info("inbox %s: user %s opted in", row.id, user.id)
         if keyword in OPT_IN_WORDS:
-            sms_optout.lift(user, row.channel)
-        if keyword == "opt_out":
+            sms_optout.lift(user, text.incoming.channel)
+        if row.opt_out:
             set_opted_out(user, True)
             log.info("inbox %s: user %s opted out", row.id, user.id)
-        if keyword not in ("opt_out", "opt_in"):
+        if not (row.opt_out or keyword == "opt_in"):
             return False
         confirm.clear_pending(user.id)  # the question's answer must be the very next text
-        intake.set_status([row], "done")
+        intake.set_status([row], InboxStatus.DONE)
         return True
 
     def _answer(self, texts: list[Text]) -> None:
         """One turn for ``texts``, unless answered before a crash or over the limit."""
-        rows, user = [t.row for t in texts], texts[0].incoming.user
-        interrupted = (any(row.status == "processing" for row in rows)
+        rows, incoming = [t.row for t in texts], join_texts([t.incoming for t in texts])
+        user = incoming.user
+        interrupted = (any(row.status == InboxStatus.PROCESSING for row in rows)
                        or self.retries.failures(user.id) > 0)
-        intake.set_status(rows, "processing")
+        intake.set_status(rows, InboxStatus.PROCESSING)
         if self._sent_before(user, rows):
             return
         if self.retries.exhausted(user.id):
-            return self._apologise(user, rows)
+            return self._apologise(incoming, rows)
         if self._rate_limited(user):
-            return self._refuse(user, rows)
-        incoming = join_texts([t.incoming for t in texts])
+            return self._refuse(incoming, rows)
         stored = stored_reply(user.id, incoming.text, rows[0].received_at) \
             if interrupted else None
         if stored is not None:
             log.info("inbox %s: answered before a crash; sending that reply", rows[-1].id)
-            self._commit_reply(user, rows, stored, "done")
+            self._commit_reply(incoming, rows, Reply(stored), InboxStatus.DONE)
             return
         self._turn(incoming, rows)
 
@@ -159,9 +183,9 @@ class Answering:
         answered = reply_to(rows[-1].id)
         if answered is None:
             return False
-        intake.set_status(rows, "done")
+        intake.set_status(rows, InboxStatus.DONE)
         self.retries.succeeded(user.id)
-        if answered.status == "pending":
+        if answered.status == OutboxStatus.PENDING:
             self.sender.deliver(answered.id)
         return True
 
@@ -180,66 +204,68 @@ class Answering:
             if is_storage_fault(exc):
                 raise
             log.exception("inbox %s: turn failed", rows[-1].id)
-            self._commit_reply(user, rows, failed_reply(self._speaking(user)), "failed",
-                               type(exc).__name__)
+            self._commit_reply(incoming, rows, Reply(failed_reply(incoming.language)),
+                               InboxStatus.FAILED, type(exc).__name__)
             return
-        if not self._commit_reply(user, rows, answer.reply, "done"):
+        if not self._commit_reply(incoming, rows, answer.reply, InboxStatus.DONE):
             return
         try:
             self.engine.after_turn(answer)
         except Exception:
             log.exception("after-turn work for user %s failed", user.id)
 
-    def _commit_reply(self, user: db.User, rows: list[db.Inbox], reply: str | None,
-                      status: str, error: str | None = None) -> bool:
+    def _commit_reply(self, incoming: Incoming, rows: list[db.Inbox], reply: Reply | None,
+                      status: InboxStatus, error: str | None = None) -> bool:
         """Queue the reply and close the rows, then send; False (nothing kept, nothing
         sent) when the shutdown drain let this turn go while it ran."""
+        user = incoming.user
         with self.turns.commit:
             if self.turns.abandoned:
                 self.turns.take_back(user.id)
                 return False
-            outbox = self._queue_reply(user, rows[-1], reply) if reply else None
+            queued = self._queue_reply(incoming, rows[-1], reply) if reply and reply.text \
+                else None
             intake.set_status(rows, status, error)
             self.turns.closed(user.id)
             self.retries.succeeded(user.id)
-        if outbox is not None and outbox.status == "pending" and not self.turns.abandoned:
-            self.sender.deliver(outbox.id)   # after the drain: sent by the next start
+        if queued is not None and queued.status == OutboxStatus.PENDING \
+                and not self.turns.abandoned:
+            self.sender.deliver(queued.id)   # after the drain: sent by the next start
             # then what waited for WhatsApp's window, on the channel they wrote on
-            self.sender.deliver_held(user.id, rows[-1].channel, before=outbox.id)
+            self.sender.deliver_held(user.id, incoming.channel, before=queued.id)
         return True
 
-    def _apologise(self, user: db.User, rows: list[db.Inbox]) -> None:
+    def _apologise(self, incoming: Incoming, rows: list[db.Inbox]) -> None:
         """The turn failed ``retry.attempts`` times: say sorry instead of answering."""
-        failures = self.retries.failures(user.id)
+        failures = self.retries.failures(incoming.user.id)
         log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
                   rows[-1].id, failures)
-        self._commit_reply(user, rows, storage_apology(self._speaking(user)), "failed",
-                           f"gave up after {failures} failed attempts")
+        self._commit_reply(incoming, rows, Reply(storage_apology(incoming.language)),
+                           InboxStatus.FAILED, f"gave up after {failures} failed attempts")
 
-    def _queue_reply(self, user: db.User, row: db.Inbox, text: str) -> db.Outbox | None:
-        return self.sender.enqueue(user.phone, text, user_id=user.id, inbox_id=row.id,
-                                   media_urls=getattr(text, "media", ()),  # posters
-                                   shape=True)   # for the channel it came on
+    def _queue_reply(self, incoming: Incoming, row: db.Inbox, reply: Reply) -> db.Outbox | None:
+        user = incoming.user
+        return self.sender.enqueue(user.phone, reply.text, user_id=user.id, inbox_id=row.id,
+                                   reply_on=incoming.channel,   # back where it came from
+                                   media_urls=reply.media,  # posters
+                                   shape=True)   # for the channel it goes on
 
     def _rate_limited(self, user: db.User) -> bool:
         since = self.clock() - dt.timedelta(hours=1)
         return recent_turns(user.id, since).count() >= self.config.rate_limit_per_hour
 
-    def _refuse(self, user: db.User, rows: list[db.Inbox]) -> None:
+    def _refuse(self, incoming: Incoming, rows: list[db.Inbox]) -> None:
         """Past the hourly limit: no model call, and one polite SMS per hour at most."""
-        intake.set_status(rows, "ignored", "rate limited")
+        user = incoming.user
+        intake.set_status(rows, InboxStatus.IGNORED, InboxError.RATE_LIMITED)
         now, hour = self.clock(), dt.timedelta(hours=1)
         log.warning("inbox %s: user %s is over %d turns an hour", rows[-1].id, user.id,
                     self.config.rate_limit_per_hour)
         keys = [f"rate-limit:{user.id}:" + moment.strftime("%Y%m%d%H")
                 for moment in (now - hour, now)]
         if not queued_since(keys, now - hour):
-            self.sender.send(user.phone, rate_limit_reply(self._speaking(user)),
+            self.sender.send(user.phone, rate_limit_reply(incoming.language),
                              user_id=user.id, dedupe_key=keys[-1], shape=True)
-
-    def _speaking(self, user: db.User) -> Language:
-        """The language of this person's texts: theirs, else the household's."""
-        return speaking(user.language, self.config.language)
 
 
 def burst_turns(texts: list[Text]) -> list[list[Text]]:

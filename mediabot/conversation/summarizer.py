@@ -11,8 +11,9 @@ import datetime as dt
 import logging
 
 from mediabot.config import HistoryConfig
+from mediabot.conversation import history
 from mediabot.conversation.llm import ChatModel, ModelError
-from mediabot.conversation.prompt import history
+from mediabot.conversation.prompt.build import build_llm_messages, build_prompt
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
 from mediabot.store import db, users
 
@@ -60,10 +61,9 @@ class Summarizer:
                        zone: dt.tzinfo | None, budget: int) -> list[dict]:
         rows = history.recent_history(user.id, self.config.fetch_limit)
         earlier = history.tools_before(user.id, rows)
-        prompt = history.build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
-                                      max_tokens=budget,
-                                      summary=user.summary, reserved_tokens=reserved_tokens,
-                                      zone=zone, earlier_tools=earlier)
+        prompt = build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
+                              max_tokens=budget, summary=user.summary,
+                              reserved_tokens=reserved_tokens, zone=zone, earlier_tools=earlier)
         first_kept = prompt.metrics.first_kept_id
         through = user.summary_through or 0
         return [m for m in rows
@@ -72,8 +72,8 @@ class Summarizer:
     def _summarise(self, previous: str | None, messages: list[dict]) -> str:
         transcript = "\n".join(line for line in map(_line, messages) if line)
         content = (f"Previous summary: {previous}\n\n" if previous else "") + transcript
-        messages = history.build_llm_messages(SUMMARY_PROMPT,    # the one portable shape
-                                              [{"role": "user", "content": content}])
+        messages = build_llm_messages(SUMMARY_PROMPT,    # the one portable shape
+                                      [{"role": "user", "content": content}])
         completion = self.model.complete(messages, max_tokens=200)
         text = (completion.message.get("content") or "").strip()
         if not text:

@@ -5,6 +5,9 @@ both servers. Everything here takes plain dicts (arrapi's ``obj._data``) and ret
 except ``require_added``/``delete_added``, which take an arrapi Series or Movie.
 """
 
+from collections.abc import Callable
+from typing import TypeVar
+
 import arrapi
 
 from mediabot.arr.tools.base import ToolError
@@ -19,6 +22,7 @@ from mediabot.arr.tools.format import (
 from mediabot.text.masking import scrub
 from mediabot.text.public_url import is_public_https
 
+Item = TypeVar("Item", arrapi.Series, arrapi.Movie)
 _STATE_WORDS = {
     "importBlocked": "import blocked",
     "importPending": "waiting to import",
@@ -34,7 +38,7 @@ def title_of(data: dict) -> str:
     return label(sms_safe_title(data.get("title")), data.get("year"))
 
 
-def lookup_record(found: list[dict], get_by_id) -> dict:
+def lookup_record(found: list[dict], get_by_id: Callable[[int], dict]) -> dict:
     """The first hit of an id lookup (arrapi.NotFound when there is none). Once added, the
     library's own record from ``get_by_id``: a lookup result lacks the file counts."""
     if not found:
@@ -52,14 +56,14 @@ def poster_url(data: dict) -> str | None:
     return next((url for url in candidates if is_public_https(url)), None)
 
 
-def require_added(item):
+def require_added(item: Item) -> Item:
     """The arrapi Series/Movie when it is in the library; a ToolError naming it otherwise."""
     if not item._data.get("id"):
         raise ToolError(f"{title_of(item._data)} is not in the library")
     return item
 
 
-def delete_added(item, delete_files: bool) -> str:
+def delete_added(item: arrapi.Series | arrapi.Movie, delete_files: bool) -> str:
     """Delete a library item (without an import exclusion) and return its title."""
     title = title_of(require_added(item)._data)
     item.delete(deleteFiles=delete_files)
@@ -83,7 +87,8 @@ def not_in_library(hits: list[dict], kind: str, id_key: str, limit: int) -> list
     return [_identity(data, kind, id_key) for data in hits if not data.get("id")][:limit]
 
 
-def queue_summary(page: dict | None, title_of) -> tuple[list[dict], int]:
+def queue_summary(page: dict | None,
+                  title_of: Callable[[dict], str | None]) -> tuple[list[dict], int]:
     """(downloads, total) from one queue page; ``title_of(record)`` names a download."""
     page = page or {}
     records = page.get("records") or []
@@ -101,7 +106,7 @@ def group_queue(records: list[dict]) -> list[list[dict]]:
     return list(groups.values())
 
 
-def queue_item(records: list[dict], title: str) -> dict:
+def queue_item(records: list[dict], title: str | None) -> dict:
     """One download: progress, time left, status and any warning, in a few short fields."""
     first = records[0]
     item = {

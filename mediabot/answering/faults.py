@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import peewee
 
-from mediabot.conversation.prompt.history import delete_messages_after, last_message_id
+from mediabot.conversation.history import delete_messages_after, last_message_id
 from mediabot.mailbox.intake import requeue
 from mediabot.store import db
 from mediabot.text.language import SOURCE, Language, load
@@ -59,7 +59,7 @@ class Retries:
     """Per user: how often the current turn failed, and the timer that will ``wake`` the
     user again. After ``close`` nothing more is scheduled (the next start takes over)."""
 
-    def __init__(self, policy: RetryPolicy, wake: Callable[[int], None]):
+    def __init__(self, policy: RetryPolicy, wake: Callable[[int], None]) -> None:
         self.policy = policy
         self._wake = wake
         self._lock = threading.Lock()
@@ -107,7 +107,7 @@ class OpenTurns:
     """Where each unfinished turn began in its user's history, and the one lock under
     which a turn either commits its reply or is let go by the drain (``abandoned``)."""
 
-    def __init__(self):
+    def __init__(self) -> None:
         self.commit = threading.Lock()
         self.abandoned = False
         self._starts: dict[int, int] = {}

@@ -1,9 +1,10 @@
-"""The model turn: the frame a prompt is built around, the tool loop, the reply and posters.
+"""The model turn: the tool loop on the stored history, the reply and its posters.
 
 ``run_model_turn`` runs the model on the user's stored history (their message is already
 stored by the caller) and returns the reply with the ``Frame`` it built: the system prompt,
-the tools and their schemas. The caller hands that frame to the rolling summary, which must
-count the same prompt the turn counted, so it is built once per turn.
+the tools and their schemas (``services.build_frame``). The caller hands that frame to the
+rolling summary, which must count the same prompt the turn counted, so it is built once per
+turn.
 
 How it fails: a model call that fails becomes a fixed apology (never an exception); a
 server that refuses the prompt gets one more try from the smallest prompt (``STUCK_REPLY``
@@ -11,38 +12,29 @@ when even that is refused). A destructive tool is never run here: it becomes a q
 waiting for the person's Y (``confirmations``), one at a time.
 """
 
-import datetime as dt
 import json
 import logging
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any
 
-from mediabot.arr.requests import record_request
-from mediabot.arr.searches import SearchLimit
 from mediabot.arr.tools import (
-    ToolContext,
+    Tool,
     ToolError,
-    available_tools,
     describe_action,
     get_tool,
     parse_arguments,
     run_tool,
-    tool_schemas,
 )
-from mediabot.arr.tools.base import AddRequest, ServiceClient
+from mediabot.arr.tools.base import Tier
 from mediabot.config import Config
+from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.household import HouseRules
-from mediabot.conversation.llm import ChatModel, ModelError, ToolOutcome, run_tool_loop
-from mediabot.conversation.posters import Offered, choose_posters, with_media
-from mediabot.conversation.prompt import calibration, history
-from mediabot.conversation.prompt.summaries import Summarizer
-from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
+from mediabot.conversation.llm import LoopResult, ModelError, ToolOutcome, run_tool_loop
+from mediabot.conversation.posters import Offered, Reply, choose_posters
+from mediabot.conversation.prompt.build import build_prompt
+from mediabot.conversation.services import Frame, Services, build_frame, tool_context
 from mediabot.store import db
-from mediabot.text.language import SOURCE, Language, load, speaking
-from mediabot.text.localtime import as_local
+from mediabot.text.language import SOURCE, Language, load
 
 log = logging.getLogger(__name__)
 
@@ -98,92 +90,8 @@ ONE_AT_A_TIME_NOTE = one_at_a_time_note(load(SOURCE))
 APOLOGY = apology(load(SOURCE))
 
 
-@dataclass
-class Services:
-    """What a turn needs from the outside world, built once from config."""
-
-    config: Config
-    model: ChatModel
-    sonarr: ServiceClient | None = None
-    radarr: ServiceClient | None = None
-    clock: Callable[[], dt.datetime] = db.utcnow
-    summarizer: Summarizer | None = None
-    rules: HouseRules | None = None
-
-
-class Frame(NamedTuple):
-    """What every prompt for a user is built around (the same for a whole turn)."""
-
-    tools: dict          # by name
-    schemas: list[dict]
-    reserved: int        # the schemas' estimated tokens
-    system: str
-    zone: dt.tzinfo      # the household's: each user message shows its time in it
-    note: str = ""       # for this turn only (a question its text let lapse), on its text
-
-
-def approvals_on(services: Services, user: db.User) -> bool:
-    """Does this admin answer members' requests (APPROVE 12 / DENY 12)?"""
-    rules = services.rules
-    return rules is not None and rules.config.approval == "members" and user.role == "admin"
-
-
-def tools_for(services: Services, user: db.User):
-    return available_tools(user.role, sonarr=services.sonarr is not None,
-                           radarr=services.radarr is not None)
-
-
-def language_of(services: Services, user: db.User) -> Language:
-    """The language ``user`` reads: their ``[[users]]`` language, else the household's."""
-    return speaking(user.language, services.config.sms.language)
-
-
-def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
-    """The frame of this user's prompts; ``dropped`` names a question that just lapsed."""
-    tools = {t.name: t for t in tools_for(services, user)}
-    schemas = tool_schemas(list(tools.values()))
-    reserved = history.estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
-    zone = services.config.server.zone
-    system = build_system_prompt(
-        user.display_name, zone=zone, tools=list(tools), language=language_of(services, user),
-        missing=[name for name, client in (("Sonarr", services.sonarr),
-                                           ("Radarr", services.radarr)) if client is None])
-    rules = services.rules
-    waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
-    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone,
-                 dropped_note(dropped) if dropped else "")
-
-
-def tool_context(services: Services, user: db.User) -> ToolContext:
-    """The tools' view of the world for ``user``, with the household's rules on adds."""
-    house, clock = services.rules, services.clock
-    if house is None or not house.applies_to(user):
-        return approved_context(services, user)
-
-    def gate(request: AddRequest) -> dict | None:
-        return house.gate(user, request, clock())
-    return _context(services, user, gate)
-
-
-def approved_context(services: Services, user: db.User) -> ToolContext:
-    """The tools' view for an add an admin already approved: no rules this time."""
-    return _context(services, user, None)
-
-
-def _context(services: Services, user: db.User, gate) -> ToolContext:
-    clock, config = services.clock, services.config
-    return ToolContext(sonarr=services.sonarr, radarr=services.radarr,
-                       user_id=user.id, role=user.role,
-                       record_request=lambda service, ext_id, title, **how:
-                           record_request(user.id, service, ext_id, title, clock(), **how),
-                       clock=lambda: as_local(clock(), config.server.zone), gate=gate,
-                       searches=SearchLimit(config.requests.search_again_hours,
-                                            clock, config.server.zone),
-                       language=language_of(services, user))
-
-
 def run_model_turn(services: Services, user: db.User, text: str, *, note: str = "",
-                   inbox_id: int | None = None) -> tuple[str, Frame]:
+                   inbox_id: int | None = None) -> tuple[Reply, Frame]:
     """Run the model on the stored history; ``note`` (a lapsed question) leads the reply
     and is stored with it, so the model later knows what the person was told. A question
     the turn asks is the reply to ``inbox_id``. Returns the reply and the turn's frame."""
@@ -195,8 +103,8 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
         log.warning("turn user=%s model failed: %s", user.id, exc)
         lang = turn.context.language
         if exc.refused and turn.minimal:
-            return note + stuck_reply(lang), turn.frame
-        return note + apologies(lang).get(exc.reason, apology(lang)), turn.frame
+            return Reply(note + stuck_reply(lang)), turn.frame
+        return Reply(note + apologies(lang).get(exc.reason, apology(lang))), turn.frame
     reply = note + _reply_text(turn, result)
     history.save_message(user.id, {"role": "assistant", "content": reply},
                          prompt_tokens=result.prompt_tokens)
@@ -208,16 +116,16 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
              result.prompt_tokens, result.cached_tokens, result.evicted,
              (time.monotonic() - started) * 1000)
     posters = _posters(services.config, turn, reply, result.hit_round_limit)
-    return with_media(reply, posters), turn.frame
+    return Reply(reply, tuple(posters)), turn.frame
 
 
-def _reply_text(turn: "ModelTurn", result) -> str:
+def _reply_text(turn: "ModelTurn", result: LoopResult) -> str:
     lang = turn.context.language
     if turn.confirmation:
         return turn.confirmation + (" " + one_at_a_time_note(lang) if turn.declined else "")
     if result.hit_round_limit:
         return round_limit_reply(lang)
-    return result.text.strip() or no_answer_reply(lang)
+    return (result.text or "").strip() or no_answer_reply(lang)
 
 
 def _posters(config: Config, turn: "ModelTurn", reply: str, gave_up: bool) -> list[str]:
@@ -227,11 +135,11 @@ def _posters(config: Config, turn: "ModelTurn", reply: str, gave_up: bool) -> li
     return choose_posters([Offered(*hit) for hit in turn.offered], turn.added, reply)
 
 
-def _loop(services: Services, turn: "ModelTurn", text: str):
+def _loop(services: Services, turn: "ModelTurn", text: str) -> LoopResult:
     """The tool loop; when the server refuses the prompt (a chat template that raises, a
     body it cannot read) it runs once more from the smallest prompt, so a history the
     server cannot take never sticks to every later turn. Raises ModelError."""
-    def run():
+    def run() -> LoopResult:
         return run_tool_loop(services.model, turn.build, turn.frame.schemas, turn.execute,
                              turn.record, services.config.llm.max_tool_rounds)
     try:
@@ -249,15 +157,16 @@ class ModelTurn:
     """The state of one model turn: its prompt inputs, tools and the confirmation it asked."""
 
     def __init__(self, services: Services, user: db.User, frame: Frame,
-                 inbox_id: int | None = None):
+                 inbox_id: int | None = None) -> None:
         self.services, self.user, self.frame, self.inbox_id = services, user, frame, inbox_id
         self.config = services.config
         self.history = history.recent_history(user.id, self.config.history.fetch_limit)
-        self.earlier = history.tools_before(user.id, self.history)   # older than those
+        # the tools of the stored messages older than those
+        self.earlier: list[str] | None = history.tools_before(user.id, self.history)
         self.context = tool_context(services, user)
         self.ratio = calibration.ratio_for(self.config.llm.model)   # server tokens/estimated
         # what the turn's tools showed, for posters
-        self.offered: list[tuple] = []
+        self.offered: list[tuple[str, int | None, str | None]] = []
         self.added: list[str] = []
         self.confirmation: str | None = None
         self.declined = 0   # further destructive calls in the turn that asked one
@@ -272,17 +181,15 @@ class ModelTurn:
             {"role": "user", "content": text}]
         self.earlier, self.minimal = None, True
 
-    def build(self):
+    def build(self) -> tuple[list[dict], dict]:
         h = self.config.history
         summary = self.user.summary if h.summaries and not self.minimal else None
-        prompt = history.build_prompt(self.frame.system, self.history,
-                                      max_messages=h.max_messages,
-                                      max_tokens=calibration.estimate_budget(
-                                          h.max_context_tokens, self.ratio),
-                                      summary=summary, reserved_tokens=self.frame.reserved,
-                                      zone=self.frame.zone, earlier_tools=self.earlier,
-                                      tool_order=list(self.frame.tools),
-                                      turn_note=self.frame.note)
+        prompt = build_prompt(self.frame.system, self.history, max_messages=h.max_messages,
+                              max_tokens=calibration.estimate_budget(h.max_context_tokens,
+                                                                     self.ratio),
+                              summary=summary, reserved_tokens=self.frame.reserved,
+                              zone=self.frame.zone, earlier_tools=self.earlier,
+                              tool_order=list(self.frame.tools), turn_note=self.frame.note)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}
@@ -296,7 +203,7 @@ class ModelTurn:
         tool = self.frame.tools.get(name)
         if tool is None:
             return ToolOutcome(json.dumps({"error": self._unavailable(name)}))
-        if tool.tier != "destructive":
+        if tool.tier != Tier.DESTRUCTIVE:
             result = run_tool(tool, self.context, raw)
             self.offered += result.offered
             self.added += result.added
@@ -316,7 +223,7 @@ class ModelTurn:
         return f"{name} needs {' or '.join(s.title() for s in tool.services)}, which is not " \
                "set up on this server"
 
-    def _ask_confirmation(self, tool, raw) -> ToolOutcome:
+    def _ask_confirmation(self, tool: Tool, raw: Any) -> ToolOutcome:
         try:
             arguments = parse_arguments(tool, raw)
             question = describe_action(tool, self.context, arguments)

@@ -1,6 +1,6 @@
-"""Conversation history: a pure prompt builder, and thin store functions around it.
+"""The prompt builder: stored history in, the messages the model reads out. Pure.
 
-The core takes plain dicts in the OpenAI message shape (``role``, ``content``, ``tool_calls``
+It takes plain dicts in the OpenAI message shape (``role``, ``content``, ``tool_calls``
 as a list, ``tool_call_id``, ``name``; keys starting with ``_`` such as the store's ``_id``
 are carried but never sent) and returns new dicts; it never mutates its input. Stored history
 keeps what really happened; only the prompt is reshaped. A prompt is built in five steps
@@ -27,8 +27,9 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
    Tool operations included: ..." or the caller's rolling ``summary``), then any stored
    system notes of the window, as paragraphs of that one message. The pruned line names
    every tool operation evicted so far in the conversation: the evicted units' and, through
-   ``earlier_tools`` (``tools_before``), those of stored rows older than the fetched history,
-   since the last RESET; in the tool catalog's order (``tool_order``).
+   ``earlier_tools`` (``conversation.history.tools_before``), those of stored rows older
+   than the fetched history, since the last RESET; in the tool catalog's order
+   (``tool_order``).
 
 The layout is cache-stable by construction. A local server (llama.cpp, Ollama, vLLM) reuses
 the longest common prefix of this prompt and the last one it read and evaluates the rest
@@ -71,8 +72,8 @@ message after it is always a user message. How each stored shape is mended:
   open turn cannot be placed and is counted as dropped; the engine never stores one.)
 - a turn that ended without a reply (the model failed after a tool round, a crash closed the
   call, or user -> user survived pruning) and is followed by a newer user message is closed
-  by a short synthetic reply, ``UNANSWERED_LINE`` (after any text the model wrote beside its
-  calls), so the model knows no answer was sent and the newest user message stays;
+  by a short synthetic reply, ``shape.UNANSWERED_LINE`` (after any text the model wrote
+  beside its calls), so the model knows no answer was sent and the newest user message stays;
 - stored system (or developer) rows inside the window are merged into the system message;
   outside it they fall out like anything else;
 - content-part lists are sent as their joined text; tool results with null content as "".
@@ -83,42 +84,29 @@ a failure there is a bug and raises.
 """
 
 import datetime as dt
-import json
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import cast
-
-import peewee as pw
+from typing import Any
 
 from mediabot.conversation.prompt.message_rules import find_violation
 from mediabot.conversation.prompt.shape import (
-    INTERRUPTED_RESULT,
     PARAGRAPH,
-    UNANSWERED_LINE,
     Unit,
     message_chars,
-    portable_arguments,
     sanitise,
     shape,
     stamp_times,
     with_turn_note,
 )
 from mediabot.conversation.prompt.window import (
-    PRUNED_LINE,
     Evicted,
     Limits,
     context_line,
     evicted_tools,
     window_start,
 )
-from mediabot.store import db
 
-__all__ = ["INTERRUPTED_RESULT", "PRUNED_LINE", "UNANSWERED_LINE", "Metrics", "Prompt",
-           "build_llm_messages", "build_prompt", "clear_history", "count_messages",
-           "delete_messages_after", "estimate_tokens", "get_history", "last_message_id",
-           "newest_rows", "portable_arguments", "prune_before", "prune_orphaned_user_messages",
-           "recent_history", "save_message", "tools_before", "validate_messages"]
 log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
@@ -268,7 +256,8 @@ def _assemble(system_prompt: str, evicted: Evicted, kept: list[Unit],
     return messages
 
 
-def _metrics(history, units, start, messages, **settings) -> Metrics:
+def _metrics(history: list[dict], units: list[Unit], start: int, messages: list[dict],
+             **settings: Any) -> Metrics:
     kept = [source for unit in units[start:] for source in unit.sources]
     kept_ids = [source["_id"] for source in kept if "_id" in source]
     return Metrics(
@@ -302,129 +291,3 @@ def _log_prompt(metrics: Metrics, history: list[dict]) -> None:
         log.warning("stored history has %d pair(s) of consecutive assistant messages (first "
                     "at positions %d and %d); merged in the prompt", len(pairs),
                     pairs[0] - 1, pairs[0])
-
-# ---------------------------------------------------------------------------- thin store
-
-def save_message(user_id, message: dict, *, prompt_tokens: int | None = None,
-                 at: dt.datetime | None = None) -> int:
-    """Store one OpenAI-shaped message for a user; return its row id.
-
-    ``tool_calls`` is stored as JSON text (an empty list as NULL). ``at``: when it was
-    received (naive UTC, from the caller's clock), else now; the prompt shows it on user
-    messages. Raises peewee errors when the user does not exist or the database is not open.
-    """
-    calls = message.get("tool_calls")
-    row = db.Message.create(
-        user=user_id, role=message["role"], content=message.get("content"),
-        tool_calls=json.dumps(calls) if calls else None,
-        tool_call_id=message.get("tool_call_id"), name=message.get("name"),
-        prompt_tokens=prompt_tokens, created_at=at or db.utcnow())
-    return row.id
-
-
-def get_history(user_id, limit: int) -> list[dict]:
-    """The user's newest ``limit`` messages, oldest first, each with its row id as ``_id``
-    and the time it was stored (naive UTC) as ``_at``.
-
-    Reads ``ORDER BY id DESC LIMIT n`` on the (user, id) index, so the cost does not grow
-    with the number of stored rows. Unreadable tool_calls JSON is logged and left out (the
-    prompt builder then drops or keeps the message by its content).
-    """
-    query = (db.Message
-             .select(db.Message.id, db.Message.role, db.Message.content,
-                     db.Message.tool_calls, db.Message.tool_call_id, db.Message.name,
-                     db.Message.created_at)
-             .where(db.Message.user == user_id)
-             .order_by(db.Message.id.desc())
-             .limit(limit)
-             .tuples())
-    rows = cast(list[tuple], list(query))   # .tuples(): peewee's stubs still say models
-    return [_row_to_message(*row) for row in reversed(rows)]
-
-
-def recent_history(user_id, limit: int) -> list[dict]:
-    """The user's recent messages for a prompt: at most ``limit``, from a first row that moves
-    on only in steps of half of it (and after a RESET or the retention job).
-
-    ``get_history``'s newest ``limit`` would start one row later at every message, and the
-    window (replayed from the first row) and the pruned line (naming the evicted tools) would
-    change with it: a server's prompt cache would then lose the prompt at every text.
-    """
-    step = max(1, limit // 2)
-    total = count_messages(user_id)
-    skip = max(0, -(-(total - limit) // step) * step)
-    return get_history(user_id, total - skip)
-
-
-def tools_before(user_id, rows: list[dict]) -> list[str] | None:
-    """The tools used in the user's stored messages older than ``rows`` (``recent_history``'s),
-    in first-use order (the names on their results); None when there are no such messages.
-
-    What the pruned line names besides the evicted rows fetched: every tool operation since
-    the last RESET (which deletes the rows), so the line does not change when the fetched
-    rows move on. Results at the start of ``rows`` whose call was not fetched (the prompt
-    drops them) count as older. One indexed read of the older rows' names.
-    """
-    if not rows:
-        return None
-    first = next((m["_id"] for m in rows if m["role"] != "tool"), rows[-1]["_id"] + 1)
-    if not db.Message.select().where((db.Message.user == user_id)
-                                     & (db.Message.id < rows[0]["_id"])).exists():
-        return None
-    older = (db.Message.user == user_id) & (db.Message.id < first)
-    oldest = pw.fn.MIN(db.Message.id)
-    query = (db.Message.select(db.Message.name, oldest)
-             .where(older & (db.Message.role == "tool") & db.Message.name.is_null(False))
-             .group_by(db.Message.name).order_by(oldest).tuples())
-    return [row[0] for row in cast(list[tuple], list(query))]
-
-
-def _row_to_message(row_id, role, content, tool_calls, tool_call_id, name, at) -> dict:
-    message = {"role": role, "content": content, "_id": row_id, "_at": at}
-    if tool_calls:
-        try:
-            message["tool_calls"] = json.loads(tool_calls)
-        except ValueError:
-            log.warning("message %d has unreadable tool_calls JSON; ignoring them", row_id)
-    if tool_call_id is not None:
-        message["tool_call_id"] = tool_call_id
-    if name is not None:
-        message["name"] = name
-    return message
-
-
-def clear_history(user_id) -> int:
-    """Delete every stored message of one user; return how many were deleted."""
-    return db.Message.delete().where(db.Message.user == user_id).execute()
-
-
-
-def count_messages(user_id) -> int:
-    return db.Message.select().where(db.Message.user == user_id).count()
-
-
-def last_message_id(user_id) -> int:
-    """The id of the user's newest stored message, 0 when there is none: messages stored
-    later have larger ids, so it marks where a turn starts."""
-    return (db.Message.select(pw.fn.MAX(db.Message.id))
-            .where(db.Message.user == user_id).scalar() or 0)
-
-
-def newest_rows(user_id, limit: int) -> list[db.Message]:
-    """The user's newest ``limit`` stored rows as they are, newest first (for the operator's
-    view and crash recovery, which read timestamps and raw fields the prompt never sees)."""
-    return list(db.Message.select().where(db.Message.user == user_id)
-                .order_by(db.Message.id.desc()).limit(limit))
-
-
-def delete_messages_after(user_id, message_id: int) -> int:
-    """Delete the user's messages newer than ``message_id`` (a failed turn's partial work)."""
-    return (db.Message.delete().where(db.Message.user == user_id, db.Message.id > message_id)
-            .execute())
-
-
-def prune_before(cutoff, limit: int) -> int:
-    """Delete at most ``limit`` messages (of anyone) stored before ``cutoff``, found through
-    the ``created_at`` index in one short statement; returns how many went."""
-    old = db.Message.select(db.Message.id).where(db.Message.created_at < cutoff).limit(limit)
-    return db.Message.delete().where(db.Message.id.in_(old)).execute()

@@ -1,0 +1,117 @@
+"""The service bundle a turn runs against, and what is worked out from it for one person.
+
+``Services`` is built once from config (``app.build_services``), and tests hand in fakes:
+the model, the Sonarr/Radarr clients (None when not set up), the clock, the rolling
+summarizer and the household's rules. From it and a user come the ``Frame`` a prompt is
+built around (``build_frame``), the tools that user may see (``tools_for``) and the tools'
+view of the world (``tool_context``, or ``approved_context`` for an add an admin already
+approved). None of this calls the model or writes anything.
+"""
+
+import datetime as dt
+import json
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import NamedTuple
+
+from mediabot.arr.requests import record_request
+from mediabot.arr.searches import SearchLimit
+from mediabot.arr.tools import Tool, ToolContext, available_tools, tool_schemas
+from mediabot.arr.tools.base import AddRequest, ServiceClient
+from mediabot.config import Config
+from mediabot.conversation.household import HouseRules
+from mediabot.conversation.llm import ChatModel
+from mediabot.conversation.prompt.build import estimate_tokens
+from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
+from mediabot.conversation.summarizer import Summarizer
+from mediabot.store import db, users
+from mediabot.store.db import Role
+from mediabot.text.language import Language
+from mediabot.text.localtime import Clock, as_local
+
+Gate = Callable[[AddRequest], dict | None]
+
+
+@dataclass
+class Services:
+    """What a turn needs from the outside world, built once from config."""
+
+    config: Config
+    model: ChatModel
+    sonarr: ServiceClient | None = None
+    radarr: ServiceClient | None = None
+    clock: Clock = db.utcnow
+    summarizer: Summarizer | None = None
+    rules: HouseRules | None = None
+
+
+class Frame(NamedTuple):
+    """What every prompt for a user is built around (the same for a whole turn)."""
+
+    tools: dict[str, Tool]   # by name
+    schemas: list[dict]
+    reserved: int            # the schemas' estimated tokens
+    system: str
+    zone: dt.tzinfo          # the household's: each user message shows its time in it
+    note: str = ""           # for this turn only (a question its text let lapse), on its text
+
+
+def approvals_on(services: Services, user: db.User) -> bool:
+    """Does this admin answer members' requests (APPROVE 12 / DENY 12)?"""
+    rules = services.rules
+    return (rules is not None and rules.config.approval == "members"
+            and user.role == Role.ADMIN)
+
+
+def tools_for(services: Services, user: db.User) -> list[Tool]:
+    return available_tools(user.role, sonarr=services.sonarr is not None,
+                           radarr=services.radarr is not None)
+
+
+def language_of(services: Services, user: db.User) -> Language:
+    """The language ``user`` reads: their ``[[users]]`` language, else the household's."""
+    return users.language_of(user, services.config.sms.language)
+
+
+def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
+    """The frame of this user's prompts; ``dropped`` names a question that just lapsed."""
+    tools = {t.name: t for t in tools_for(services, user)}
+    schemas = tool_schemas(list(tools.values()))
+    reserved = estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
+    zone = services.config.server.zone
+    system = build_system_prompt(
+        user.display_name, zone=zone, tools=list(tools), language=language_of(services, user),
+        missing=[name for name, client in (("Sonarr", services.sonarr),
+                                           ("Radarr", services.radarr)) if client is None])
+    rules = services.rules
+    waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
+    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone,
+                 dropped_note(dropped) if dropped else "")
+
+
+def tool_context(services: Services, user: db.User) -> ToolContext:
+    """The tools' view of the world for ``user``, with the household's rules on adds."""
+    house, clock = services.rules, services.clock
+    if house is None or not house.applies_to(user):
+        return approved_context(services, user)
+
+    def gate(request: AddRequest) -> dict | None:
+        return house.gate(user, request, clock())
+    return _context(services, user, gate)
+
+
+def approved_context(services: Services, user: db.User) -> ToolContext:
+    """The tools' view for an add an admin already approved: no rules this time."""
+    return _context(services, user, None)
+
+
+def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContext:
+    clock, config = services.clock, services.config
+    return ToolContext(sonarr=services.sonarr, radarr=services.radarr,
+                       user_id=user.id, role=user.role,
+                       record_request=lambda service, ext_id, title, **how:
+                           record_request(user.id, service, ext_id, title, clock(), **how),
+                       clock=lambda: as_local(clock(), config.server.zone), gate=gate,
+                       searches=SearchLimit(config.requests.search_again_hours,
+                                            clock, config.server.zone),
+                       language=language_of(services, user))

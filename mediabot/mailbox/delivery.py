@@ -1,0 +1,302 @@
+"""Outgoing texts (SMS or WhatsApp, see ``channels``) delivered through Twilio's REST API with
+retries: the delivery loop.
+
+Every text is first written to the outbox (``enqueue``, ``outbox.add``), then sent
+(``deliver``). The row is the record of every attempt and what makes delivery survive a
+crash: ``deliver_due`` (a scheduler job, and once at start-up) sends whatever is still
+``pending``. One inbox row or one ``dedupe_key`` gets at most one outbox row, so a text is
+never queued twice.
+
+Retries: 429, 5xx and network errors get a few quick in-process attempts, then the row
+stays ``pending`` with ``next_attempt_at`` pushed back (doubling, capped) until
+``max_age_seconds`` (``Backoff``). Permanent errors (4xx: 21211 bad number, 21617 too long,
+21614 not a mobile; ``twilio_client``) fail the row at once; a 21610 on SMS (Twilio's SMS
+opt-out) sends it on WhatsApp instead (``sms_optout``). A row is claimed before sending by
+moving its ``next_attempt_at`` forward (a lease), so two threads never send the same row,
+and a row whose sender died mid-send is retried when the lease runs out. A row held for the
+person (outside WhatsApp's window) is judged by ``held`` before each try.
+
+Delivery: a row is ``sent`` when Twilio accepted it (201); it then remembers the newest inbox
+id (``accepted_after_inbox``: later texts came from someone who could have it) and, when
+``status_callback`` is given, Twilio posts each change of the message's state there
+(``outbox.record_delivery`` keeps it in ``delivery``/``delivery_error``: queued, sent,
+delivered, undelivered, failed).
+"""
+
+import datetime as dt
+import logging
+import time
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from twilio.rest import Client
+
+from mediabot.config import SmsConfig, TwilioConfig
+from mediabot.mailbox import channels, held, outbox, sms_optout
+from mediabot.mailbox.held import Mark
+from mediabot.mailbox.twilio_client import (
+    Outcome,
+    OutcomeKind,
+    TwilioCode,
+    classify,
+    describe_error,
+)
+from mediabot.store import users
+from mediabot.store.db import Outbox, OutboxStatus, User, utcnow
+from mediabot.text.localtime import Clock
+from mediabot.text.phones import SMS, WHATSAPP, Channel, split_channel
+from mediabot.text.public_url import web_urls
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """How hard to try: ``attempts`` quick tries per ``deliver`` call, ``base_seconds``
+    apart (doubling); then later rounds ``retry_seconds`` on (doubling, at most
+    ``max_retry_seconds``) until the row is ``max_age_seconds`` old."""
+    attempts: int = 3
+    base_seconds: float = 1.0
+    retry_seconds: float = 60.0
+    max_retry_seconds: float = 1800.0
+    max_age_seconds: float = 86400.0
+
+    def pause(self, attempt: int) -> float:
+        """Seconds to wait after quick try number ``attempt`` (from 1)."""
+        return self.base_seconds * 2 ** (attempt - 1)
+
+    def lease(self, timeout_seconds: float) -> dt.timedelta:
+        """How long a claimed row stays ours: every quick try timing out (request and
+        answer), the pauses between them, and a minute to spare."""
+        waits = sum(self.pause(attempt) for attempt in range(1, self.attempts))
+        return dt.timedelta(seconds=self.attempts * 2 * timeout_seconds + waits + 60)
+
+    def next_round(self, attempts: int) -> dt.timedelta:
+        """How long a row that has had ``attempts`` tries waits for its next round."""
+        rounds = -(-attempts // self.attempts)
+        return dt.timedelta(seconds=min(self.retry_seconds * 2 ** (rounds - 1),
+                                        self.max_retry_seconds))
+
+
+class Sender:
+    """Queues texts in the outbox and delivers them through ``client.messages.create``.
+
+    ``clock`` returns naive UTC datetimes and ``sleep`` waits between quick retries; tests
+    pass fakes for both. ``status_callback`` is the URL each message asks Twilio to post its
+    delivery reports to (none when empty). ``stands`` says whether what a held text is about
+    still stands (``held``). The shared database must be open (``migrations.open_database``).
+    """
+
+    def __init__(self, client: Client, config: TwilioConfig, *, clock: Clock = utcnow,
+                 sleep: Callable[[float], None] | None = None, backoff: Backoff = Backoff(),
+                 status_callback: str = "", sms_config: SmsConfig | None = None,
+                 stands: held.Stands = held.always) -> None:
+        self.client, self.config, self.stands = client, config, stands
+        self.sms_config = sms_config or SmsConfig()
+        self.status_callback = status_callback
+        self.clock, self.sleep, self.backoff = clock, sleep or time.sleep, backoff
+        self.lease = backoff.lease(config.timeout_seconds)
+
+    def send(self, to_number: str, body: str, *, user_id: int | None = None,
+             inbox_id: int | None = None, reply_on: Channel | None = None,
+             dedupe_key: str | None = None, media_urls: Iterable[str] = (),
+             shape: bool = False) -> Outbox | None:
+        """``enqueue`` then ``deliver``; returns the row as it ended (None for an empty body)."""
+        row = self.enqueue(to_number, body, user_id=user_id, inbox_id=inbox_id,
+                           reply_on=reply_on, dedupe_key=dedupe_key, media_urls=media_urls,
+                           shape=shape)
+        if row is None:
+            return None
+        if row.status == OutboxStatus.PENDING:
+            self.deliver(row.id)
+        return outbox.get(row.id)
+
+    def enqueue(self, to_number: str, body: str, *, user_id: int | None = None,
+                inbox_id: int | None = None, reply_on: Channel | None = None,
+                dedupe_key: str | None = None, media_urls: Iterable[str] = (),
+                shape: bool = False) -> Outbox | None:
+        """Write a ``pending`` row; with the same ``inbox_id`` or ``dedupe_key`` as an
+        earlier row, return that row instead (no second row, so no second send).
+        ``media_urls`` go with it as media (http(s) only, at most three). A reply to inbox
+        row ``inbox_id`` gives the channel that text came on as ``reply_on``; the channel is
+        ``channels.choose``'s. With ``shape`` the body is written for it (SMS or WhatsApp
+        rules, in the recipient's language), else sent as given.
+
+        Returns None for an empty body (Twilio would refuse it). Raises peewee's
+        IntegrityError for a non-existent user or inbox id.
+        """
+        user = users.find_user(user_id) if user_id is not None else None
+        channel = channels.choose(user, reply_on, to_number, self.config)
+        if shape:
+            body = channels.shape(channel, body, self.sms_config,
+                                  users.language_of(user, self.sms_config.language))
+        if not body or not body.strip():
+            log.warning("outbox: empty reply not queued (inbox %s)", inbox_id)
+            return None
+        return outbox.add(to_number=split_channel(to_number)[1], body=body, channel=channel,
+                          now=self.clock(), user_id=user_id, inbox_id=inbox_id,
+                          dedupe_key=dedupe_key, media=web_urls(media_urls))
+
+    def deliver(self, row_id: int, *, now: dt.datetime | None = None) -> OutboxStatus:
+        """Send one due ``pending`` row and return its status afterwards.
+
+        A row that is not due, already claimed by another thread, sent or failed is left
+        alone (its current status is returned). Twilio and network errors never raise
+        from here; an unknown ``row_id`` raises ``Outbox.DoesNotExist``.
+        """
+        status = self._deliver_claimed(row_id, now or self.clock())
+        return status or OutboxStatus(outbox.get(row_id).status)
+
+    def deliver_due(self, now: dt.datetime | None = None, *, limit: int = 100) -> int:
+        """Deliver every ``pending`` row due by ``now`` (oldest first); return how many
+        were sent. Safe to run from several threads: each row is claimed before sending."""
+        now = now or self.clock()
+        return sum(self._deliver_claimed(row_id, now) == OutboxStatus.SENT
+                   for row_id in outbox.due(now, limit))
+
+    def deliver_held(self, user_id: int, wrote_on: Channel = WHATSAPP,
+                     before: int | None = None) -> int:
+        """The person just wrote on ``wrote_on``: send what was held for them (queued before
+        outbox row ``before``), on that channel or as ``channels.plan`` says, unless ``held``
+        drops it; how many were sent."""
+        now = self.clock()
+        return sum(self._deliver_claimed(row_id, now, wrote_on) == OutboxStatus.SENT
+                   for row_id in outbox.release_held(user_id, now, before))
+
+    def _deliver_claimed(self, row_id: int, now: dt.datetime,
+                         wrote_on: Channel | None = None) -> OutboxStatus | None:
+        """Claim and send one row; None when it was not ours to send. ``wrote_on``: the
+        channel the person just wrote on, which a held row goes with."""
+        if not outbox.claim(row_id, now, now + self.lease):
+            return None
+        row = outbox.get(row_id)
+        user = _recipient(row)
+        unreachable = sms_optout.unreachable(user, Channel(row.channel), self.config)
+        if unreachable:
+            return self._finish(row, OutboxStatus.FAILED,
+                                Outcome(OutcomeKind.PERMANENT, error=unreachable))
+        verdict = held.verdict(row, now, self.stands)
+        if not verdict.send:
+            return self._finish(row, verdict.status,
+                                Outcome(OutcomeKind.PERMANENT, error=verdict.reason))
+        return self._send_planned(row, user, now, refused=row.error == Mark.WINDOW_REFUSED,
+                                  wrote_on=wrote_on)
+
+    def _send_planned(self, row: Outbox, user: User | None, now: dt.datetime, *,
+                      refused: bool = False, wrote_on: Channel | None = None) -> OutboxStatus:
+        """Send the row as ``channels.plan`` says, or hold it; then go round what Twilio
+        refused that another way can carry, each at most once: a 21610 on SMS (Twilio's SMS
+        opt-out: WhatsApp takes it, and the person is told how to get SMS back) and a 63016
+        (planned again as outside the window)."""
+        plan = channels.plan(row, self.config, now, window_closed=refused, wrote_on=wrote_on,
+                             sms_blocked=sms_optout.blocked(user))
+        if plan.hold:
+            return self._hold(row, now, refused=refused)
+        outcome = self._attempts(row, plan)
+        if (outcome.code == TwilioCode.UNSUBSCRIBED and plan.channel == SMS and user is not None
+                and sms_optout.block(user, now, self.config)):
+            status = self._send_planned(row, user, now, refused=refused)
+            self.send(user.phone, sms_optout.tip(users.language_of(user, self.sms_config.language)),
+                      user_id=user.id, dedupe_key=sms_optout.tip_key(user), shape=True)
+            return status
+        if outcome.code == TwilioCode.OUTSIDE_WINDOW and not plan.template and not refused:
+            log.info("outbox %d: Twilio says the WhatsApp window is closed (63016); it goes as "
+                     "whatsapp_outside_window = %r says", row.id,
+                     self.config.whatsapp_outside_window)
+            return self._send_planned(row, user, now, refused=True)
+        if outcome.kind == OutcomeKind.RETRY:
+            return self._postpone(row, outcome)
+        status = OutboxStatus.SENT if outcome.kind == OutcomeKind.SENT else OutboxStatus.FAILED
+        return self._finish(row, status, outcome)
+
+    def _attempts(self, row: Outbox, plan: channels.Plan) -> Outcome:
+        """Up to ``backoff.attempts`` quick tries while the outcome is RETRY; the last."""
+        for attempt in range(1, self.backoff.attempts + 1):
+            outcome = self._attempt(row, plan)
+            if outcome.kind != OutcomeKind.RETRY:
+                break
+            if attempt < self.backoff.attempts:
+                self.sleep(self.backoff.pause(attempt))
+        return outcome
+
+    def _attempt(self, row: Outbox, plan: channels.Plan) -> Outcome:
+        """One ``messages.create``; its outcome is recorded on the row before returning."""
+        try:
+            fields = channels.message_fields(plan, row.to_number,
+                                             _body_for(row, plan, self.sms_config),
+                                             outbox.media_of(row), self.config)
+            report = {"status_callback": self.status_callback} if self.status_callback else {}
+            message = self.client.messages.create(**fields, **report)
+            outcome = Outcome(OutcomeKind.SENT, sid=message.sid, state=message.status)
+            if plan.channel != row.channel or plan.template:
+                _note_route(row, plan, fields.get("body", row.body))
+        except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
+            outcome = classify(exc, self.config.auth_token, row.body)
+        outbox.record_attempt(row, outcome.error)
+        if outcome.kind != OutcomeKind.SENT:
+            log.info("outbox %d attempt %d failed (%s): %s", row.id, row.attempts,
+                     outcome.kind, outcome.error)
+        return outcome
+
+    def _hold(self, row: Outbox, now: dt.datetime, *, refused: bool = False) -> OutboxStatus:
+        """Outside WhatsApp's window with nothing else allowed: wait for the person's next
+        message (``deliver_held``), checked again each retry round (``held`` gives it up
+        after a week). A row Twilio ``refused`` (63016 where we thought the window open) is
+        not tried again until they write: our record of the window cannot be trusted."""
+        outbox.hold(row.id, row.created_at + held.HOLD_LIMIT if refused
+                    else now + dt.timedelta(seconds=self.backoff.retry_seconds))
+        log.info("outbox %d waits: outside WhatsApp's 24-hour window (whatsapp_outside_window"
+                 " = %r)", row.id, self.config.whatsapp_outside_window)
+        return OutboxStatus.PENDING
+
+    def _finish(self, row: Outbox, status: OutboxStatus, outcome: Outcome) -> OutboxStatus:
+        outbox.finish(row.id, status, outcome, self.clock())
+        _log_finish(row, status, outcome)
+        return status
+
+    def _postpone(self, row: Outbox, outcome: Outcome) -> OutboxStatus:
+        """Leave the row ``pending`` for a later round, or fail it once it is too old."""
+        now = self.clock()
+        if (now - row.created_at).total_seconds() >= self.backoff.max_age_seconds:
+            return self._finish(row, OutboxStatus.FAILED, Outcome(
+                OutcomeKind.PERMANENT, code=outcome.code, error=f"gave up: {outcome.error}"))
+        retry_at = now + self.backoff.next_round(row.attempts)
+        outbox.postpone(row.id, retry_at)
+        log.warning("outbox %d still pending after %d attempts, next try at %s (twilio code %s)",
+                    row.id, row.attempts, retry_at.isoformat(timespec="seconds"), outcome.code)
+        return OutboxStatus.PENDING
+
+
+def _recipient(row: Outbox) -> User | None:
+    """The user a text is for: its user row, else whoever has its number now."""
+    user = users.find_user(row.user_id) if row.user_id else None
+    return user or users.find_by_phone(row.to_number)
+
+
+def _body_for(row: Outbox, plan: channels.Plan, sms_config: SmsConfig) -> str:
+    """The row's text, written now for the channel it goes on when that is not the one it
+    was queued for: for SMS its markup stripped and its accents as ``[sms] accents`` says
+    for the recipient; for WhatsApp its markup."""
+    if plan.channel == row.channel:
+        return row.body
+    user = users.find_user(row.user_id) if row.user_id else None
+    language = users.language_of(user, sms_config.language)
+    return channels.shape(plan.channel, row.body, sms_config, language)
+
+
+def _note_route(row: Outbox, plan: channels.Plan, body: str) -> None:
+    """The row went otherwise than queued (on another channel, or as a template): say so
+    and keep where it went and its segments there."""
+    how = f"as WhatsApp template {plan.template}" if plan.template else f"on {plan.channel}"
+    log.info("outbox %d: sent %s instead of as queued (%s)", row.id, how, row.channel)
+    outbox.record_route(row.id, plan.channel, body)
+
+
+def _log_finish(row: Outbox, status: OutboxStatus, outcome: Outcome) -> None:
+    level = logging.INFO if status == OutboxStatus.SENT else logging.WARNING
+    if outcome.code == TwilioCode.AUTH_FAILED:
+        level = logging.ERROR
+    meaning = describe_error(outcome.code)
+    log.log(level, "outbox %d %s (%s), %d segments, %d attempts, twilio code %s%s", row.id,
+            status, row.channel, row.segments, row.attempts, outcome.code,
+            f": {meaning}" if meaning else "")
