@@ -10,6 +10,7 @@ pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 
 import dataclasses
 import datetime as dt
+import logging
 import os
 import re
 import tomllib
@@ -31,6 +32,7 @@ from mediabot.text.phones import (
     split_channel,
 )
 
+log = logging.getLogger(__name__)
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
@@ -248,7 +250,10 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     """
     environ = os.environ if environ is None else environ
     file = resolve_path(os.fspath(path) if path else None, environ)
-    raw = _read_toml(file)
+    # Unless --config names it, a file that is not there may be left out: MEDIABOT_*
+    # variables alone are then the config (a container's, with nothing mounted at /config).
+    raw = _read_toml(file, missing_ok=path is None)
+    missing, raw = raw is None, raw or {}
     beside, problems = _env_file(file.absolute().parent / ENV_FILE)
     environ = without_sections({**_credentials(environ), **beside, **environ}, replaced)
     raw = _database_beside(raw, file.absolute().parent)
@@ -256,21 +261,33 @@ def load_config(path: str | os.PathLike | None = None, environ=None, *,
     raw = {name: table for name, table in raw.items() if name not in replaced}
     if problems:
         raise ConfigError(problems)
-    config = parse_config(raw, source=str(file), environ=environ, require_twilio=require_twilio,
-                          require_arr_keys=require_arr_keys)
+    try:
+        config = parse_config(raw, source=str(file), environ=environ,
+                              require_twilio=require_twilio, require_arr_keys=require_arr_keys)
+    except ConfigError as exc:
+        if not missing:
+            raise
+        # No file and not enough in the environment: say first that the file is missing,
+        # then (only when some variables were set) what those variables still lack.
+        given = any(k.startswith(ENV_PREFIX) and k != ENV_PATH for k in environ)
+        raise ConfigError([_no_file(file), *(exc.problems if given else [])]) from None
+    if missing:
+        log.info("no config file at %s: the MEDIABOT_* variables alone are the config", file)
     if require_model and _validate_model_set(config.llm, str(file)):
         raise ConfigError(_validate_model_set(config.llm, str(file)))
     return config
 
 
-def _read_toml(file: Path) -> dict:
-    """The config file's tables; ConfigError (one line with the fix) for every way reading
-    it fails: missing, a directory, unreadable by this user, not UTF-8, not TOML."""
+def _read_toml(file: Path, missing_ok: bool = False) -> dict | None:
+    """The config file's tables (None when it is missing and ``missing_ok``); ConfigError
+    (one line with the fix) for every way reading it fails: missing, a directory,
+    unreadable by this user, not UTF-8, not TOML."""
     try:
         return tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError([f"{file}: no such file; copy config.example.toml to {file} "
-                           "and fill in the required keys (or pass --config PATH)"]) from None
+        if missing_ok:
+            return None
+        raise ConfigError([_no_file(file)]) from None
     except IsADirectoryError:
         raise ConfigError([f"{file}: is a directory, not a file; pass --config "
                            f"{file / DEFAULT_PATH} (the file itself)"]) from None
@@ -286,6 +303,11 @@ def _read_toml(file: Path) -> dict:
         raise ConfigError([f"{file}: cannot read it ({exc.strerror}); check the path"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
+
+
+def _no_file(file: Path) -> str:
+    return (f"{file}: no such file; copy config.example.toml to {file} and fill in the "
+            "required keys (or pass --config PATH)")
 
 
 def _env_file(path: Path) -> tuple[dict[str, str], list[str]]:
