@@ -23,7 +23,7 @@ FROM ${BASE} AS requirements
 COPY pyproject.toml /src/
 RUN python3 -c 'import tomllib; print(*tomllib.load(open("/src/pyproject.toml", "rb"))["project"]["dependencies"], sep="\n")' > /requirements.txt
 
-FROM ${BASE} AS build
+FROM ${BASE} AS dependencies
 # A folder of wheels in the build context (docker/wheels.sh) for a machine that cannot reach
 # the package index; empty, the default: pip installs from the index.
 ARG WHEELS=
@@ -37,18 +37,23 @@ RUN python3 -m venv /opt/pip \
 COPY ${WHEELS:-docker/wheels.sh} /wheels/
 COPY --from=requirements /requirements.txt /wheels/requirements.txt
 # The dependencies, in their own layer. phonenumbers' geocoding, carrier and time-zone data
-# (mediabot only parses and formats numbers) and type stubs are left out.
+# (mediabot only parses and formats numbers) and type stubs are left out. mediabot itself
+# goes to /opt/mediabot/app (below), which the venv's Python finds through a .pth file.
 RUN if [ -n "$WHEELS" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels; fi \
  && /opt/pip/bin/pip install --quiet --requirement /wheels/requirements.txt \
  && site=$(/opt/mediabot/bin/python -c 'import sysconfig; print(sysconfig.get_path("purelib"))') \
  && rm -rf "$site"/phonenumbers/geodata "$site"/phonenumbers/carrierdata \
            "$site"/phonenumbers/tzdata \
- && find /opt/mediabot -name '*.pyi' -delete
-# mediabot itself: a small layer, the only one a change to its code rebuilds.
+ && find /opt/mediabot -name '*.pyi' -delete \
+ && echo /opt/mediabot/app > "$site"/mediabot-app.pth
+
+# mediabot itself: the only layer, here and in the image, that a change to its code rebuilds.
+FROM dependencies AS app
+ARG WHEELS=
 COPY pyproject.toml README.md LICENSE /src/
 COPY mediabot/ /src/mediabot/
 RUN if [ -n "$WHEELS" ]; then export PIP_NO_INDEX=1 PIP_FIND_LINKS=/wheels; fi \
- && /opt/pip/bin/pip install --quiet --no-deps /src \
+ && /opt/pip/bin/pip install --quiet --no-deps --target /opt/mediabot/app /src \
  && /opt/mediabot/bin/python -c 'import mediabot.cli, mediabot.daemon'
 
 FROM ${BASE}
@@ -63,10 +68,12 @@ RUN command -v setpriv >/dev/null \
  && { python3 -m pip uninstall --quiet --yes --root-user-action=ignore pip setuptools wheel \
         2>/dev/null || true; } \
  && rm -rf /usr/share/python-wheels
-COPY --from=build /opt/mediabot /opt/mediabot
-COPY config.example.toml /usr/share/mediabot/
+# In the order they change, least often first: a change to mediabot's code copies 3 MB.
+COPY --from=dependencies /opt/mediabot /opt/mediabot
 COPY docker/entrypoint.sh /usr/local/bin/docker-entrypoint
 COPY docker/mediabot.sh /usr/local/bin/mediabot
+COPY config.example.toml /usr/share/mediabot/
+COPY --from=app /opt/mediabot/app /opt/mediabot/app
 # Inside a container mediabot must listen on every interface: Sonarr/Radarr in their own
 # containers (and the published port) cannot reach 127.0.0.1, the default outside one.
 # The drain on SIGTERM fits in `docker stop`'s 10 s (7 s for the turns, up to 2 more for the

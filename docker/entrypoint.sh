@@ -57,7 +57,7 @@ fi
 
 if [ "${1:-}" = mediabot ]; then
     shift
-    set -- /opt/mediabot/bin/mediabot "$@"
+    set -- /opt/mediabot/app/bin/mediabot "$@"
     case " $* " in
         *" serve "*) check_data ;;
     esac
