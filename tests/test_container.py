@@ -230,7 +230,9 @@ def test_a_turn_longer_than_docker_stop_allows_is_answered_after_the_restart(
     assert wait_for(lambda: len(fake_llm.requests) == 1, timeout=15)
     started = time.monotonic()
     assert container.stop() == 0, "exit 137 would mean Docker killed it mid-drain"
-    assert time.monotonic() - started < STOP_TIMEOUT
+    took = time.monotonic() - started
+    print(f"\ndocker stop with a turn longer than the drain took {took:.1f} s")
+    assert took < STOP_TIMEOUT
     assert fake_twilio.bodies() == []
     fake_llm.enqueue_text("Answered after the restart.")
     docker("start", container.name)
