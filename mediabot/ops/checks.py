@@ -15,6 +15,7 @@ Radarr, Twilio); ``check_report.py`` holds the ``Line`` and the summary.
 import dataclasses
 import functools
 import logging
+import os
 import traceback
 from collections.abc import Callable
 
@@ -40,7 +41,7 @@ log = logging.getLogger(__name__)
 def run_checks(config: Config) -> list[Line]:
     """Every check, in the order an operator fixes things: local first, then the network."""
     secrets = _secrets(config)
-    local = [Line(OK, "config", f"{config.source} is valid "
+    local = [Line(OK, "config", f"{_what_was_read(config.source)} valid "
                                 f"({count_of(len(config.users), 'user')} in [[users]]; times "
                                 f"shown in {_zone_name(config)})")]
     local += check_placeholders(config)
@@ -71,6 +72,13 @@ def _safely(subject: str, secrets: list[str], check: Callable[[], list[Line]]) -
                   scrub("".join(traceback.format_exception(exc)), secrets))
         return [Line(FAIL, subject, f"the check itself failed ({type(exc).__name__}); run "
                                     "`mediabot -v check` for details")]
+
+
+def _what_was_read(source: str) -> str:
+    """The config file, or (a container's, with nothing at /config) the variables alone."""
+    if os.path.exists(source):
+        return f"{source} is"
+    return f"no file at {source}; the MEDIABOT_* variables are the config and are"
 
 
 def _zone_name(config: Config) -> str:
