@@ -32,6 +32,7 @@ background thread (``wait_for_webhooks``; what was posted is in ``deliveries``).
 import datetime as dt
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -104,6 +105,7 @@ class FakeSeerr:
         self.webhook: WebhookSettings | None = None
         self.poster = WebhookPoster()
         self._failures: list[int] = []
+        self.delay = 0.0          # seconds before each answer (for timeouts)
         self._lock = threading.RLock()
         self._map = Map([Rule(path, endpoint=name, methods=[method])
                          for path, name, method in _RULES])
@@ -291,6 +293,8 @@ class FakeSeerr:
         return response(environ, start_response)
 
     def _serve(self, request: Request) -> Response:
+        if self.delay:
+            time.sleep(self.delay)
         with self._lock:
             failure = self._failures.pop(0) if self._failures else None
         if failure is not None:

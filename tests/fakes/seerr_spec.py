@@ -105,6 +105,10 @@ def check_request(request: Request) -> tuple[int, dict[str, Any]] | None:
     except Exception as exc:  # noqa: BLE001 (openapi-core raises many kinds; each is a 400)
         return _error(400, _describe(exc), request.path)
     template = _template_for(spec, request.path)
+    operation = spec["paths"].get(template, {}).get(request.method.lower(), {})
+    if operation.get("security", spec["security"]) and not (
+            request.headers.get("X-Api-Key") or request.cookies.get("connect.sid")):
+        return _error(401, "cookie 'connect.sid' required", request.path)   # an empty key
     declared = _query_names(spec, template, request.method.lower())
     for name in request.args:
         if name not in declared:
