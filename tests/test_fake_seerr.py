@@ -19,8 +19,8 @@ from tests.fakes.seerr_catalog import (
     SEVERANCE_TMDB,
     SEVERANCE_TVDB,
 )
+from tests.fakes.seerr_model import MediaStatus, Notification, Permission, RequestStatus
 from tests.fakes.seerr_spec import SPEC_PATH, SpecViolation, check_response
-from tests.fakes.seerr_state import MediaStatus, Notification, Permission, RequestStatus
 from tests.fakes.seerr_webhook import DEFAULT_TEMPLATE, render, truncate
 
 # Seerr's default webhook payload as server/lib/settings/index.ts stores it (base64 of a JSON

@@ -233,7 +233,7 @@ def test_no_answer_is_unreachable_after_the_retries(seerr, client, pauses):
 
 def test_a_slow_answer_times_out_and_a_post_may_have_happened(seerr, pauses):
     sam = seerr.add_user("sam", permissions=MEMBER)
-    seerr.delay = 0.3
+    seerr.http.delay = 0.3
     quick = SeerrClient(seerr.url, seerr.api_key, timeout=0.1, retries=0, sleep=pauses.append)
     assert "in time" in refusal(quick.status).message
     error = refusal(quick.request_media, "movie", DUNE_TMDB, as_user=sam)

@@ -71,18 +71,18 @@ class SeerrClient:
 
     def status(self) -> SeerrStatus:
         """Seerr's version (a public route: it answers whatever the key)."""
-        return self._parse(SeerrStatus.from_json, self._get("/status"))
+        return _parsed(SeerrStatus.from_json, self._get("/status"))
 
     def me(self, *, acting_as: int | None = None) -> SeerrUser:
         """Who the key (or the key acting as a member) is; ``unauthorized`` for a wrong key."""
-        return self._parse(SeerrUser.from_json, self._get("/auth/me", acting_as=acting_as))
+        return _parsed(SeerrUser.from_json, self._get("/auth/me", acting_as=acting_as))
 
     def users(self, *, take: int = 50, skip: int = 0, query: str | None = None) -> Page[SeerrUser]:
         params: dict[str, Any] = {"take": take, "skip": skip}
         if query:
             params["q"] = query
         body = self._get("/user", params=params)
-        return self._parse(lambda b: _page(b, SeerrUser.from_json), body)
+        return _parsed(lambda b: _page(b, SeerrUser.from_json), body)
 
     def all_users(self, *, page_size: int = 100, max_pages: int = 20) -> list[SeerrUser]:
         """Every user, page by page (at most ``max_pages`` pages)."""
@@ -95,7 +95,7 @@ class SeerrClient:
         return found
 
     def user(self, user_id: int) -> SeerrUser:
-        return self._parse(SeerrUser.from_json, self._get(f"/user/{int(user_id)}"))
+        return _parsed(SeerrUser.from_json, self._get(f"/user/{int(user_id)}"))
 
     def find_user(self, link: str) -> SeerrUser | None:
         """The Seerr user a member's link names: an id, an email, or a username (Seerr's
@@ -127,7 +127,7 @@ class SeerrClient:
         """What a user may still request; another user's needs MANAGE_USERS and
         MANAGE_REQUESTS, so ask as the member or with the main key."""
         body = self._get(f"/user/{int(user_id)}/quota", acting_as=acting_as)
-        return self._parse(SeerrQuota.from_json, body)
+        return _parsed(SeerrQuota.from_json, body)
 
     # ------------------------------------------------------------------ titles
 
@@ -135,7 +135,7 @@ class SeerrClient:
         """Films and series matching ``query`` (people and collections left out), each
         with Seerr's status for it when Seerr has a record."""
         body = self._get("/search", params={"query": query, "page": page})
-        return self._parse(lambda b: [SeerrMedia.from_json(r) for r in b.get("results") or ()
+        return _parsed(lambda b: [SeerrMedia.from_json(r) for r in b.get("results") or ()
                                       if r.get("mediaType") in ("movie", "tv")], body)
 
     def movie(self, tmdb_id: int) -> SeerrMedia:
@@ -148,7 +148,7 @@ class SeerrClient:
         """A title's details with Seerr's record: status, seasons, requests and by whom,
         and ``media_url`` (Plex/Jellyfin) once it is available."""
         body = self._get(f"/{media_type}/{int(tmdb_id)}")
-        return self._parse(lambda b: SeerrMedia.from_json(b, media_type), body)
+        return _parsed(lambda b: SeerrMedia.from_json(b, media_type), body)
 
     # ------------------------------------------------------------------ requests
 
@@ -164,11 +164,11 @@ class SeerrClient:
             if tvdb_id:
                 body["tvdbId"] = int(tvdb_id)
         answer = self._call("POST", "/request", acting_as=as_user, body=body, expect=201)
-        return self._parse(SeerrRequest.from_json, answer)
+        return _parsed(SeerrRequest.from_json, answer)
 
     def get_request(self, request_id: int, *, acting_as: int | None = None) -> SeerrRequest:
         body = self._get(f"/request/{int(request_id)}", acting_as=acting_as)
-        return self._parse(SeerrRequest.from_json, body)
+        return _parsed(SeerrRequest.from_json, body)
 
     def list_requests(self, *, filter: RequestFilter = "all", requested_by: int | None = None,
                  take: int = 20, skip: int = 0, sort: Literal["added", "modified"] = "added",
@@ -178,7 +178,7 @@ class SeerrClient:
         if requested_by is not None:
             params["requestedBy"] = int(requested_by)
         body = self._get("/request", params=params, acting_as=acting_as)
-        return self._parse(lambda b: _page(b, SeerrRequest.from_json), body)
+        return _parsed(lambda b: _page(b, SeerrRequest.from_json), body)
 
     def approve(self, request_id: int, *, as_user: int) -> SeerrRequest:
         """Approve as that admin's own Seerr user; ``forbidden`` without MANAGE_REQUESTS."""
@@ -189,7 +189,7 @@ class SeerrClient:
 
     def _decide(self, request_id: int, action: str, as_user: int) -> SeerrRequest:
         body = self._call("POST", f"/request/{int(request_id)}/{action}", acting_as=as_user)
-        return self._parse(SeerrRequest.from_json, body)
+        return _parsed(SeerrRequest.from_json, body)
 
     # ------------------------------------------------------------------ plumbing
 
@@ -241,13 +241,15 @@ class SeerrClient:
             self._session = requests.Session()
         return self._session
 
-    @staticmethod
-    def _parse(parse: Callable[[Any], T], body: Any) -> T:
-        try:
-            return parse(body)
-        except (KeyError, TypeError, ValueError, AttributeError) as exc:
-            raise SeerrError("unexpected", f"Seerr's answer has an unexpected shape "
-                                           f"({type(exc).__name__}: {exc})") from exc
+
+def _parsed(parse: Callable[[Any], T], body: Any) -> T:
+    """``parse(body)``, or SeerrError("unexpected") when the JSON is not the shape Seerr's
+    answers have (another server, or a Seerr too different from the one this was built on)."""
+    try:
+        return parse(body)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise SeerrError("unexpected", f"Seerr's answer has an unexpected shape "
+                                       f"({type(exc).__name__}: {exc})") from exc
 
 
 def _page(body: Json, parse: Callable[[Json], T]) -> Page[T]:

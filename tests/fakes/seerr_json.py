@@ -11,7 +11,7 @@ import datetime as dt
 from typing import Any
 
 from tests.fakes.seerr_catalog import Title
-from tests.fakes.seerr_state import Media, MediaRequest, MediaStatus, User
+from tests.fakes.seerr_model import Media, MediaRequest, MediaStatus, User
 
 PLEX_MACHINE_ID = "f1e2d3c4b5a697887766554433221100fedcba98"
 

@@ -13,15 +13,16 @@ from typing import Any
 from werkzeug.datastructures import MultiDict
 
 from tests.fakes import seerr_json as js
-from tests.fakes.seerr_state import (
+from tests.fakes.seerr_filing import file_request
+from tests.fakes.seerr_model import (
     MediaRequest,
     MediaStatus,
     Permission,
     Refusal,
     RequestStatus,
-    SeerrState,
     User,
 )
+from tests.fakes.seerr_state import SeerrState
 
 Answer = tuple[int, Any]
 FORBIDDEN: Answer = (403, {"status": 403,
@@ -167,7 +168,7 @@ class SeerrRoutes:
 
     def file(self, acting: User, body: Any) -> Answer:
         try:
-            request = self.state.file_request(body, acting)
+            request = file_request(self.state, body, acting)
         except Refusal as refusal:
             return refusal.status, {"message": refusal.message}
         return 201, self.request_json(request)

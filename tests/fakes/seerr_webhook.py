@@ -13,6 +13,11 @@ Every value so becomes a string: ``"tmdbId": "693134"``, ``"tvdbId": ""`` for a 
 ``event``, ``subject``, ``message``, ``image``, ``media`` (``tmdbId``, ``tvdbId``,
 ``mediaType``, ``status``, ``status4k``), ``request`` (``id``, ``requestedBy`` with
 ``displayName``, ``email``, ``avatar``, ``settings``), ``notifyUser``, ``extra``.
+
+``SeerrHooks`` is the agent in the fake: it builds that payload the way
+``MediaRequest.sendNotification`` and the availability notices of
+``MediaRequestSubscriber`` do, keeps every notification in ``notifications``, and posts
+those of the enabled types once a webhook is configured.
 """
 
 import json
@@ -24,7 +29,8 @@ from typing import Any
 
 import requests
 
-from tests.fakes.seerr_state import MediaStatus, Notification
+from tests.fakes.seerr_model import MediaRequest, MediaStatus, Notification
+from tests.fakes.seerr_routes import SeerrRoutes
 
 # The default of settings.notifications.agents.webhook.options.jsonPayload
 # (server/lib/settings/index.ts, stored base64-encoded as a JSON string of this text).
@@ -251,3 +257,63 @@ class WebhookPoster:
         except requests.RequestException as exc:
             return Delivery(kind, body, None, str(exc))
         return Delivery(kind, body, answer.status_code)
+
+
+_EVENTS = {Notification.MEDIA_PENDING: "New {k}{t} Request",
+           Notification.MEDIA_APPROVED: "{k}{t} Request Approved",
+           Notification.MEDIA_DECLINED: "{k}{t} Request Declined",
+           Notification.MEDIA_AUTO_APPROVED: "{k}{t} Request Automatically Approved",
+           Notification.MEDIA_FAILED: "{k}{t} Request Failed",
+           Notification.MEDIA_AVAILABLE: "{k}{t} Request Now Available"}
+_ADMIN_NOTICES = (Notification.MEDIA_PENDING, Notification.MEDIA_AUTO_APPROVED,
+                  Notification.MEDIA_FAILED)       # notifyAdmin: no notifyUser in the payload
+
+
+class SeerrHooks:
+    def __init__(self, routes: SeerrRoutes):
+        self.routes = routes
+        self.settings: WebhookSettings | None = None
+        self.notifications: list[tuple[Notification, int]] = []
+        self.poster = WebhookPoster()
+
+    def notify(self, kind: Notification, request: MediaRequest) -> None:
+        """Called by the state (under the fake's lock) for each notification Seerr sends."""
+        self.notifications.append((kind, request.id))
+        if self.settings is not None and enabled(kind, self.settings.types):
+            body = render(self.settings.template, kind, self.payload(kind, request))
+            self.poster.post(self.settings, kind, body)
+
+    def body(self, kind: Notification, request: MediaRequest | None) -> Any:
+        template = self.settings.template if self.settings else DEFAULT_TEMPLATE
+        return render(template, kind, self.payload(kind, request))
+
+    def send_test(self) -> None:
+        if self.settings is not None:
+            self.poster.post(self.settings, Notification.TEST_NOTIFICATION,
+                             self.body(Notification.TEST_NOTIFICATION, None))
+
+    def payload(self, kind: Notification, request: MediaRequest | None) -> Payload:
+        """The ``NotificationPayload`` for ``kind``; without a request, the settings page's
+        test notification (sent to the owner)."""
+        if request is None:
+            return {"subject": "Test Notification",
+                    "notifyUser": self.routes.user_json(self.routes.state.users[1]),
+                    "message": "Check check, 1, 2, 3. Are we coming in clear?"}
+        media, title = request.media, request.media.title
+        requester = self.routes.user_json(request.requested_by)
+        payload: Payload = {
+            "event": _EVENTS[kind].format(k="4K " if request.is_4k else "",
+                                          t="Movie" if title.media_type == "movie" else "Series"),
+            "subject": f"{title.title} ({title.year})", "message": truncate(title.overview),
+            "image": f"https://image.tmdb.org/t/p/w600_and_h900_bestv2{title.poster_path}",
+            "media": {"tmdbId": title.tmdb_id, "tvdbId": media.tvdb_id,
+                      "mediaType": title.media_type, "status": media.status,
+                      "status4k": media.status_4k},
+            "request": {"id": request.id, "requestedBy": requester},
+        }
+        if kind not in _ADMIN_NOTICES:
+            payload["notifyUser"] = requester
+        if title.media_type == "tv":
+            payload["extra"] = [{"name": "Requested Seasons",
+                                 "value": ", ".join(str(s.number) for s in request.seasons)}]
+        return payload
