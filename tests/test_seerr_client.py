@@ -119,6 +119,14 @@ def test_search_says_what_seerr_knows_of_each_title(seerr, client):
     assert found[DUNE_TWO_TMDB].status == MediaStatus.PENDING
     assert found[DUNE_TMDB].status == MediaStatus.UNKNOWN
     assert client.search("no such title") == []
+    assert [m.title for m in client.search("tmdb:841")] == ["Dune"]
+
+
+def test_a_series_is_found_by_the_tvdb_id_sonarr_uses(client):
+    show = client.find_series_by_tvdb(SEVERANCE_TVDB)
+    assert (show.tmdb_id, show.title, show.tvdb_id) == (SEVERANCE_TMDB, "Severance",
+                                                        SEVERANCE_TVDB)
+    assert client.find_series_by_tvdb(1) is None
 
 
 def test_details_carry_the_requests_and_the_link_to_the_library(seerr, client):

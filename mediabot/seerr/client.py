@@ -138,6 +138,12 @@ class SeerrClient:
         return _parsed(lambda b: [SeerrMedia.from_json(r) for r in b.get("results") or ()
                                       if r.get("mediaType") in ("movie", "tv")], body)
 
+    def find_series_by_tvdb(self, tvdb_id: int) -> SeerrMedia | None:
+        """The series Sonarr knows by ``tvdb_id``, as Seerr knows it (Seerr files series by
+        TMDB id): Seerr's ``tvdb:`` search, then its details. None when TMDB has no match."""
+        hits = [m for m in self.search(f"tvdb:{int(tvdb_id)}") if m.media_type == "tv"]
+        return self.tv(hits[0].tmdb_id) if hits else None
+
     def movie(self, tmdb_id: int) -> SeerrMedia:
         return self.media("movie", tmdb_id)
 

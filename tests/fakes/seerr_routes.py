@@ -8,6 +8,7 @@ shape ``{"message": ...}`` (``server/index.ts``), a missing permission on a guar
 auth middleware's ``{"status": 403, "error": ...}`` (``server/middleware/auth.ts``).
 """
 
+import re
 from typing import Any
 
 from werkzeug.datastructures import MultiDict
@@ -115,8 +116,16 @@ class SeerrRoutes:
     # ------------------------------------------------------------------ titles
 
     def search(self, args: MultiDict[str, str]) -> Answer:
+        """TMDB's multi search, or an id search: ``tmdb:N``, ``tvdb:N``, ``imdb:ttN``
+        (``server/lib/search.ts``; the first provider whose pattern matches wins)."""
         query = (args.get("query") or "").lower()
         hits = [t for t in self.state.catalog.values() if query and query in t.title.lower()]
+        for prefix, field in (("tmdb", "tmdb_id"), ("imdb", "imdb_id"), ("tvdb", "tvdb_id")):
+            found = re.search(rf"(?<={prefix}:)(tt|nm)?\d+", query)
+            if found:
+                hits = [t for t in self.state.catalog.values()
+                        if str(getattr(t, field) or "").lower() == found.group(0)]
+                break
         results = [js.result_json(t, self.state.media.get((t.media_type, t.tmdb_id)))
                    for t in hits]
         return 200, {"page": 1, "totalPages": 1, "totalResults": len(results),
