@@ -8,13 +8,14 @@ depends on it, and checked against Seerr's own OpenAPI spec on every request and
     seerr.approve_in_web_ui(1, as_user=1)
     seerr.set_media_status("movie", 693134, MediaStatus.AVAILABLE)   # MEDIA_AVAILABLE hook
 
-Behaviour (``server/middleware/auth.ts`` and the modules named in ``seerr_state`` and
-``seerr_routes``): ``X-Api-Key`` with the right key acts as user 1, the owner, or as the user
-in ``X-API-User``; no key at all is 401 (the spec validator's), a wrong key or an unknown
-``X-API-User`` is the auth middleware's 403. A request filed with the admin key is approved
-by the admin's permissions even for another ``userId`` (the auto-approval trap); filed as the
-member it follows theirs. Quota exceeded and blocklisted are 403, a duplicate film 409, a
-series with no season left 202, approving or declining without MANAGE_REQUESTS 403.
+Behaviour (``server/middleware/auth.ts`` and the server modules named in ``seerr_filing``,
+``seerr_state`` and ``seerr_routes``): ``X-Api-Key`` with the right key acts as user 1, the
+owner, or as the user in ``X-API-User``; no key at all is 401 (the spec validator's), a wrong
+key or an unknown ``X-API-User`` is the auth middleware's 403. A request filed with the admin
+key is approved by the admin's permissions even for another ``userId`` (the auto-approval
+trap); filed as the member it follows theirs. Quota exceeded and blocklisted are 403, a
+duplicate film 409, a series with no season left 202, approving or declining without
+MANAGE_REQUESTS 403. Searches understand ``tmdb:N``, ``tvdb:N`` and ``imdb:ttN`` as Seerr's do.
 
 Every request passes ``seerr_spec.check_request`` first and every answer
 ``seerr_spec.check_response``: a request the spec refuses is answered as Seerr's validator
