@@ -20,7 +20,7 @@ from mediabot.trial.sim.arr_fixtures import (
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import Permission, RequestStatus
-from tests.support import last_tool_result, relay, settle, text
+from tests.support import last_tool_result, relay, sent_to, settle, text
 
 DUNE_TWO = "Dune: Part Two (2024)"
 POST_REQUEST = ("POST", "/request")
@@ -161,7 +161,7 @@ def test_search_results_say_what_seerr_knows(seerr_house, seerr, fake_llm):
 
 
 def test_an_unlinked_member_is_told_and_nothing_is_filed_for_them(seerr_house, seerr,
-                                                                  fake_llm):
+                                                                  fake_llm, fake_twilio):
     seerr.add_user("sam", permissions=Permission.REQUEST)
     daemon = seerr_house(member_link=None)
 
@@ -170,6 +170,13 @@ def test_an_unlinked_member_is_told_and_nothing_is_filed_for_them(seerr_house, s
     assert said == ("Your number is not linked to a Seerr account yet, so I cannot request "
                     "it for you. Ask an admin to link it.")
     assert not seerr.calls_to(*POST_REQUEST), "never filed as the owner instead"
+    hint = (f"Sam asked for {DUNE_TWO}, but their number has no working link to a Seerr "
+            f"user, so nothing was requested. Set seerr_user for {MEMBER} in [[users]]; "
+            "mediabot check lists every link.")
+    assert sent_to(fake_twilio, ADMIN) == [hint]
+
+    ask(daemon, fake_llm, "add_movie", {"tmdb_id": ARRIVAL_TMDB})
+    assert sent_to(fake_twilio, ADMIN) == [hint], "the admin is told once, not at every ask"
 
 
 def test_a_link_that_matches_nobody_is_told_too(seerr_house, seerr, fake_llm):
