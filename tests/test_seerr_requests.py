@@ -192,3 +192,26 @@ def test_the_pending_text_is_in_the_members_language(seerr_house, seerr, fake_ll
     daemon = seerr_house(member_language="es")
     said = ask(daemon, fake_llm, "add_movie", {"tmdb_id": DUNE_TWO_TMDB})
     assert said.startswith(f"He pedido {DUNE_TWO} a Seerr.")
+
+
+def test_seerr_down_files_nothing_and_no_secret_reaches_a_text_or_the_log(
+        seerr_house, seerr, fake_llm, stack, caplog):
+    seerr.add_user("sam", permissions=Permission.REQUEST)
+    daemon = seerr_house()
+    seerr.down()
+    said = ask(daemon, fake_llm, "add_movie", {"tmdb_id": DUNE_1984_TMDB})
+    seerr.up()
+    assert said == ("Sorry: Seerr is not answering right now; nothing was requested. Try "
+                    "again in a while")
+    assert not stack.has("movie", DUNE_1984_TMDB), "no fallback to Radarr either"
+    texts = [row.body for row in db.Outbox.select()]
+    assert seerr.api_key not in caplog.text + "".join(texts)
+
+
+def test_a_series_asked_for_its_latest_season_asks_seerr_for_that_season(seerr_house, seerr,
+                                                                        fake_llm):
+    seerr.add_user("sam", permissions=Permission.REQUEST)
+    daemon = seerr_house()
+    ask(daemon, fake_llm, "add_series", {"tvdb_id": SEVERANCE_TVDB, "seasons": "latest"})
+    body = seerr.calls_to(*POST_REQUEST)[0].body
+    assert (body["mediaType"], body["seasons"], body["tvdbId"]) == ("tv", [2], SEVERANCE_TVDB)
