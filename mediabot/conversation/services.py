@@ -1,7 +1,7 @@
 """The service bundle a turn runs against, and what is worked out from it for one person.
 
 ``Services`` is built once from config (``app.build_services``), and tests hand in fakes:
-the model, the Sonarr/Radarr clients (None when not set up), the clock, the rolling
+the model, the Sonarr/Radarr clients and Seerr's (None when not set up), the clock, the rolling
 summarizer and the household's rules. From it and a user come the ``Frame`` a prompt is
 built around (``build_frame``), the tools that user may see (``tools_for``) and the tools'
 view of the world (``tool_context``, or ``approved_context`` for an add an admin already
@@ -18,12 +18,14 @@ from mediabot.arr.requests import record_request
 from mediabot.arr.searches import SearchLimit
 from mediabot.arr.tools import Tool, ToolContext, available_tools, tool_schemas
 from mediabot.arr.tools.base import AddRequest, ServiceClient
+from mediabot.arr.tools.seerr_add import SeerrLink
 from mediabot.config import Config
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
 from mediabot.conversation.summarizer import Summarizer
+from mediabot.seerr import SeerrClient
 from mediabot.store import db, users
 from mediabot.store.db import Role
 from mediabot.text.language import Language
@@ -43,6 +45,7 @@ class Services:
     clock: Clock = db.utcnow
     summarizer: Summarizer | None = None
     rules: HouseRules | None = None
+    seerr: SeerrClient | None = None   # [seerr]: adds become Seerr requests
 
 
 class Frame(NamedTuple):
@@ -90,9 +93,10 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
 
 
 def tool_context(services: Services, user: db.User) -> ToolContext:
-    """The tools' view of the world for ``user``, with the household's rules on adds."""
+    """The tools' view of the world for ``user``, with the household's rules on adds (none
+    with Seerr: its own approvals and quotas decide the requests filed there)."""
     house, clock = services.rules, services.clock
-    if house is None or not house.applies_to(user):
+    if house is None or not house.applies_to(user) or services.seerr is not None:
         return approved_context(services, user)
 
     def gate(request: AddRequest) -> dict | None:
@@ -114,4 +118,26 @@ def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContex
                        clock=lambda: as_local(clock(), config.server.zone), gate=gate,
                        searches=SearchLimit(config.requests.search_again_hours,
                                             clock, config.server.zone),
-                       language=language_of(services, user))
+                       language=language_of(services, user),
+                       seerr=_seerr_link(services, user))
+
+
+def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
+    """With [seerr]: Seerr and ``user``'s link, and how the admins hear of a missing one."""
+    if services.seerr is None:
+        return None
+    rules = services.rules
+
+    def hint_admins(title: str) -> None:
+        """Once per member and admin (the dedupe key): the admins who can fix the link."""
+        if rules is None or rules.notify is None:
+            return
+        for admin in users.active_admins():
+            if admin.id != user.id:
+                text = rules.speaks(admin).gettext(
+                    "{name} asked for {title}, but their number has no working link to a "
+                    "Seerr user, so nothing was requested. Set seerr_user for {phone} in "
+                    "[[users]]; mediabot check lists every link.",
+                    name=user.display_name or user.phone, title=title, phone=user.phone)
+                rules.notify(admin, text, key=f"seerr-unlinked:{user.id}:{admin.id}")
+    return SeerrLink(services.seerr, user.seerr_user, user.role == Role.ADMIN, hint_admins)
