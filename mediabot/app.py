@@ -12,6 +12,7 @@ from mediabot.conversation.household import HouseRules, Notify
 from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.services import Services
 from mediabot.conversation.summarizer import Summarizer
+from mediabot.seerr import SeerrClient
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 from mediabot.text.localtime import Clock
@@ -28,14 +29,16 @@ def open_storage(config: Config) -> None:
 def build_services(config: Config, clock: Clock = db.utcnow,
                    notify: Notify | None = None) -> Services:
     """Clients are built here, not at import; the model's SDK client and the arr clients
-    are built lazily on first use."""
+    are built lazily on first use, and Seerr's does no I/O until its first call."""
     model = ChatModel.lazy(config.llm)
     sonarr = ArrClient("sonarr", config.sonarr) if config.sonarr else None
     radarr = ArrClient("radarr", config.radarr) if config.radarr else None
     summarizer = Summarizer(model, config.history) if config.history.summaries else None
     rules = HouseRules(config.requests, notify, config.server.zone, config.sms.language)
+    seerr = (SeerrClient(config.seerr.url, config.seerr.api_key,
+                         timeout=config.seerr.timeout_seconds) if config.seerr else None)
     return Services(config=config, model=model, sonarr=sonarr, radarr=radarr, clock=clock,
-                    summarizer=summarizer, rules=rules)
+                    summarizer=summarizer, rules=rules, seerr=seerr)
 
 
 def build_engine(config: Config, clock: Clock = db.utcnow,

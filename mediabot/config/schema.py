@@ -115,6 +115,16 @@ class ArrConfig:
 
 
 @dataclass(frozen=True)
+class SeerrConfig:
+    """The household's Seerr (Overseerr/Jellyseerr): with it, adds are Seerr requests filed
+    as the member's own Seerr user (``[[users]] seerr_user``)."""
+
+    url: str = ""
+    api_key: str = field(default="", repr=False)
+    timeout_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
 class SmsConfig:
     max_reply_chars: int = 480
     allow_emoji: bool = False
@@ -153,6 +163,7 @@ class UserConfig:
     role: str = Role.MEMBER
     channel: str = ""     # "sms" or "whatsapp" for notices; "": the one they used last
     language: str = ""    # a BCP 47 tag; "": the household's [sms] language
+    seerr_user: str = ""  # their Seerr user: an id, email or username; "": not linked
 
 
 @dataclass(frozen=True)
@@ -165,6 +176,7 @@ class Config:
     confirmation: ConfirmationConfig = ConfirmationConfig()
     sonarr: ArrConfig | None = None
     radarr: ArrConfig | None = None
+    seerr: SeerrConfig | None = None
     sms: SmsConfig = SmsConfig()
     notifications: NotificationsConfig = NotificationsConfig()
     requests: RequestsConfig = RequestsConfig()
@@ -185,6 +197,7 @@ SECTIONS: dict[str, type] = {
     "confirmation": ConfirmationConfig,
     "sonarr": ArrConfig,
     "radarr": ArrConfig,
+    "seerr": SeerrConfig,
     "sms": SmsConfig,
     "notifications": NotificationsConfig,
     "requests": RequestsConfig,

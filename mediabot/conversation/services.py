@@ -1,7 +1,7 @@
 """The service bundle a turn runs against, and what is worked out from it for one person.
 
 ``Services`` is built once from config (``app.build_services``), and tests hand in fakes:
-the model, the Sonarr/Radarr clients (None when not set up), the clock, the rolling
+the model, the Sonarr/Radarr clients and Seerr's (None when not set up), the clock, the rolling
 summarizer and the household's rules. From it and a user come the ``Frame`` a prompt is
 built around (``build_frame``), the tools that user may see (``tools_for``) and the tools'
 view of the world (``tool_context``, or ``approved_context`` for an add an admin already
@@ -24,6 +24,7 @@ from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
 from mediabot.conversation.summarizer import Summarizer
+from mediabot.seerr import SeerrClient
 from mediabot.store import db, users
 from mediabot.store.db import Role
 from mediabot.text.language import Language
@@ -43,6 +44,7 @@ class Services:
     clock: Clock = db.utcnow
     summarizer: Summarizer | None = None
     rules: HouseRules | None = None
+    seerr: SeerrClient | None = None   # [seerr]: adds become Seerr requests
 
 
 class Frame(NamedTuple):

@@ -80,5 +80,6 @@ def _zone_name(config: Config) -> str:
 
 def _secrets(config: Config) -> list[str]:
     found = [config.llm.api_key, config.twilio.auth_token, config.notifications.webhook_secret]
-    found += [arr.api_key for arr in (config.sonarr, config.radarr) if arr is not None]
+    found += [arr.api_key for arr in (config.sonarr, config.radarr, config.seerr)
+              if arr is not None]
     return found

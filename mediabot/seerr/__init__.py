@@ -1,12 +1,14 @@
 """Seerr (the merged Overseerr/Jellyseerr), the household's request manager, over its API.
 
 ``client.SeerrClient`` makes the calls, ``models`` holds what they return and ``errors`` the
-one error they raise. Nothing here imports the rest of mediabot: the wiring (config, tools,
-approvals, hooks) lives in the packages that use it.
+one error they raise; ``links.resolve_seerr_user`` finds the Seerr user a member is linked
+to. Nothing here imports the rest of mediabot: the wiring (config, tools, approvals, hooks)
+lives in the packages that use it.
 """
 
 from mediabot.seerr.client import SeerrClient
 from mediabot.seerr.errors import ErrorKind, SeerrError
+from mediabot.seerr.links import resolve_seerr_user
 from mediabot.seerr.models import (
     MediaStatus,
     Page,
@@ -22,4 +24,4 @@ from mediabot.seerr.models import (
 
 __all__ = ["ErrorKind", "MediaStatus", "Page", "Permission", "QuotaLine", "RequestStatus",
            "SeerrClient", "SeerrError", "SeerrMedia", "SeerrQuota", "SeerrRequest",
-           "SeerrStatus", "SeerrUser"]
+           "SeerrStatus", "SeerrUser", "resolve_seerr_user"]

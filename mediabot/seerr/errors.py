@@ -24,6 +24,7 @@ server         5xx ("Unable to retrieve movie.", "[TMDB] Failed to fetch ...")
 unreachable    no answer: connection refused, DNS, timeout
 unexpected     an answer that is not Seerr's (not JSON, wrong shape, another status)
 ambiguous      a member's link names more than one Seerr user (``find_user``)
+unlinked       a member has no link to a Seerr user at all (``links.resolve_seerr_user``)
 ============== ======================================================================
 """
 
@@ -34,7 +35,7 @@ import requests
 
 ErrorKind = Literal["unauthorized", "forbidden", "quota", "blocklisted", "duplicate",
                     "no_seasons_left", "not_found", "bad_request", "server", "unreachable",
-                    "unexpected", "ambiguous"]
+                    "unexpected", "ambiguous", "unlinked"]
 
 
 class SeerrError(Exception):

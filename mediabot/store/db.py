@@ -114,6 +114,8 @@ class User(BaseModel):
     # Since when Twilio refuses SMS to them (21610) until they text START by SMS; NULL: it
     # does not. Not their consent: that is ``opted_out``.
     sms_blocked_since = pw.DateTimeField(null=True)
+    # Their Seerr user (an id, email or username); NULL: not linked (seerr.resolve_seerr_user)
+    seerr_user = pw.CharField(null=True)
 
     class Meta:
         table_name = "users"

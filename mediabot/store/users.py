@@ -24,6 +24,8 @@ class ConfigUser(Protocol):
     def channel(self) -> str: ...
     @property
     def language(self) -> str: ...
+    @property
+    def seerr_user(self) -> str: ...
 
 
 def language_of(user: User | None, household: str) -> Language:
@@ -68,7 +70,8 @@ def count_users_in(path: str) -> int | None:
 
 def ensure_config_users(users: Sequence[ConfigUser]) -> None:
     """Write ``[[users]]`` into the users table: new ones added, name/role/channel/language
-    changes applied.
+    and Seerr link changes applied (a link given only by ``users add --seerr-user`` stays
+    until the entry names one).
 
     Users added by command are left alone; a config user later removed from the file keeps
     its row and history (it is only no longer marked as from the config).
@@ -80,13 +83,16 @@ def ensure_config_users(users: Sequence[ConfigUser]) -> None:
                 phone=entry.phone,
                 defaults={"display_name": entry.name or None, "role": entry.role,
                           "from_config": True, "channel": entry.channel or None,
-                          "language": entry.language or None})
+                          "language": entry.language or None,
+                          "seerr_user": entry.seerr_user or None})
             if created:
                 continue
             changes = {"role": entry.role, "from_config": True, "channel": entry.channel or None,
                        "language": entry.language or None}
             if entry.name:
                 changes["display_name"] = entry.name
+            if entry.seerr_user:
+                changes["seerr_user"] = entry.seerr_user
             User.update(changes).where(User.id == user.id).execute()
         stale = User.update(from_config=False).where(User.from_config == True)  # noqa: E712
         if phones:
@@ -128,9 +134,10 @@ def first_admin_or_operator() -> User:
                                   defaults={"display_name": "Operator", "role": Role.ADMIN})[0])
 
 
-def add_user(phone: str, name: str | None, role: str) -> User:
-    """A new user; raises ``peewee.IntegrityError`` when the phone already has one."""
-    return User.create(phone=phone, display_name=name, role=role)
+def add_user(phone: str, name: str | None, role: str, seerr_user: str | None = None) -> User:
+    """A new user (``seerr_user``: their Seerr link, or None); raises
+    ``peewee.IntegrityError`` when the phone already has one."""
+    return User.create(phone=phone, display_name=name, role=role, seerr_user=seerr_user or None)
 
 
 def remove_user(user: User) -> None:
