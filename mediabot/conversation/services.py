@@ -18,6 +18,7 @@ from mediabot.arr.requests import record_request
 from mediabot.arr.searches import SearchLimit
 from mediabot.arr.tools import Tool, ToolContext, available_tools, tool_schemas
 from mediabot.arr.tools.base import AddRequest, ServiceClient
+from mediabot.arr.tools.seerr_add import SeerrLink
 from mediabot.config import Config
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
@@ -96,9 +97,10 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
 
 
 def tool_context(services: Services, user: db.User) -> ToolContext:
-    """The tools' view of the world for ``user``, with the household's rules on adds."""
+    """The tools' view of the world for ``user``, with the household's rules on adds (none
+    with Seerr: its own approvals and quotas decide the requests filed there)."""
     house, clock = services.rules, services.clock
-    if house is None or not house.applies_to(user):
+    if house is None or not house.applies_to(user) or services.seerr is not None:
         return approved_context(services, user)
 
     def gate(request: AddRequest) -> dict | None:
@@ -120,4 +122,6 @@ def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContex
                        clock=lambda: as_local(clock(), config.server.zone), gate=gate,
                        searches=SearchLimit(config.requests.search_again_hours,
                                             clock, config.server.zone),
-                       language=language_of(services, user))
+                       language=language_of(services, user),
+                       seerr=SeerrLink(services.seerr, user.seerr_user,
+                                       user.role == Role.ADMIN) if services.seerr else None)

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from mediabot.arr.tools import radarr, sonarr
+from mediabot.arr.tools import radarr, seerr_add, seerr_view, sonarr
 from mediabot.arr.tools.base import (
     ADMINS,
     EVERYONE,
@@ -78,6 +78,8 @@ def search_media(ctx: ToolContext, args: dict) -> ToolResult:
     hits = _interleave(results)[:SEARCH_LIMIT]
     if not hits:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    if ctx.seerr is not None:
+        errors += seerr_view.annotate(ctx.seerr.client, args["query"], hits)
     offered = tuple((hit["title"], hit["year"], posters[id(hit)]) for hit in hits)
     return ToolResult(_with_warnings({"results": hits}, errors), offered=offered)
 
@@ -89,6 +91,8 @@ def library_status(ctx: ToolContext, args: dict) -> dict:
     others = _interleave([rest for _, rest in pairs])[:3]
     if not owned and not others:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    if ctx.seerr is not None and others:
+        errors += seerr_view.annotate(ctx.seerr.client, args["query"], others)
     result = {"in_library": owned}
     if others:
         result["not_in_library"] = others
@@ -159,12 +163,16 @@ def seasons_counted(seasons: str | list[int], available: int) -> int:
 
 
 def add_movie(ctx: ToolContext, args: dict) -> dict | ToolResult:
+    if ctx.seerr is not None:
+        return seerr_add.request_movie(ctx, ctx.seerr, args["tmdb_id"])
     return _add(ctx, "movie", args["tmdb_id"], args, args.get("quality_profile"))
 
 
 def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
     """The seasons as a set from here on: what is counted, held for an admin, added."""
     args = {**args, "seasons": sonarr.season_set(args["seasons"])}
+    if ctx.seerr is not None:
+        return seerr_add.request_series(ctx, ctx.seerr, args["tvdb_id"], args["seasons"])
     return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
                 args.get("quality_profile"))
 
