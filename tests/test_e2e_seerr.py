@@ -13,11 +13,12 @@ import sqlite3
 import pytest
 import requests
 
+from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.loopback import wait_for
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import MediaStatus, Notification, Permission
-from tests.support import SANDBOX, SECRET, basic, sent_to, sonarr_download
+from tests.support import SANDBOX, SECRET, basic, relay, sent_to, sonarr_download
 
 pytestmark = pytest.mark.e2e
 
@@ -37,7 +38,7 @@ def seerr():
 def seerr_house(serve, seerr):
     """`mediabot serve` with [seerr] on the fake: Alex (admin, Seerr user "alex" with Manage
     Requests) and Sam (member, Seerr user "sam"), Seerr's webhook pointed at the daemon."""
-    def start(admin_channel: str = "", env: dict | None = None):
+    def start(admin_channel: str = "", env: dict | None = None, extra: str = ""):
         ids = {"alex": seerr.add_user("alex", permissions=Permission.MANAGE_REQUESTS),
                "sam": seerr.add_user("sam", permissions=Permission.REQUEST)}
         daemon = serve(f"""seerr_user = "alex"
@@ -51,7 +52,7 @@ url = "{seerr.url}"
 api_key = "{seerr.api_key}"
 [notifications]
 webhook_secret = "{SECRET}"
-""", env=env)
+{extra}""", env=env)
         seerr.configure_webhook(daemon.url + "/hooks/seerr", authorization=BEARER)
         return daemon, ids
     return start
@@ -62,27 +63,43 @@ def posted(seerr) -> list[int]:
     return [d.status for d in seerr.deliveries]
 
 
-def test_pending_then_approved_by_text_then_ready_by_text(seerr_house, seerr, fake_twilio):
-    daemon, ids = seerr_house()
-    request_id = seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO)
+def test_pending_then_approved_by_text_then_ready_by_text(seerr_house, seerr, fake_twilio,
+                                                          fake_llm, stack):
+    """Sam texts for a film; it is filed in Seerr as Sam and waits there. Alex is asked by
+    text, answers APPROVE 1, and Seerr records Alex's own Seerr user as the one who
+    approved. Seerr's library scan finds the film: Sam's "ready" comes by text."""
+    daemon, ids = seerr_house(extra=f"""[radarr]
+url = "{stack.servers['radarr'].url}"
+api_key = "{API_KEY}"
+""")
+    fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": DUNE_TWO})])
+    fake_llm.set_responder(relay)
+    daemon.text("get dune part two please", sender=MEMBER)
     question = "Sam asked for Dune: Part Two (2024). Reply APPROVE 1 or DENY 1"
     assert wait_for(lambda: sent_to(fake_twilio, ADMIN) == [question])
+    assert wait_for(lambda: len(sent_to(fake_twilio, MEMBER)) == 1)
+    [filed] = seerr.calls_to("POST", "/request")
+    assert filed.api_user == str(ids["sam"]) and seerr.request_status(1) == 1
 
     daemon.text("APPROVE 1")
-    assert wait_for(lambda: seerr.request_status(request_id) == 2)
-    [call] = seerr.calls_to("POST", f"/request/{request_id}/approve")
-    assert call.api_user == str(ids["alex"])
+    assert wait_for(lambda: seerr.request_status(1) == 2)
+    [call] = seerr.calls_to("POST", "/request/1/approve")
+    assert call.api_user == str(ids["alex"]), "approved as Alex's own Seerr user"
     assert wait_for(lambda: len(sent_to(fake_twilio, ADMIN)) == 2)
-    assert sent_to(fake_twilio, ADMIN)[1] == ("Approved request 1: Dune: Part Two (2024) is "
-                                              "added. Sam has been told.")
 
     seerr.set_media_status("movie", DUNE_TWO, MediaStatus.AVAILABLE)
-    assert wait_for(lambda: len(sent_to(fake_twilio, MEMBER)) == 2)
+    assert wait_for(lambda: len(sent_to(fake_twilio, MEMBER)) == 3)
     assert posted(seerr) == [200, 200, 200]   # pending, approved, available
     assert wait_for(daemon.settled)
+    assert sent_to(fake_twilio, ADMIN) == [
+        question, "Approved request 1: Dune: Part Two (2024) is added. Sam has been told."]
     assert sent_to(fake_twilio, MEMBER) == [
+        "I asked Seerr for Dune: Part Two (2024). The request is waiting for an admin's "
+        "approval there; you will get a text when it is ready.",
         "Alex approved Dune: Part Two (2024): it's added, and I'll text you when it's ready.",
         "Dune: Part Two (2024) is ready to watch."]
+    assert stack.radarr.requests_to("movie", "POST") == [], \
+        "Seerr, not mediabot, sends it to Radarr"
 
 
 def test_a_web_ui_request_approved_in_the_web_ui_withdraws_the_admins_text(

@@ -125,9 +125,10 @@ class SeerrApprovals:
     def _create(self, request: SeerrRequest, title: str,
                 now: dt.datetime) -> db.SeerrApproval | None:
         """The row, numbered above every number in use; None when another thread (the
-        webhook and the sweep at once) created it first."""
+        webhook and the sweep at once) created it first. The write lock is taken before the
+        numbers are read (IMMEDIATE), so two new rows never draw the same number."""
         try:
-            with db.database.atomic():
+            with db.database.atomic("IMMEDIATE"):
                 highest = max(household.highest_number(),
                               db.SeerrApproval.select(pw.fn.MAX(db.SeerrApproval.id)).scalar()
                               or 0)
