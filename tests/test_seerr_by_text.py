@@ -232,3 +232,62 @@ def test_basic_auth_in_iso_8859_1_as_sonarr_sends_it(home, seerr):
     body = seerr.webhook_body(Notification.TEST_NOTIFICATION)
     assert daemon.app.test_client().post(
         "/hooks/seerr", json=body, headers={"Authorization": f"Basic {token}"}).status_code == 200
+
+
+def test_each_admin_is_asked_in_their_language_and_an_unlinked_requester_by_seerr_name(
+        home, seerr, fake_twilio):
+    daemon, _ = home()
+    db.User.update(language="es").where(db.User.phone == ADMIN2).execute()
+    kim = seerr.add_user("kim", permissions=Permission.REQUEST)   # nobody's link
+    request_id = seerr.request_in_web_ui(kim, "movie", DUNE_TWO)
+    seerr_says(daemon, seerr, Notification.MEDIA_PENDING, request_id)
+    assert sent_to(fake_twilio, ADMIN) == ["kim asked for Dune: Part Two (2024). Reply "
+                                           "APPROVE 1 or DENY 1"]
+    assert sent_to(fake_twilio, ADMIN2) == ["kim pidio Dune: Part Two (2024). Responde "
+                                            "APROBAR 1 o RECHAZAR 1"]   # SMS folds accents
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert sent_to(fake_twilio, ADMIN)[-1] == "Approved request 1 (Dune: Part Two (2024)) in Seerr."
+    assert seerr.request_status(request_id) == 2
+    assert sent_to(fake_twilio, MEMBER) == [], "kim is nobody here: nobody else is told"
+
+
+def test_with_seerr_down_the_hook_says_503_and_texts_nobody(home, seerr, fake_twilio):
+    daemon, ids = home()
+    request_id = seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO)
+    body = seerr.webhook_body(Notification.MEDIA_APPROVED, request_id)
+    seerr.down()
+    try:
+        response = daemon.app.test_client().post("/hooks/seerr", json=body, headers=BEARER)
+    finally:
+        seerr.up()
+    assert response.status_code == 503
+    assert response.get_data(as_text=True).startswith("could not ask Seerr about request 1")
+    assert seerr.api_key not in response.get_data(as_text=True)
+    assert fake_twilio.sent == []
+
+
+def test_an_auto_approved_request_is_remembered_for_radarrs_ready_text(home, seerr,
+                                                                      fake_twilio):
+    """Sam may auto-approve: nobody is asked, Sam is not texted about the approval, and
+    Radarr's own webhook later tells Sam (the request made in Seerr is known here)."""
+    daemon, ids = home()
+    seerr.user(ids["sam"]).permissions |= Permission.AUTO_APPROVE
+    request_id = seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO)
+    assert seerr.request_status(request_id) == 2
+    seerr_says(daemon, seerr, Notification.MEDIA_AUTO_APPROVED, request_id)
+    assert fake_twilio.sent == []
+    daemon.app.test_client().post("/hooks/radarr", json=radarr_download(DUNE_TWO),
+                                  headers=basic(SECRET, user="radarr"))
+    assert sent_to(fake_twilio, MEMBER) == ["Dune: Part Two is ready to watch."]
+
+
+def test_an_admin_asking_the_model_hears_what_waits_in_seerr(home, seerr, fake_llm):
+    daemon, ids = home()
+    request_id = seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO)
+    seerr_says(daemon, seerr, Notification.MEDIA_PENDING, request_id)
+    fake_llm.enqueue_text("Sam's Dune: Part Two waits: text APPROVE 1 or DENY 1.")
+    text(daemon.app.test_client(), "anything waiting for me?", sender=ADMIN)
+    settle(daemon)
+    system = fake_llm.requests[-1]["messages"][0]["content"]
+    assert "Requests waiting for approval in Seerr: #1 Sam: Dune: Part Two (2024)." in system

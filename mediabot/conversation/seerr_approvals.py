@@ -254,6 +254,18 @@ class SeerrApprovals:
         kind = "MEDIA_APPROVED" if approved else "MEDIA_DECLINED"
         self.notify_member(member, text, event_key(request_id, kind))
 
+    def waiting_note(self) -> str | None:
+        """For an admin's system prompt: what waits in Seerr for their answer by text."""
+        rows = list(db.SeerrApproval.select().where(
+            db.SeerrApproval.status == ApprovalStatus.WAITING).order_by(
+            db.SeerrApproval.id).limit(10))
+        if not rows:
+            return None
+        listed = "; ".join(f"#{r.id} {r.requested_by}: {r.title}" for r in rows)
+        return (f"Requests waiting for approval in Seerr: {listed}. You cannot approve or "
+                "deny them yourself: tell the admin to text APPROVE or DENY with the number "
+                "(or decide in Seerr).")
+
     def notify_member(self, user: db.User, text: str, key: str) -> None:
         """Text someone of the household (not opted out), once per ``key``."""
         if self.notify is not None and not user.opted_out:

@@ -91,7 +91,9 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     rules = services.rules
-    waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
+    notes = [rules.waiting_note() if rules is not None else None,
+             services.seerr_approvals.waiting_note() if services.seerr_approvals else None]
+    waiting = "\n\n".join(n for n in notes if n) if approvals_on(services, user) else ""
     return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone,
                  dropped_note(dropped) if dropped else "")
 
