@@ -20,7 +20,7 @@ from mediabot.trial.sim.arr_fixtures import (
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import Permission, RequestStatus
-from tests.support import last_tool_result, relay, settle, text
+from tests.support import last_tool_result, relay, sent_to, settle, text
 
 DUNE_TWO = "Dune: Part Two (2024)"
 POST_REQUEST = ("POST", "/request")
@@ -161,7 +161,7 @@ def test_search_results_say_what_seerr_knows(seerr_house, seerr, fake_llm):
 
 
 def test_an_unlinked_member_is_told_and_nothing_is_filed_for_them(seerr_house, seerr,
-                                                                  fake_llm):
+                                                                  fake_llm, fake_twilio):
     seerr.add_user("sam", permissions=Permission.REQUEST)
     daemon = seerr_house(member_link=None)
 
@@ -170,6 +170,13 @@ def test_an_unlinked_member_is_told_and_nothing_is_filed_for_them(seerr_house, s
     assert said == ("Your number is not linked to a Seerr account yet, so I cannot request "
                     "it for you. Ask an admin to link it.")
     assert not seerr.calls_to(*POST_REQUEST), "never filed as the owner instead"
+    hint = (f"Sam asked for {DUNE_TWO}, but their number has no working link to a Seerr "
+            f"user, so nothing was requested. Set seerr_user for {MEMBER} in [[users]]; "
+            "mediabot check lists every link.")
+    assert sent_to(fake_twilio, ADMIN) == [hint]
+
+    ask(daemon, fake_llm, "add_movie", {"tmdb_id": ARRIVAL_TMDB})
+    assert sent_to(fake_twilio, ADMIN) == [hint], "the admin is told once, not at every ask"
 
 
 def test_a_link_that_matches_nobody_is_told_too(seerr_house, seerr, fake_llm):
@@ -185,3 +192,26 @@ def test_the_pending_text_is_in_the_members_language(seerr_house, seerr, fake_ll
     daemon = seerr_house(member_language="es")
     said = ask(daemon, fake_llm, "add_movie", {"tmdb_id": DUNE_TWO_TMDB})
     assert said.startswith(f"He pedido {DUNE_TWO} a Seerr.")
+
+
+def test_seerr_down_files_nothing_and_no_secret_reaches_a_text_or_the_log(
+        seerr_house, seerr, fake_llm, stack, caplog):
+    seerr.add_user("sam", permissions=Permission.REQUEST)
+    daemon = seerr_house()
+    seerr.down()
+    said = ask(daemon, fake_llm, "add_movie", {"tmdb_id": DUNE_1984_TMDB})
+    seerr.up()
+    assert said == ("Sorry: Seerr is not answering right now; nothing was requested. Try "
+                    "again in a while")
+    assert not stack.has("movie", DUNE_1984_TMDB), "no fallback to Radarr either"
+    texts = [row.body for row in db.Outbox.select()]
+    assert seerr.api_key not in caplog.text + "".join(texts)
+
+
+def test_a_series_asked_for_its_latest_season_asks_seerr_for_that_season(seerr_house, seerr,
+                                                                        fake_llm):
+    seerr.add_user("sam", permissions=Permission.REQUEST)
+    daemon = seerr_house()
+    ask(daemon, fake_llm, "add_series", {"tvdb_id": SEVERANCE_TVDB, "seasons": "latest"})
+    body = seerr.calls_to(*POST_REQUEST)[0].body
+    assert (body["mediaType"], body["seasons"], body["tvdbId"]) == ("tv", [2], SEVERANCE_TVDB)

@@ -125,5 +125,25 @@ def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContex
                        searches=SearchLimit(config.requests.search_again_hours,
                                             clock, config.server.zone),
                        language=language_of(services, user),
-                       seerr=SeerrLink(services.seerr, user.seerr_user,
-                                       user.role == Role.ADMIN) if services.seerr else None)
+                       seerr=_seerr_link(services, user))
+
+
+def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
+    """With [seerr]: Seerr and ``user``'s link, and how the admins hear of a missing one."""
+    if services.seerr is None:
+        return None
+    rules = services.rules
+
+    def hint_admins(title: str) -> None:
+        """Once per member and admin (the dedupe key): the admins who can fix the link."""
+        if rules is None or rules.notify is None:
+            return
+        for admin in users.active_admins():
+            if admin.id != user.id:
+                text = rules.speaks(admin).gettext(
+                    "{name} asked for {title}, but their number has no working link to a "
+                    "Seerr user, so nothing was requested. Set seerr_user for {phone} in "
+                    "[[users]]; mediabot check lists every link.",
+                    name=user.display_name or user.phone, title=title, phone=user.phone)
+                rules.notify(admin, text, key=f"seerr-unlinked:{user.id}:{admin.id}")
+    return SeerrLink(services.seerr, user.seerr_user, user.role == Role.ADMIN, hint_admins)

@@ -9,7 +9,8 @@ the terminal. The config and database lines show only our own paths, so they are
 
 This module runs the checks; they live by what they ask: ``local_checks.py`` (this machine
 and the config), ``model_checks.py`` (the model server), ``service_checks.py`` (Sonarr,
-Radarr, Twilio); ``check_report.py`` holds the ``Line`` and the summary.
+Radarr, Twilio), ``seerr_checks.py`` (Seerr and each member's link to it);
+``check_report.py`` holds the ``Line`` and the summary.
 """
 
 import dataclasses
@@ -30,6 +31,7 @@ from mediabot.ops.local_checks import (
     check_users,
 )
 from mediabot.ops.model_checks import check_model
+from mediabot.ops.seerr_checks import check_seerr
 from mediabot.ops.service_checks import check_arr, check_twilio_line, check_whatsapp
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
@@ -51,6 +53,7 @@ def run_checks(config: Config) -> list[Line]:
     remote = _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
         remote += _safely(kind, secrets, functools.partial(check_arr, kind, config))
+    remote += _safely("seerr", secrets, lambda: check_seerr(config))
     remote += _safely("llm", secrets, lambda: check_model(config.llm))
     remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
     remote += _safely("whatsapp", secrets, lambda: check_whatsapp(config))

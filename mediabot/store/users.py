@@ -68,6 +68,25 @@ def count_users_in(path: str) -> int | None:
         return None
 
 
+def seerr_links_in(path: str) -> list[tuple[str, str | None, str, str | None]]:
+    """(phone, name, role, seerr_user) of every user stored in the database file at
+    ``path``, read without creating, migrating or writing it (``check`` changes nothing);
+    [] when there is none yet, or the file predates the link."""
+    if path == ":memory:" or not Path(path).exists():
+        return []
+    try:
+        connection = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True,
+                                     timeout=5)
+        try:
+            rows = connection.execute(f"SELECT phone, display_name, role, seerr_user FROM "
+                                      f"{User._meta.table_name} ORDER BY role, phone")
+            return [tuple(row) for row in rows.fetchall()]
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return []
+
+
 def ensure_config_users(users: Sequence[ConfigUser]) -> None:
     """Write ``[[users]]`` into the users table: new ones added, name/role/channel/language
     and Seerr link changes applied (a link given only by ``users add --seerr-user`` stays

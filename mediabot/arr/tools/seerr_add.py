@@ -15,7 +15,7 @@ answered (Seerr down, the key refused) is a ToolError, with nothing filed.
 """
 
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -46,6 +46,8 @@ class SeerrLink:
     client: SeerrClient
     link: str | None      # the member's seerr_user, as written; None: not linked
     admin: bool = False   # the asker can fix a link, so is told how
+    # Tells the admins that the asker has no working link, naming the title asked for.
+    hint_admins: Callable[[str], None] | None = None
 
 
 def request_movie(ctx: ToolContext, seerr: SeerrLink, tmdb_id: int) -> dict:
@@ -98,7 +100,7 @@ def _file(ctx: ToolContext, seerr: SeerrLink, media: SeerrMedia, service: Servic
     except SeerrError as exc:
         if exc.kind not in LINK_PROBLEMS:
             raise _cannot(exc) from None
-        return _no_link(lang, seerr, exc)
+        return _no_link(lang, seerr, exc, title)
     kind: Kind = "movie" if service == Service.RADARR else "tv"
     try:
         request = seerr.client.request_media(kind, media.tmdb_id, as_user=member.id,
@@ -186,8 +188,11 @@ def _duplicate_text(lang: Language, client: SeerrClient, member: SeerrUser,
                         "is ready.", title=title)
 
 
-def _no_link(lang: Language, seerr: SeerrLink, exc: SeerrError) -> dict:
-    """No Seerr user to file as: say so, and never fall back to the main key's owner."""
+def _no_link(lang: Language, seerr: SeerrLink, exc: SeerrError, title: str) -> dict:
+    """No Seerr user to file as: say so (and the admins how to fix it), and never fall back
+    to the main key's owner."""
+    if seerr.hint_admins is not None:
+        seerr.hint_admins(title)
     log.warning("a request was not filed in Seerr: %s; set seerr_user in [[users]] or use "
                 "`mediabot users add --seerr-user`", exc.message)
     if exc.kind == "unlinked":
@@ -199,7 +204,7 @@ def _no_link(lang: Language, seerr: SeerrLink, exc: SeerrError) -> dict:
                             "link.")
     if seerr.admin:
         text += " " + lang.gettext("(Set seerr_user for this number in [[users]], then "
-                                   "restart mediabot; `mediabot check` lists every link.)")
+                                   "restart mediabot; mediabot check lists every link.)")
     return _told(text, requested=False)
 
 
