@@ -291,3 +291,22 @@ def test_an_admin_asking_the_model_hears_what_waits_in_seerr(home, seerr, fake_l
     settle(daemon)
     system = fake_llm.requests[-1]["messages"][0]["content"]
     assert "Requests waiting for approval in Seerr: #1 Sam: Dune: Part Two (2024)." in system
+
+
+def test_an_answer_while_seerr_is_down_keeps_the_request_waiting(home, seerr, fake_twilio):
+    daemon, ids = home()
+    request_id = seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO)
+    seerr_says(daemon, seerr, Notification.MEDIA_PENDING, request_id)
+    seerr.down()
+    try:
+        text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+        settle(daemon)
+    finally:
+        seerr.up()
+    assert sent_to(fake_twilio, ADMIN)[-1] == ("Seerr did not answer, so request 1 (Dune: Part "
+                                               "Two (2024)) is still waiting. Try again in a "
+                                               "while.")
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    assert seerr.request_status(request_id) == 2
+    assert sent_to(fake_twilio, ADMIN)[-1].startswith("Approved request 1:")
