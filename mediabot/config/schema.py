@@ -122,6 +122,8 @@ class SeerrConfig:
     url: str = ""
     api_key: str = field(default="", repr=False)
     timeout_seconds: float = 10.0
+    # the "ready" text carries Seerr's link to the title on Plex/Jellyfin (its mediaUrl)
+    link_to_library: bool = False
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import peewee as pw
+
 from mediabot.arr.requests import used_since, week_start
 from mediabot.arr.tools import AddRequest, ToolError
 from mediabot.config import RequestsConfig
@@ -284,3 +286,9 @@ def still_waiting(dedupe_key: str, now: dt.datetime) -> bool:
     return db.Approval.select().where(db.Approval.id == int(number),
                                       db.Approval.status == ApprovalStatus.WAITING,
                                       db.Approval.expires_at > now).exists()
+
+
+def highest_number() -> int:
+    """The highest request number in use here (0 when none): Seerr's approvals number
+    theirs above it, so an admin's APPROVE n names one request."""
+    return int(db.Approval.select(pw.fn.MAX(db.Approval.id)).scalar() or 0)

@@ -24,6 +24,7 @@ from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
+from mediabot.conversation.seerr_approvals import SeerrApprovals
 from mediabot.conversation.summarizer import Summarizer
 from mediabot.seerr import SeerrClient
 from mediabot.store import db, users
@@ -46,6 +47,7 @@ class Services:
     summarizer: Summarizer | None = None
     rules: HouseRules | None = None
     seerr: SeerrClient | None = None   # [seerr]: adds become Seerr requests
+    seerr_approvals: SeerrApprovals | None = None   # with [seerr]: its approvals by text
 
 
 class Frame(NamedTuple):
@@ -60,10 +62,12 @@ class Frame(NamedTuple):
 
 
 def approvals_on(services: Services, user: db.User) -> bool:
-    """Does this admin answer members' requests (APPROVE 12 / DENY 12)?"""
+    """Does this admin answer members' requests (APPROVE 12 / DENY 12)? With Seerr, its
+    pending requests are put to the admins that way."""
     rules = services.rules
-    return (rules is not None and rules.config.approval == "members"
-            and user.role == Role.ADMIN)
+    return user.role == Role.ADMIN and (
+        services.seerr_approvals is not None
+        or (rules is not None and rules.config.approval == "members"))
 
 
 def tools_for(services: Services, user: db.User) -> list[Tool]:
@@ -87,7 +91,9 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     rules = services.rules
-    waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
+    notes = [rules.waiting_note() if rules is not None else None,
+             services.seerr_approvals.waiting_note() if services.seerr_approvals else None]
+    waiting = "\n\n".join(n for n in notes if n) if approvals_on(services, user) else ""
     return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone,
                  dropped_note(dropped) if dropped else "")
 

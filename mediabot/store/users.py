@@ -208,3 +208,9 @@ def set_sms_blocked(user: User, since: dt.datetime | None) -> bool:
 def set_summary(user_id: int, summary: str | None, through: int | None) -> None:
     """The rolling summary and the last message id it covers (None, None forgets it)."""
     User.update(summary=summary, summary_through=through).where(User.id == user_id).execute()
+
+
+def seerr_linked() -> list[User]:
+    """The users linked to a Seerr user (``seerr_user`` set), oldest first."""
+    return list(User.select().where(User.seerr_user.is_null(False), User.seerr_user != "")
+                .order_by(User.id))

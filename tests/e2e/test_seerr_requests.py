@@ -17,10 +17,9 @@ from mediabot.trial.sim.arr_fixtures import (
     DUNE_TWO_TMDB,
     SEVERANCE_TVDB,
 )
-from tests.conftest import ADMIN, MEMBER
 from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import Permission, RequestStatus
-from tests.support import last_tool_result, relay, sent_to, settle, text
+from tests.support import ADMIN, MEMBER, last_tool_result, relay, sent_to, settle, text
 
 DUNE_TWO = "Dune: Part Two (2024)"
 POST_REQUEST = ("POST", "/request")

@@ -7,10 +7,9 @@ import pytest
 from click.testing import CliRunner
 
 from mediabot.cli import main
-from tests.conftest import ADMIN, MEMBER
 from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import Permission
-from tests.support import dead_servers, write_config
+from tests.support import ADMIN, MEMBER, dead_servers, write_config
 
 THIRD = "+15551230009"
 
