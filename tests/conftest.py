@@ -1,5 +1,7 @@
 """Shared fixtures: a fresh database per test, fake servers shared per module (reset per test).
-Plain helpers (texting the webhook, payloads, a config.toml writer) are in tests/support.py."""
+A package's own fixtures are in its conftest.py (tests/arr, mailbox, ops, store; tests/e2e
+marks its tests e2e). Plain helpers (texting the webhook, payloads, a config.toml writer) are
+in tests/support.py."""
 
 import datetime as dt
 import signal

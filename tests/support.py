@@ -2,7 +2,8 @@
 and raw config tables; texting the webhook as Twilio does, on SMS and WhatsApp, and its
 delivery reports; a household on the fake arrs and what the model was sent; posters;
 Sonarr's and Radarr's webhooks; the worker with a recording engine; a database that refuses
-writes; OpenAI-shaped messages; a `mediabot serve` child process.
+writes; OpenAI-shaped messages; a `mediabot serve` child process; and the fake accounts and
+config writer of the mailbox's and `mediabot check`'s tests.
 
 Test modules import these from here, never from each other nor from a conftest.py, so a
 test module can be renamed, split or deleted without breaking another one. Fixtures built
