@@ -115,8 +115,9 @@ def cold_summary(cold: dict) -> dict:
     """The cold figures flattened for ``summarise`` (the per-request detail stays apart)."""
     schemas = cold.get("schemas") or []
     flat = {key: cold.get(key) for key in ("cold_prompt_tokens_median", "cold_prompt_ms_median",
-                                           "cold_tokens_per_second_median", "cold_cache_n_max",
-                                           "rendered_tokens_median")}
+                                           "cold_read_tokens_median",
+                                           "cold_tokens_per_second_median", "cold_reads",
+                                           "cold_cache_n_max", "cold_read_matches_rendered")}
     flat.update({f"breakdown_{key}_median": value
                  for key, value in (cold.get("breakdown_median") or {}).items()})
     flat["schema_wire_bytes_max"] = max((s["wire_bytes"] for s in schemas), default=None)

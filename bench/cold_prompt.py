@@ -7,6 +7,7 @@ again. Two figures per such request, both from the server itself:
 - ``read_cold``: the request as it was sent, replayed with ``cache_prompt: false`` (the slot
   keeps none of its last prompt, so ``timings.cache_n`` is 0) and one token to generate: the
   prompt's tokens (``timings.prompt_n``) and how long reading them took (``prompt_ms``).
+  As slow as a cold text, so only a sample of the texts is read again.
 - ``breakdown``: what those tokens are, counted with the server's own ``/apply-template`` and
   ``/tokenize``: the system text (the first message's content, tokenized alone), the tools
   block (the prompt rendered with the system message and the tools, minus the same without
@@ -85,44 +86,56 @@ def wire_bytes(tools: list | None) -> int:
     return len(json.dumps(tools or [], separators=(",", ":"), ensure_ascii=False).encode())
 
 
-def first_requests(rows: list[dict], sample: int | None = None) -> list[int]:
-    """Indexes of the texts' first requests; at most ``sample`` of them, evenly spread."""
-    firsts = [i for i, row in enumerate(rows) if row["stage"] == "first"]
-    if sample is None or sample >= len(firsts):
-        return firsts
-    if sample <= 0:
+def first_requests(rows: list[dict]) -> list[int]:
+    """Indexes of the texts' first requests."""
+    return [i for i, row in enumerate(rows) if row["stage"] == "first"]
+
+
+def spread(items: list, count: int | None) -> list:
+    """At most ``count`` of ``items``, evenly spread (all of them when ``count`` is None)."""
+    if count is None or count >= len(items):
+        return list(items)
+    if count <= 0:
         return []
-    step = len(firsts) / sample
-    return [firsts[int(k * step)] for k in range(sample)]
+    step = len(items) / count
+    return [items[int(k * step)] for k in range(count)]
 
 
 def cold_figures(base: str, requests: list[dict], rows: list[dict],
                  sample: int | None = None) -> dict:
-    """Per text's first request (or ``sample`` of them) the cold read and the breakdown; the
-    medians; and the tool schemas' size per distinct tool list (admins and members differ)."""
-    per_request = []
-    for index in first_requests(rows, sample):
-        entry = {"request": index, "text": rows[index]["text"],
-                 "member": rows[index].get("member", 0),
-                 **breakdown(base, requests[index]), "cold": read_cold(base, requests[index])}
-        per_request.append(entry)
+    """Every text's first request: its parts (``breakdown``, cheap: the server only renders
+    and tokenizes); ``sample`` of them (evenly spread; None: all) also read from scratch
+    (``read_cold``, as slow as a cold text). The medians, and the tool schemas' size per
+    distinct tool list (admins and members differ). Run it last: it empties the slot."""
+    per_request = [{"request": index, "text": rows[index]["text"],
+                    "member": rows[index].get("member", 0), **breakdown(base, requests[index])}
+                   for index in first_requests(rows)]
+    for entry in spread(per_request, sample):
+        entry["cold"] = read_cold(base, requests[entry["request"]])
     return {"requests": per_request, **summarise_cold(per_request),
             "schemas": schema_sizes(base, requests)}
 
 
 def summarise_cold(per_request: list[dict]) -> dict:
-    """Medians over the cold reads: tokens, each part, milliseconds and tokens a second."""
+    """Medians: the cold prompt's tokens (as rendered and tokenized by the server: what it
+    reads with nothing cached) and its parts; over the requests read from scratch, the
+    milliseconds and tokens a second, and whether the server's count matched the rendered
+    one (``cold_read_matches_rendered``: prompt_n == total at every read)."""
     def of(key):
         return median([entry[key] for entry in per_request])
 
-    colds = [entry["cold"] for entry in per_request]
+    read = [entry for entry in per_request if "cold" in entry]
+    colds = [entry["cold"] for entry in read]
     speeds = [c["prompt_n"] / c["prompt_ms"] * 1000 for c in colds
               if c.get("prompt_n") and c.get("prompt_ms")]
-    return {"cold_prompt_tokens_median": median([c["prompt_n"] for c in colds]),
+    return {"cold_prompt_tokens_median": of("total"),
             "cold_prompt_ms_median": median([c["prompt_ms"] for c in colds]),
+            "cold_read_tokens_median": median([c["prompt_n"] for c in colds]),
             "cold_tokens_per_second_median": median(speeds),
+            "cold_reads": len(read),
             "cold_cache_n_max": max((c["cache_n"] or 0 for c in colds), default=None),
-            "rendered_tokens_median": of("total"),
+            "cold_read_matches_rendered": all(e["cold"]["prompt_n"] == e["total"]
+                                              for e in read) if read else None,
             "breakdown_median": {key: of(key) for key in
                                  ("system", "tools_block", "tool_json", "history", "template")},
             "breakdown_of_median_prompt": _middle(per_request)}

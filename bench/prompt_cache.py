@@ -40,7 +40,7 @@ simulated library, SQLite) and the bench's own (proxy and analysis).
 
     .venv/bin/python bench/prompt_cache.py [--baseline 4879028] [--rounds 1]
         [--variant solo-20 --variant household ...] [--swa on|off|both] [--texts 30]
-        [--cold-sample N] [--out result.json]
+        [--cold-sample 10] [--out result.json]
 """
 
 import argparse
@@ -49,6 +49,7 @@ import json
 import os
 import re
 import resource
+import signal
 import subprocess
 import sys
 import tarfile
@@ -222,8 +223,9 @@ def parse_args(argv=None):
     parser.add_argument("--texts", type=int, default=len(TEXTS))
     parser.add_argument("--reply-tokens", type=int, default=48,
                         help="[llm] max_reply_tokens: bounds the tiny model's rambling")
-    parser.add_argument("--cold-sample", type=int, help="read only this many texts' first "
-                        "requests again from scratch (evenly spread; default all; 0: none)")
+    parser.add_argument("--cold-sample", type=int, default=10, help="how many texts' first "
+                        "requests to read again from scratch, evenly spread (default 10; "
+                        "every first request is tokenized for the cold prompt's size)")
     parser.add_argument("--repack", action="store_true")
     parser.add_argument("--requests", help="also write every recorded request (messages, "
                         "tools) to REQUESTS.<label>-<variant>-<swa>.json")
@@ -269,8 +271,15 @@ def run_all(args, tmp: Path) -> list[dict]:
     return runs
 
 
+def _stop(signum, frame) -> None:
+    """SIGTERM (``timeout``, a killed job) unwinds like Ctrl-C: each run's ``finally`` stops
+    its llama-server and the temporary tree is removed."""
+    raise SystemExit(128 + signum)
+
+
 def main(argv=None) -> None:
     args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
     load_before = loadavg()
     with tempfile.TemporaryDirectory(prefix="prompt-cache-") as tmp:
         runs = run_all(args, Path(tmp))

@@ -7,6 +7,7 @@ engine behind the recording proxy.
 
 import itertools
 import json
+import statistics
 import subprocess
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -141,19 +142,23 @@ def test_the_parts_of_a_cold_prompt_add_up_to_what_the_server_reads(llama):
     assert cold["cache_n"] == 0 and llama.bodies[-1]["max_tokens"] == 1
 
 
-def test_cold_figures_read_every_texts_first_request_and_size_each_tool_list(llama):
+def test_cold_figures_count_every_first_request_read_a_sample_and_size_tool_lists(llama):
     member = {**REQUEST, "tools": TOOLS[:1]}
     requests = [REQUEST, {**REQUEST, "messages": REQUEST["messages"][:2]}, member]
     rows = [{"stage": "first", "text": 0, "member": 0}, {"stage": "after_tool", "text": 0},
             {"stage": "first", "text": 1, "member": 1}]
     cold = cold_figures(llama.url, requests, rows)
     assert [entry["request"] for entry in cold["requests"]] == [0, 2]
-    assert cold["cold_cache_n_max"] == 0
+    assert cold["cold_reads"] == 2 and cold["cold_cache_n_max"] == 0
+    assert cold["cold_read_matches_rendered"] is True
+    assert cold["cold_prompt_tokens_median"] == statistics.median(
+        entry["total"] for entry in cold["requests"])
     sizes = {tuple(s["tools"]): s for s in cold["schemas"]}
     assert sizes[("search_media", "download_queue")]["wire_bytes"] == wire_bytes(TOOLS)
     assert sizes[("search_media", "download_queue")]["requests"] == 2
     assert sizes[("search_media",)]["json_tokens"] == words(json.dumps(TOOLS[0]))
-    assert cold_figures(llama.url, requests, rows, sample=0)["requests"] == []
+    sampled = cold_figures(llama.url, requests, rows, sample=1)
+    assert sampled["cold_reads"] == 1 and len(sampled["requests"]) == 2   # all tokenized
 
 
 # ---------------------------------------------------------------------------- the figures
