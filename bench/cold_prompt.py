@@ -77,8 +77,10 @@ def breakdown(base: str, request: dict) -> dict:
 
 
 def schema_text(rendered: str) -> str:
-    """The schemas as the template wrote them, between ``<tools>`` and ``</tools>``."""
-    start = rendered.index(TOOLS_OPEN) + len(TOOLS_OPEN)
+    """The schemas as the template wrote them, between the last ``<tools>`` and the
+    ``</tools>`` after it (Qwen's template first names the tags: "within <tools></tools>
+    XML tags")."""
+    start = rendered.rindex(TOOLS_OPEN) + len(TOOLS_OPEN)
     return rendered[start:rendered.index(TOOLS_CLOSE, start)].strip("\n")
 
 

@@ -81,7 +81,8 @@ class FakeLlamaServer:
     def render(messages: list[dict], tools: list | None) -> str:
         head = f"<s> system\n{messages[0]['content']}"
         if tools:
-            head += "\n<tools>\n" + "\n".join(json.dumps(t) for t in tools) + "\n</tools>"
+            head += ("\nSchemas within <tools></tools> tags:\n<tools>\n"
+                     + "\n".join(json.dumps(t) for t in tools) + "\n</tools>")
         rest = "".join(f" </s>\n<s> {m['role']}\n{m['content']}" for m in messages[1:])
         return head + rest + " </s>\n<s> assistant\n"
 
@@ -135,7 +136,7 @@ def test_the_parts_of_a_cold_prompt_add_up_to_what_the_server_reads(llama):
     schema_lines = "\n".join(json.dumps(t) for t in TOOLS)
     assert parts["system"] == words(REQUEST["messages"][0]["content"])
     assert parts["tool_json"] == words(schema_lines)
-    assert parts["tools_block"] == words(schema_lines) + 2          # <tools> and </tools>
+    assert parts["tools_block"] == words(schema_lines) + 6     # the tags, named and written
     assert parts["history"] == sum(words(m["content"]) + 3 for m in REQUEST["messages"][1:])
     assert parts["total"] == cold["prompt_n"] == sum(
         parts[key] for key in ("system", "tools_block", "history", "template"))
