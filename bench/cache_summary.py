@@ -174,5 +174,20 @@ def compare(table: dict, labels: list[str]) -> dict:
     return out
 
 
+def tool_results(requests: list[dict]) -> dict:
+    """Per tool, the results the model was shown (each distinct one once): how many, and
+    their median and largest size in UTF-8 bytes: what a text's tool round adds to every
+    later prompt until the window evicts it."""
+    seen: dict[str, set[str]] = {}
+    for request in requests:
+        for message in request.get("messages") or []:
+            if message.get("role") == "tool" and isinstance(message.get("content"), str):
+                seen.setdefault(message.get("name") or "?", set()).add(message["content"])
+    return {name: {"results": len(contents),
+                   "bytes_median": median([len(c.encode()) for c in contents]),
+                   "bytes_max": max(len(c.encode()) for c in contents)}
+            for name, contents in sorted(seen.items())}
+
+
 def _ratio(value: float | None, base: float | None) -> float | None:
     return None if value is None or not base else round(value / base, 3)

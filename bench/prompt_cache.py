@@ -61,7 +61,7 @@ from urllib.request import urlopen
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.cache_proxy import Proxy
-from bench.cache_summary import TARGETS, compare, figures, summarise
+from bench.cache_summary import TARGETS, compare, figures, summarise, tool_results
 from bench.cold_prompt import cold_figures
 from bench.harness import CLOCK_TICKS, ROOT, free_port, loadavg
 from bench.household_script import HOUSEHOLD, MEMBERS, TEXTS
@@ -176,7 +176,8 @@ def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: P
             "bench_cpu_seconds": round(own_cpu(resource.RUSAGE_SELF) - bench_cpu, 2),
             "wall_seconds": round(time.monotonic() - started, 1),
             "summary": summarise(rows, texts, breaks, variant, cold), "breaks": tally(breaks),
-            "cold": cold, "rows": rows, "texts": texts, "prefix": breaks}
+            "tool_results": tool_results(requests), "cold": cold, "rows": rows,
+            "texts": texts, "prefix": breaks}
 
 
 def export_revision(revision: str, target: Path) -> str:
@@ -296,7 +297,8 @@ def main(argv=None) -> None:
                      "server_cpu_seconds": r["server_cpu_seconds"],
                      "driver_cpu_seconds": r["driver_cpu_seconds"],
                      "bench_cpu_seconds": r["bench_cpu_seconds"],
-                     **r["summary"], "breaks": r["breaks"]} for r in runs],
+                     **r["summary"], "breaks": r["breaks"],
+                     "tool_results": r["tool_results"]} for r in runs],
         "runs": runs}, indent=1)
     if args.out:
         Path(args.out).write_text(out + "\n")

@@ -16,7 +16,7 @@ from urllib.parse import urlparse
 import pytest
 
 from bench.cache_proxy import Proxy
-from bench.cache_summary import compare, figures, summarise
+from bench.cache_summary import compare, figures, summarise, tool_results
 from bench.cold_prompt import breakdown, cold_figures, read_cold, wire_bytes
 from bench.harness import ROOT
 from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
@@ -194,6 +194,15 @@ def test_figures_take_medians_over_rounds_and_compare_against_the_baseline():
     assert table["baseline"]["solo-20"]["cold_prompt_tokens_median"] == 2100
     row_ = compare(table, ["baseline", "current"])["solo-20"]["cold_prompt_tokens_median"]
     assert row_ == {"baseline": 2100, "current": 1050, "ratio current/baseline": 0.5}
+
+
+def test_tool_results_are_sized_once_each_per_tool():
+    search = {"role": "tool", "name": "search_media", "content": '{"results":[]}'}
+    queue = {"role": "tool", "name": "download_queue", "content": '{"total":0,"é":1}'}
+    requests = [{"messages": [search]}, {"messages": [search, queue]}]
+    sizes = tool_results(requests)
+    assert sizes["search_media"] == {"results": 1, "bytes_median": 14, "bytes_max": 14}
+    assert sizes["download_queue"]["bytes_max"] == len(queue["content"].encode()) == 18
 
 
 # ------------------------------------------------------------------ baseline and driver
