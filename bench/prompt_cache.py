@@ -252,12 +252,13 @@ def parse_args(argv=None):
     return args
 
 
-def run_all(args, tmp: Path) -> list[dict]:
+def run_all(args, tmp: Path, done=lambda runs: None) -> list[dict]:
     sources = list(args.sources)
     if args.baseline:
         args.baseline_commit = export_revision(args.baseline, tmp / "baseline")
         sources = [("baseline", tmp / "baseline")] + (sources or [("current", ROOT)])
     sources = sources or [("current", ROOT)]
+    args.labels = [label for label, _ in sources]
     swa = {"on": [True], "off": [False], "both": [True, False]}[args.swa]
     runs = []
     for round_no in range(args.rounds):
@@ -268,25 +269,15 @@ def run_all(args, tmp: Path) -> list[dict]:
                     _note(f"round {round_no + 1}: {variant}, {label} ({source}), "
                           f"swa_full={swa_full}")
                     runs.append(one_run(label, source, variant, swa_full, args, tmp))
-    args.labels = [label for label, _ in sources]
+                    done(runs)
     return runs
 
 
-def _stop(signum, frame) -> None:
-    """SIGTERM (``timeout``, a killed job) unwinds like Ctrl-C: each run's ``finally`` stops
-    its llama-server and the temporary tree is removed."""
-    raise SystemExit(128 + signum)
-
-
-def main(argv=None) -> None:
-    args = parse_args(argv)
-    signal.signal(signal.SIGTERM, _stop)
-    load_before = loadavg()
-    with tempfile.TemporaryDirectory(prefix="prompt-cache-") as tmp:
-        runs = run_all(args, Path(tmp))
+def report(runs: list[dict], args, load_before: list[float]) -> str:
+    """The JSON the bench prints: figures, comparison, per-run summaries and detail."""
     table = figures(runs)
-    out = json.dumps({
-        "bench": "prompt_cache", "targets": TARGETS,
+    return json.dumps({
+        "bench": "prompt_cache", "targets": TARGETS, "complete": len(runs) == args.planned,
         "machine": {"cpus": len(os.sched_getaffinity(0)), "loadavg_before": load_before,
                     "loadavg_after": loadavg()},
         "bench_cpu_seconds": round(own_cpu(resource.RUSAGE_SELF), 2),
@@ -300,9 +291,30 @@ def main(argv=None) -> None:
                      **r["summary"], "breaks": r["breaks"],
                      "tool_results": r["tool_results"]} for r in runs],
         "runs": runs}, indent=1)
-    if args.out:
-        Path(args.out).write_text(out + "\n")
-    print(out)
+
+
+def _stop(signum, frame) -> None:
+    """SIGTERM (``timeout``, a killed job) unwinds like Ctrl-C: each run's ``finally`` stops
+    its llama-server and the temporary tree is removed."""
+    raise SystemExit(128 + signum)
+
+
+def main(argv=None) -> None:
+    """Runs every variant; with ``--out``, the file is rewritten after each run (``complete``
+    false until the last), so a long run stopped early keeps what it measured."""
+    args = parse_args(argv)
+    signal.signal(signal.SIGTERM, _stop)
+    load_before = loadavg()
+    sources = (1 if args.baseline else 0) + (len(args.source) or 1)
+    args.planned = args.rounds * len(args.variants) * sources * (2 if args.swa == "both" else 1)
+
+    def save(runs: list[dict]) -> None:
+        if args.out:
+            Path(args.out).write_text(report(runs, args, load_before) + "\n")
+
+    with tempfile.TemporaryDirectory(prefix="prompt-cache-") as tmp:
+        runs = run_all(args, Path(tmp), save)
+    print(report(runs, args, load_before))
 
 
 if __name__ == "__main__":
