@@ -113,6 +113,16 @@ def start_server(argv: list, log: Path, timeout: float = 180.0) -> subprocess.Po
     raise RuntimeError(f"llama-server did not start:\n{log.read_text()[-2000:]}")
 
 
+def stop_server(proc: subprocess.Popen, grace: float = 30.0) -> None:
+    """SIGTERM, then SIGKILL when it is still busy (mid-answer) after ``grace`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=grace)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait(timeout=10)
+
+
 def cpu_seconds(pid: int) -> float:
     fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     return (int(fields[11]) + int(fields[12])) / CLOCK_TICKS
@@ -167,8 +177,7 @@ def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: P
         cold = cold_figures(base, requests, rows, args.cold_sample)   # last: it empties the slot
         server_cpu = cpu_seconds(server.pid)
     finally:
-        server.terminate()
-        server.wait(timeout=30)
+        stop_server(server)
     return {"label": label, "source": str(source), "commit": _commit(source, label, args),
             "variant": variant, "swa_full": swa_full, "max_messages": setup["max_messages"],
             "cache_ram": setup["cache_ram"], "server_cpu_seconds": round(server_cpu, 2),
