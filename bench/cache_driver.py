@@ -68,10 +68,11 @@ def config_for(plan: dict, sim, members: list[dict]):
                                users=users)
 
 
-def announce(proxy: str, index: int, member: int, forced: dict | None) -> None:
-    """Tell the recording proxy which text comes next, whose, and what its first answer
-    becomes."""
-    body = json.dumps({"index": index, "member": member, "call": forced}).encode()
+def announce(proxy: str, index: int, member: int, text: str, forced: dict | None) -> None:
+    """Tell the recording proxy which text comes next, whose, what it says, and what its
+    first answer becomes."""
+    body = json.dumps({"index": index, "member": member, "text": text,
+                       "call": forced}).encode()
     request = urllib.request.Request(proxy + "/bench/text", data=body,
                                      headers={"Content-Type": "application/json"})
     urllib.request.urlopen(request, timeout=10).close()
@@ -88,7 +89,7 @@ def converse(plan: dict) -> None:
         ids = [db.User.get(db.User.phone == m["phone"]).id for m in members]
         for index, (member, minutes, text, forced) in enumerate(plan["texts"]):
             now[0] += dt.timedelta(minutes=minutes)
-            announce(plan["proxy"], index, member, forced)
+            announce(plan["proxy"], index, member, text, forced)
             started = time.perf_counter()
             reply = engine.handle(ids[member], text)
             print(json.dumps({"text": index, "member": member, "sent": text, "reply": reply,

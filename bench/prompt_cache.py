@@ -40,7 +40,7 @@ simulated library, SQLite) and the bench's own (proxy and analysis).
 
     .venv/bin/python bench/prompt_cache.py [--baseline 4879028] [--rounds 1]
         [--variant solo-20 --variant household ...] [--swa on|off|both] [--texts 30]
-        [--cold-sample 10] [--out result.json]
+        [--cold-sample 10] [--scripted-replies] [--out result.json]
 """
 
 import argparse
@@ -161,7 +161,7 @@ def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: P
                           Path(args.logs or tmp) / f"llama-{label}-{variant}-{swa_full}.log")
     base = f"http://127.0.0.1:{port}"
     try:
-        with Proxy(port) as proxy:
+        with Proxy(port, scripted=args.scripted_replies) as proxy:
             plan = {"proxy": proxy.url, "texts": texts_wanted, "timeout": 900,
                     "members": [dict(zip(("phone", "name", "role", "language"), m,
                                          strict=True)) for m in setup["members"]],
@@ -180,7 +180,8 @@ def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: P
         stop_server(server)
     return {"label": label, "source": str(source), "commit": _commit(source, label, args),
             "variant": variant, "swa_full": swa_full, "max_messages": setup["max_messages"],
-            "cache_ram": setup["cache_ram"], "server_cpu_seconds": round(server_cpu, 2),
+            "cache_ram": setup["cache_ram"], "scripted_replies": args.scripted_replies,
+            "server_cpu_seconds": round(server_cpu, 2),
             "driver_cpu_seconds": round(driver_cpu, 2),
             "bench_cpu_seconds": round(own_cpu(resource.RUSAGE_SELF) - bench_cpu, 2),
             "wall_seconds": round(time.monotonic() - started, 1),
@@ -236,6 +237,10 @@ def parse_args(argv=None):
     parser.add_argument("--cold-sample", type=int, default=10, help="how many texts' first "
                         "requests to read again from scratch, evenly spread (default 10; "
                         "every first request is tokenized for the cold prompt's size)")
+    parser.add_argument("--scripted-replies", action="store_true",
+                        help="the server reads every prompt but writes one token; answers "
+                        "are the script's (bench/cache_proxy.py): fast, and the same work "
+                        "in every run")
     parser.add_argument("--repack", action="store_true")
     parser.add_argument("--requests", help="also write every recorded request (messages, "
                         "tools) to REQUESTS.<label>-<variant>-<swa>.json")
@@ -293,7 +298,8 @@ def report(runs: list[dict], args, load_before: list[float]) -> str:
         "figures": table, "compare": compare(table, args.labels),
         "summary": [{"label": r["label"], "commit": r["commit"], "variant": r["variant"],
                      "swa_full": r["swa_full"], "max_messages": r["max_messages"],
-                     "cache_ram": r["cache_ram"], "wall_seconds": r["wall_seconds"],
+                     "cache_ram": r["cache_ram"], "scripted_replies": r["scripted_replies"],
+                     "wall_seconds": r["wall_seconds"],
                      "server_cpu_seconds": r["server_cpu_seconds"],
                      "driver_cpu_seconds": r["driver_cpu_seconds"],
                      "bench_cpu_seconds": r["bench_cpu_seconds"],

@@ -15,7 +15,7 @@ from urllib.parse import urlparse
 
 import pytest
 
-from bench.cache_proxy import Proxy
+from bench.cache_proxy import SCRIPTED_REPLY, Proxy
 from bench.cache_summary import compare, figures, summarise, tool_results
 from bench.cold_prompt import breakdown, cold_figures, read_cold, wire_bytes
 from bench.harness import ROOT
@@ -240,3 +240,24 @@ def test_the_driver_sends_each_members_texts_as_that_member(tmp_path):
     assert "Alex" in systems[0] and "Spanish" in systems[1] and "Sam" in systems[2]
     tools = [{t["function"]["name"] for t in r["tools"]} for r in requests]
     assert "remove_media" not in tools[0] and "remove_media" in tools[-1]
+
+
+@pytest.mark.e2e
+def test_scripted_replies_ask_the_server_for_one_token_and_answer_from_the_script(tmp_path):
+    fake = FakeOpenAI(default_text="a long ramble from the tiny model").start()
+    fake.serves_any_model = True
+    plan = variant_plan("solo-20", None)
+    try:
+        with Proxy(urlparse(fake.url).port, scripted=True) as proxy:
+            texts, _ = drive(ROOT, {
+                "proxy": proxy.url, "texts": plan["texts"][:2], "timeout": 10,
+                "members": [dict(zip(("phone", "name", "role", "language"), MEMBERS[0],
+                                     strict=True))],
+                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
+                "database": str(tmp_path / "bench.db")}, timeout=120)
+    finally:
+        fake.stop()
+    assert [t["reply"] for t in texts] == [SCRIPTED_REPLY.format(text=t["sent"])
+                                           for t in texts]
+    assert {r["max_tokens"] for r in fake.requests} == {1}
+    assert [r["stage"] for r in proxy.recorder.rows] == ["first", "first", "after_tool"]
