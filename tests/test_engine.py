@@ -1,6 +1,7 @@
 """One turn, end to end against the fake OpenAI server through the real openai SDK."""
 
 import json
+import re
 
 import pytest
 
@@ -13,7 +14,7 @@ from mediabot.conversation.model_turn import (
     ROUND_LIMIT_REPLY,
     STUCK_REPLY,
 )
-from mediabot.conversation.prompt.build import estimate_tokens
+from mediabot.conversation.prompt.build import PERSON_ACK, estimate_tokens
 from mediabot.conversation.prompt.message_rules import find_violation
 from mediabot.conversation.prompt.shape import UNANSWERED_LINE
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
@@ -30,7 +31,18 @@ def engine(engine_for):
 
 
 def non_system(request):
-    return [m for m in request["messages"] if m["role"] != "system"]
+    """The conversation: the messages after the system message and the person's part (their
+    name, role and language: a bracketed user message and its acknowledgement, issue 31)."""
+    messages = [m for m in request["messages"] if m["role"] != "system"]
+    return messages[2:] if person_part(request) else messages
+
+
+def person_part(request) -> str:
+    """The person's part of a prompt ("" when it has none)."""
+    first, *rest = [m for m in request["messages"] if m["role"] != "system"] or [{}]
+    ack = rest[:1] == [{"role": "assistant", "content": PERSON_ACK}]
+    text = first.get("content") or ""
+    return text if ack and not re.match(r"\[\w{3} \d{4}-", text) else ""
 
 
 def test_a_plain_turn_stores_both_sides_with_prompt_tokens(engine, alex, fake_llm):
@@ -42,7 +54,8 @@ def test_a_plain_turn_stores_both_sides_with_prompt_tokens(engine, alex, fake_ll
     row = db.Message.get(db.Message.role == "assistant")
     assert row.prompt_tokens and row.prompt_tokens > 0
     system = fake_llm.requests[0]["messages"][0]
-    assert system["role"] == "system" and "Alex" in system["content"]
+    assert system["role"] == "system" and "Alex" in person_part(fake_llm.requests[0])
+    assert "Alex" not in system["content"], "the system text is the household's, not Alex's"
 
 
 def test_recall_across_turns_seed_004(engine, alex, fake_llm):
@@ -186,7 +199,7 @@ class TestOnboarding:
         assert engine.handle(nameless, "I'm jordan") == "Nice to meet you, Jordan! Which Dune?"
         assert db.User.get_by_id(nameless).display_name == "Jordan"
         request = fake_llm.requests[0]
-        assert "Jordan" in request["messages"][0]["content"]
+        assert "Jordan" in person_part(request)
         assert any("Dune" in (m.get("content") or "") for m in non_system(request))
 
     def test_not_asked_again_when_the_answer_is_not_a_name(self, engine, nameless, fake_llm):

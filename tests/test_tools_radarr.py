@@ -117,7 +117,7 @@ def test_upcoming_says_which_release(stack):
 
 def test_notify_me_for_a_movie_not_in_the_library(stack):
     result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=DUNE_1984_TMDB)
-    assert "not in the library yet" in result["message"] and "add_movie" in result["message"]
+    assert "not in the library yet" in result["message"] and "add_media" in result["message"]
     assert stack.recorded == [("radarr", DUNE_1984_TMDB, "Dune (1984)")]
     result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=HAIL_MARY_TMDB)
     assert result["message"] == "The user will get a text when Project Hail Mary (2026) is ready."

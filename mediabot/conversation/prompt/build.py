@@ -110,6 +110,7 @@ from mediabot.conversation.prompt.window import (
 log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
+PERSON_ACK = "OK."
 WARN_FRACTION = 0.8
 
 
@@ -201,7 +202,8 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                  max_tokens: int = 4000, summary: str | None = None,
                  reserved_tokens: int = 0, zone: dt.tzinfo | None = None,
                  earlier_tools: Sequence[str] | None = None,
-                 tool_order: Sequence[str] = (), turn_note: str = "") -> Prompt:
+                 tool_order: Sequence[str] = (), turn_note: str = "",
+                 person: str = "") -> Prompt:
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
@@ -214,22 +216,27 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     ``history`` (``tools_before``; None when there are none): the pruned line names them
     with the evicted units' tools, in ``tool_order`` (the tool catalog's), so it changes only
     when a kind of tool first falls out. ``turn_note``: a note for this turn only, added to
-    the newest user message (``with_turn_note``), never to the system message. Raises
-    ValueError only on a bug (an invalid result).
+    the newest user message (``with_turn_note``), never to the system message. ``person``:
+    what belongs to this person (``person_note``), sent as a bracketed user message and a
+    short acknowledgement right after the system message, so the system message and the
+    tools the templates render after it are the same for the whole household
+    (``with_person``). Raises ValueError only on a bug (an invalid result).
     """
     pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
     units, left_out, bridged = shape(clean)
     fixed = (message_chars({"content": system_prompt}) + len(turn_note)
+             + (len(person) + len(PERSON_ACK) + 2 if person else 0)
              + reserved_tokens * CHARS_PER_TOKEN)
     line = context_line(Evicted(units, earlier_tools), summary)   # the longest it can be
     start = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
                                        message_chars({"content": PARAGRAPH + line}),
                                        earlier_tools is not None))
     evicted = Evicted(units[:start], earlier_tools)
-    messages = with_turn_note(_assemble(system_prompt, evicted, units[start:],
-                                        context_line(evicted, summary, tool_order)), turn_note)
+    messages = with_person(with_turn_note(_assemble(system_prompt, evicted, units[start:],
+                                                    context_line(evicted, summary, tool_order)),
+                                          turn_note), person)
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
                        pruned=len(history) - len(pruned) + len(sane) - len(clean),
@@ -254,6 +261,19 @@ def _assemble(system_prompt: str, evicted: Evicted, kept: list[Unit],
     for unit in kept:
         messages += unit.messages
     return messages
+
+
+def with_person(messages: list[dict], person: str) -> list[dict]:
+    """``messages`` with the person's part right after the system message, as a user message
+    in brackets and ``PERSON_ACK``: after the shared system text and the tools (Qwen-style
+    templates render the tools inside the system turn, so a second paragraph there would
+    come before them) and before the conversation. A second system message would do the
+    same, but Gemma's, Mistral's and other templates refuse one; a prefix on the first
+    text would move with the window. No person, the same list."""
+    if not person:
+        return messages
+    return [messages[0], {"role": "user", "content": f"[{person}]"},
+            {"role": "assistant", "content": PERSON_ACK}, *messages[1:]]
 
 
 def _metrics(history: list[dict], units: list[Unit], start: int, messages: list[dict],
