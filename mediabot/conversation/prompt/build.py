@@ -86,7 +86,7 @@ a failure there is a bug and raises.
 import datetime as dt
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mediabot.conversation.prompt.message_rules import find_violation
@@ -124,7 +124,8 @@ class Metrics:
     (both counted over the whole history), parallel calls split, texts merged.
     ``estimated_tokens`` covers the whole prompt plus ``reserved_tokens`` (tool schemas).
     ``first_kept_id`` is the store ``_id`` of the oldest kept message, if it has one, so a
-    caller can tell which rows a rolling summary must cover.
+    caller can tell which rows a rolling summary must cover. ``digested`` counts the kept
+    tool results sent as one-line digests.
     """
 
     total: int
@@ -140,6 +141,7 @@ class Metrics:
     first_kept_id: int | None = None
     bridged: int = 0
     sent: int = 0
+    digested: int = 0
 
 
 @dataclass(frozen=True)
@@ -224,11 +226,14 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     fixed = (message_chars({"content": system_prompt}) + len(turn_note)
              + reserved_tokens * CHARS_PER_TOKEN)
     line = context_line(Evicted(units, earlier_tools), summary)   # the longest it can be
-    start = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
-                                       message_chars({"content": PARAGRAPH + line}),
-                                       earlier_tools is not None))
+    cut = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
+                                     message_chars({"content": PARAGRAPH + line}),
+                                     earlier_tools is not None))
+    start = cut.start
     evicted = Evicted(units[:start], earlier_tools)
-    messages = with_turn_note(_assemble(system_prompt, evicted, units[start:],
+    kept = [_briefed(unit) if index < cut.brief_before else unit
+            for index, unit in enumerate(units) if index >= start]
+    messages = with_turn_note(_assemble(system_prompt, evicted, kept,
                                         context_line(evicted, summary, tool_order)), turn_note)
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
@@ -236,12 +241,19 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                        dropped=dropped + left_out, closed=closed, bridged=bridged,
                        max_messages=max_messages, max_tokens=max_tokens,
                        reserved_tokens=reserved_tokens,
-                       evicted_tools=tuple(evicted_tools(evicted, tool_order)))
+                       evicted_tools=tuple(evicted_tools(evicted, tool_order)),
+                       digested=sum(len(unit.sources) - 1 for unit in units[start:cut.brief_before]
+                                    if unit.brief is not None))
     _log_prompt(metrics, history)
     return Prompt(messages, metrics)
 
 
 # ----------------------------------------------------------------- 4. window, 5. system
+
+def _briefed(unit: Unit) -> Unit:
+    """A call unit with its results as digests (``shape.digest``); other units as they are."""
+    return unit if unit.brief is None else replace(unit, messages=unit.brief)
+
 
 def _assemble(system_prompt: str, evicted: Evicted, kept: list[Unit],
               line: str) -> list[dict]:
@@ -274,14 +286,16 @@ def _metrics(history: list[dict], units: list[Unit], start: int, messages: list[
         max_messages=settings["max_messages"],
         evicted_tools=settings["evicted_tools"],
         first_kept_id=min(kept_ids) if kept_ids else None,
+        digested=settings["digested"],
     )
 
 
 def _log_prompt(metrics: Metrics, history: list[dict]) -> None:
     log.info("prompt built: %d history messages, %d kept, %d evicted, %d pruned, %d dropped, "
-             "%d closed, %d bridged, %d sent, ~%d/%d tokens", metrics.total, metrics.kept,
-             metrics.evicted, metrics.pruned, metrics.dropped, metrics.closed, metrics.bridged,
-             metrics.sent, metrics.estimated_tokens, metrics.max_tokens)
+             "%d closed, %d bridged, %d sent, %d results digested, ~%d/%d tokens", metrics.total,
+             metrics.kept, metrics.evicted, metrics.pruned, metrics.dropped, metrics.closed,
+             metrics.bridged, metrics.sent, metrics.digested, metrics.estimated_tokens,
+             metrics.max_tokens)
     if metrics.estimated_tokens > WARN_FRACTION * metrics.max_tokens:
         log.warning("prompt is at ~%d of %d estimated tokens (over %d%% of the budget)",
                     metrics.estimated_tokens, metrics.max_tokens, WARN_FRACTION * 100)
