@@ -111,6 +111,9 @@ log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
 WARN_FRACTION = 0.8
+# The history a ``prompt_tokens`` budget leaves at least, whatever the system prompt and the
+# tool schemas take: a text and the turn before it, with a search result, fit in half of it.
+MIN_HISTORY_TOKENS = 600
 
 
 @dataclass(frozen=True)
@@ -203,13 +206,18 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                  max_tokens: int = 4000, summary: str | None = None,
                  reserved_tokens: int = 0, zone: dt.tzinfo | None = None,
                  earlier_tools: Sequence[str] | None = None,
-                 tool_order: Sequence[str] = (), turn_note: str = "") -> Prompt:
+                 tool_order: Sequence[str] = (), turn_note: str = "",
+                 prompt_tokens: int | None = None) -> Prompt:
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
     the estimate of the whole prompt, counting the system message with its notes and
-    ``reserved_tokens`` (the tool schemas). The newest user message and what follows it are
-    kept even when they alone exceed both caps. With ``zone``, each stored user message
+    ``reserved_tokens`` (the tool schemas), on every request. ``prompt_tokens`` (None: none)
+    is what a text's first request should cost, the same whole prompt counted: like
+    ``max_messages`` it chooses the cut for a new text and lets that turn's tool rounds run
+    past it, and it leaves the history at least ``MIN_HISTORY_TOKENS`` whatever the system
+    prompt and schemas take. The newest user message and what follows it are kept even
+    when they alone exceed every cap. With ``zone``, each stored user message
     starts with the local time it was received (``stamp_times``). Logs the metrics, a
     warning above 80% of the budget and a warning for consecutive same-role messages in the
     stored history. ``earlier_tools``: the tools used in stored messages older than
@@ -226,9 +234,11 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     fixed = (message_chars({"content": system_prompt}) + len(turn_note)
              + reserved_tokens * CHARS_PER_TOKEN)
     line = context_line(Evicted(units, earlier_tools), summary)   # the longest it can be
+    soft = None if prompt_tokens is None else max(prompt_tokens * CHARS_PER_TOKEN - fixed,
+                                                  MIN_HISTORY_TOKENS * CHARS_PER_TOKEN)
     cut = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
                                      message_chars({"content": PARAGRAPH + line}),
-                                     earlier_tools is not None))
+                                     earlier_tools is not None, soft))
     start = cut.start
     evicted = Evicted(units[:start], earlier_tools)
     kept = [_briefed(unit) if index < cut.brief_before else unit

@@ -54,18 +54,25 @@ def context_line(evicted: Evicted, summary: str | None, order: Sequence[str] = (
 @dataclass(frozen=True)
 class Limits:
     """What a window may hold: prompt messages, characters, and the room a pruned line needs
-    (reserved whenever anything is evicted, or older messages exist: ``earlier``)."""
+    (reserved whenever anything is evicted, or older messages exist: ``earlier``).
+
+    ``chars`` is the hard cap (the model's context), which holds on every request;
+    ``messages`` and ``soft_chars`` (what a text's first request should cost a cold read;
+    None: no such budget) are counted where the cut is chosen for a new text, and not
+    against the tool rounds of a turn in progress (``counted``)."""
 
     messages: int
     chars: int
     line_chars: int
     earlier: bool = False
+    soft_chars: int | None = None
 
     def fit(self, count: int, chars: int, evicting: bool, share: float = 1.0,
             counted: bool = True) -> bool:
-        line = self.line_chars if evicting or self.earlier else 0
-        return ((not counted or count <= self.messages * share)
-                and chars + line <= self.chars * share)
+        size = chars + (self.line_chars if evicting or self.earlier else 0)
+        soft = self.soft_chars is None or size <= self.soft_chars * share
+        return (not counted or (count <= self.messages * share and soft)) \
+            and size <= self.chars * share
 
 
 @dataclass(frozen=True)
