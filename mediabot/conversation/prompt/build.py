@@ -15,14 +15,20 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
 3. shape — reshape, turn by turn (a user message and everything up to the next one), into
    the portable shape below;
 4. window — in atomic units (a user message, a turn's reply, one stored call message with
-   all its results), within ``max_messages`` prompt messages and the token budget, evicted
-   in blocks (``window.window_start``): once full, the oldest units go until about half is
-   left, so most texts only append; the window starts at a user message and always holds
-   the newest one. The start a turn's first request chose holds through that turn's tool
-   rounds: its calls and results are appended, past ``max_messages`` if need be, and only
-   the token budget may move the start mid-turn (the cap applies again once the turn has
-   its reply). The model keeps the context it started the turn with, and each tool round
-   only appends to the prompt the server just read;
+   all its results), within ``max_messages`` prompt messages, the cold-read budget
+   ``prompt_tokens`` and the hard token cap ``max_tokens``, evicted in blocks
+   (``window.window_start``): once full, the oldest units go until about half is left, so
+   most texts only append; the window starts at a user message and always holds the newest
+   one. The start a turn's first request chose holds through that turn's tool rounds: its
+   calls and results are appended, past ``max_messages`` and ``prompt_tokens`` if need be,
+   and only ``max_tokens`` may move the start mid-turn (the others apply again once the
+   turn has its reply). The model keeps the context it started the turn with, and each
+   tool round only appends to the prompt the server just read. At each block eviction the
+   results of every turn before the previous one are sent, from then on, as their call and
+   a one-line digest (``shape.digest``: titles, years, ids, counts, or the error or
+   message): the model answered from them already, and a later text may still name a
+   title or need an id, but not the overviews, sizes and progress. Between evictions they
+   stay as they were sent, so the prefix only grows; the stored rows keep them whole;
 5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
    Tool operations included: ..." or the caller's rolling ``summary``), then any stored
    system notes of the window, as paragraphs of that one message. The pruned line names

@@ -1,11 +1,12 @@
 """The window and what the system message says about what fell out of it.
 
 Pure steps 4 and 5 of ``mediabot.conversation.prompt.build.build_prompt`` (that module's
-docstring gives the layout and why): where the window of atomic units starts, and the
-pruned-context line. Both are chosen so that a server's cached prefix survives: the start
-moves only at a block eviction and never inside a turn's tool rounds for the message cap,
-and the line names tools in a fixed order, so it changes only when a kind of tool first
-falls out of the window.
+docstring gives the layout and why): where the window of atomic units starts, which of its
+tool results go as digests, and the pruned-context line. All are chosen so that a server's
+cached prefix survives: the start and the digests move only at a block eviction, never
+inside a turn's tool rounds for the message cap or the cold-read budget (only the hard
+token cap can cut there), and the line names tools in a fixed order, so it changes only
+when a kind of tool first falls out of the window.
 """
 
 import itertools
