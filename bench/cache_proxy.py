@@ -6,7 +6,8 @@ the request (messages, tools) and the server's figures: ``usage.prompt_tokens``,
 ``timings.cache_n`` (prompt tokens reused from the KV cache), ``timings.prompt_n`` (tokens
 evaluated again), ``prompt_ms``, ``predicted_ms`` and the wall time.
 
-The driver posts ``/bench/text`` before each text: its index and, optionally, a tool call.
+The driver posts ``/bench/text`` before each text: its index, the member who sends it
+(0 when one person sends them all) and, optionally, a tool call.
 The first answer of that text (the request whose last message is the user's) is then
 rewritten into that tool call in llama-server's own response shape (``finish_reason``
 "tool_calls", ``content`` null), so the tool-result round is exercised even though the tiny
@@ -22,17 +23,18 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 
 class Recorder:
-    """What the proxy saw: one row per chat completion, plus the rendered requests."""
+    """What the proxy saw: one row per chat completion, plus each request as it was sent
+    (messages, tools and the settings)."""
 
     def __init__(self):
         self.rows: list[dict] = []
         self.requests: list[dict] = []
-        self.text, self.forced = -1, None
+        self.text, self.member, self.forced = -1, 0, None
         self.lock = threading.Lock()
 
-    def next_text(self, index: int, forced: dict | None) -> None:
+    def next_text(self, index: int, forced: dict | None, member: int = 0) -> None:
         with self.lock:
-            self.text, self.forced = index, forced
+            self.text, self.member, self.forced = index, member, forced
 
     def take_forced(self, messages: list[dict]) -> dict | None:
         """The text's scripted call, once, and only for its first request."""
@@ -64,7 +66,7 @@ def row_for(recorder: Recorder, request: dict, response: dict | None, wall: floa
             forced: dict | None) -> dict:
     timings = (response or {}).get("timings") or {}
     usage = (response or {}).get("usage") or {}
-    return {"request": len(recorder.rows), "text": recorder.text,
+    return {"request": len(recorder.rows), "text": recorder.text, "member": recorder.member,
             "stage": stage(request.get("messages") or []),
             "prompt_tokens": usage.get("prompt_tokens"), "cache_n": timings.get("cache_n"),
             "prompt_n": timings.get("prompt_n"), "prompt_ms": timings.get("prompt_ms"),
@@ -82,7 +84,7 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if self.path == "/bench/text":
                 plan = json.loads(body)
-                recorder.next_text(plan["index"], plan.get("call"))
+                recorder.next_text(plan["index"], plan.get("call"), plan.get("member", 0))
                 return self._answer(200, b"{}")
             self._forward(body)
 
@@ -101,8 +103,7 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
                 data = json.dumps(as_tool_call(response, forced, recorder.text)).encode()
             with recorder.lock:
                 recorder.rows.append(row_for(recorder, request, response, wall, forced))
-                recorder.requests.append({"messages": request.get("messages"),
-                                          "tools": request.get("tools")})
+                recorder.requests.append(request)   # as sent: replayed cold later
             self._answer(status, data)
 
         def _answer(self, status: int, data: bytes):

@@ -12,7 +12,7 @@ import pytest
 import requests
 
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import unstamped
+from tests.support import person_part, unstamped
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
@@ -73,7 +73,7 @@ def test_demo_talks_to_the_model_about_the_simulated_library(tmp_path, fake_llm)
     assert "bot> I found Dune (2021)" in out
     assert "[tool] download_queue {}" in out
     assert "Dune: Part Two" in out.split("[tool] download_queue")[1]
-    assert "Sam" in fake_llm.requests[0]["messages"][0]["content"], "the demo user has a name"
+    assert "Sam" in person_part(fake_llm.requests[0]), "the demo user has a name"
     assert not list(tmp_path.glob("*.db")), "no database left in the working directory"
 
 
@@ -83,7 +83,8 @@ def test_demo_as_member_cannot_remove(tmp_path, fake_llm, monkeypatch):
                         llm_url=fake_llm.url)
     assert result.returncode == 0, result.stderr
     tools = [t["function"]["name"] for t in fake_llm.requests[0]["tools"]]
-    assert "remove_media" not in tools and "search_media" in tools
+    assert "search_media" in tools and "remove_media" in tools, "one list for everyone"
+    assert "member, not an admin" in person_part(fake_llm.requests[0])
 
 
 def test_demo_keeps_its_database_when_asked(tmp_path, fake_llm, monkeypatch):

@@ -1,7 +1,6 @@
 """One turn, end to end against the fake OpenAI server through the real openai SDK."""
 
 import json
-import re
 
 import pytest
 
@@ -14,7 +13,7 @@ from mediabot.conversation.model_turn import (
     ROUND_LIMIT_REPLY,
     STUCK_REPLY,
 )
-from mediabot.conversation.prompt.build import PERSON_ACK, estimate_tokens
+from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.message_rules import find_violation
 from mediabot.conversation.prompt.shape import UNANSWERED_LINE
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
@@ -22,7 +21,7 @@ from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from tests.conftest import ADMIN
 from tests.fakes.openai import error_reply
-from tests.support import answered, stamped, unstamped
+from tests.support import answered, conversation, person_part, stamped, unstamped
 
 
 @pytest.fixture
@@ -31,18 +30,8 @@ def engine(engine_for):
 
 
 def non_system(request):
-    """The conversation: the messages after the system message and the person's part (their
-    name, role and language: a bracketed user message and its acknowledgement, issue 31)."""
-    messages = [m for m in request["messages"] if m["role"] != "system"]
-    return messages[2:] if person_part(request) else messages
-
-
-def person_part(request) -> str:
-    """The person's part of a prompt ("" when it has none)."""
-    first, *rest = [m for m in request["messages"] if m["role"] != "system"] or [{}]
-    ack = rest[:1] == [{"role": "assistant", "content": PERSON_ACK}]
-    text = first.get("content") or ""
-    return text if ack and not re.match(r"\[\w{3} \d{4}-", text) else ""
+    """The conversation: the messages after the system message and the person's part."""
+    return conversation(request)
 
 
 def test_a_plain_turn_stores_both_sides_with_prompt_tokens(engine, alex, fake_llm):

@@ -13,7 +13,7 @@ from mediabot.conversation import history
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text, zone_named
 from tests.conftest import ADMIN
-from tests.support import dead_servers, write_config
+from tests.support import conversation, dead_servers, write_config
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
@@ -54,7 +54,8 @@ def test_upcoming_and_now_are_in_the_households_zone_across_a_dst_change(
     engine.handle(alex, "anything else?")
     later = fake_llm.requests[2]["messages"]
     assert later[-1]["content"] == f"[{week_later}] anything else?"
-    assert later[1]["content"] == f"[{said_now}] what's on this week?"   # as it was first sent
+    assert conversation(fake_llm.requests[2])[0]["content"] == \
+        f"[{said_now}] what's on this week?"   # as it was first sent
     assert later[0]["content"] == system     # the minute is in the texts: the prefix stays
 
 

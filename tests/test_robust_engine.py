@@ -12,7 +12,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, DUNE_TMDB, OFFICE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes.openai import Reply
-from tests.support import answered, stamped, unstamped
+from tests.support import answered, conversation, person_part, stamped, unstamped
 
 
 @pytest.fixture
@@ -94,6 +94,7 @@ class TestOnboardingEdges:
         assert engine.handle(nameless, answer) == "No problem. What can I find for you?"
         assert db.User.get_by_id(nameless).display_name is None
         assert "You are talking with" not in fake_llm.requests[0]["messages"][0]["content"]
+        assert "You are talking with" not in person_part(fake_llm.requests[0])
 
     def test_help_and_reset_before_a_name(self, engine, nameless, fake_llm):
         assert engine.handle(nameless, "RESET") != ONBOARDING_QUESTION
@@ -122,9 +123,11 @@ def test_without_sonarr_the_model_is_told_and_a_series_call_says_why(engine_for,
     fake_llm.enqueue_text("Sonarr isn't set up here, so I can't add shows.")
     engine.handle(sam, "get The Office")
     first = fake_llm.requests[0]
-    assert "add_series" not in offered(first) and "add_movie" in offered(first)
+    assert "add_media" in offered(first) and "add_series" not in offered(first)
     assert "Sonarr is not set up" in system_of(first)
-    assert "add_series" not in system_of(first) and "remove_media" not in system_of(first)
+    assert "add_series" not in system_of(first)
+    assert "remove_media, admins only" in system_of(first), "one system text for everyone"
+    assert "member, not an admin" in person_part(first)
     errors = [json.loads(m["content"])["error"] for m in fake_llm.requests[1]["messages"]
               if m["role"] == "tool"]
     assert "Sonarr" in errors[0] and "not set up" in errors[0]
@@ -155,7 +158,7 @@ def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_f
         engine.after_turn(answered(engine, alex, f"question {i} " + "pad " * 20))
     fake_llm.enqueue_text("ok")
     engine.handle(alex, "one more")
-    seen = [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"]
+    seen = [m["content"] for m in conversation(fake_llm.requests[-1]) if m["role"] == "user"]
     first_seen = db.Message.get(db.Message.content == unstamped(seen[0])).id
     unseen = first_seen - 1 - db.User.get_by_id(alex).summary_through
     assert 0 <= unseen < 10, "at most one summary interval is neither summarised nor sent"
@@ -180,7 +183,8 @@ def test_a_failing_summary_is_not_retried_on_every_turn(engine_for, fake_llm):
 
 
 def roles(request) -> list[str]:
-    return [m["role"] for m in request["messages"]]
+    """The roles of the system message and the conversation (the person's part left out)."""
+    return [request["messages"][0]["role"]] + [m["role"] for m in conversation(request)]
 
 
 def tool_results(request) -> list[dict]:
@@ -238,7 +242,7 @@ def test_a_long_household_conversation(engine, alex, fake_llm, stack):
     assert estimate_tokens(last["messages"]) <= 4000
     for request in fake_llm.requests:
         validate_messages(request["messages"])
-        assert "Alex" in request["messages"][0]["content"]
+        assert "Alex" in person_part(request)
 
 
 def test_cancel_that_cancels_so_a_later_yes_to_the_model_removes_nothing(engine, alex, fake_llm,

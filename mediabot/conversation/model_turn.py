@@ -193,6 +193,8 @@ class ModelTurn:
         prompt = build_prompt(system, self.history, max_messages=h.max_messages,
                               max_tokens=calibration.estimate_budget(h.max_context_tokens,
                                                                      self.ratio),
+                              prompt_tokens=calibration.estimate_budget(h.max_prompt_tokens,
+                                                                        self.ratio),
                               summary=summary, reserved_tokens=self.frame.reserved,
                               zone=self.frame.zone, earlier_tools=self.earlier,
                               tool_order=list(self.frame.tools), turn_note=self.frame.note,

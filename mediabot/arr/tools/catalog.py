@@ -27,9 +27,11 @@ from mediabot.arr.tools.format import human_size
 from mediabot.arr.tools.schema import HIDDEN
 from mediabot.arr.tools.trim import title_of
 
-SEARCH_LIMIT = 5
-QUEUE_LIMIT = 8
-CALENDAR_LIMIT = 10
+# Results carry the top few items and a count of the rest: every result stays in the prompt
+# (and a server reads it) for as long as its turn is in the window.
+SEARCH_LIMIT = 4
+QUEUE_LIMIT = 5
+CALENDAR_LIMIT = 5
 SERVICES = {"series": (Service.SONARR, sonarr, "TVDB"), "movie": (Service.RADARR, radarr, "TMDB")}
 
 
@@ -74,13 +76,18 @@ def _interleave(lists: list[list]) -> list:
 
 
 def search_media(ctx: ToolContext, args: dict) -> ToolResult:
+    """The top ``SEARCH_LIMIT`` hits of both kinds, interleaved, and how many more matched."""
     results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT)
-    posters = {id(hit): hit.pop("_poster", None) for found in results for hit in found}
-    hits = _interleave(results)[:SEARCH_LIMIT]
+    posters = {id(hit): hit.pop("_poster", None) for found, _ in results for hit in found}
+    hits = _interleave([found for found, _ in results])[:SEARCH_LIMIT]
     if not hits:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
     offered = tuple((hit["title"], hit["year"], posters[id(hit)]) for hit in hits)
-    return ToolResult(_with_warnings({"results": hits}, errors), offered=offered)
+    found = {"results": hits}
+    more = sum(total for _, total in results) - len(hits)
+    if more > 0:
+        found["more"] = more
+    return ToolResult(_with_warnings(found, errors), offered=offered)
 
 
 def library_status(ctx: ToolContext, args: dict) -> dict:
