@@ -37,8 +37,8 @@ Guidelines:
 
 LANGUAGE_RULE = ("Write your replies in {name} ({tag}), unless the person writes to you in "
                  "another language: then answer in theirs.")
-MEMBER_RULE = ("This person is a member, not an admin: removing media is for admins only; "
-               "say so if they ask.")
+MEMBER_RULE = ("This person is a member, not an admin, so they cannot remove media (admins "
+               "only); say so if they ask.")
 STAMP_RULE = ("Each text from the person starts with the local time it was sent, in square "
               "brackets (time zone {zone}); tools give times in this zone too. Do not start "
               "your replies with a time.")
