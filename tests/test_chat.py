@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from mediabot.cli import main
 from mediabot.store import db
 from tests.conftest import ADMIN
-from tests.support import unstamped, write_config
+from tests.support import conversation, person_part, unstamped, write_config
 
 pytestmark = pytest.mark.e2e   # starts processes: `pytest -m "not e2e"` skips it
 
@@ -38,9 +38,9 @@ def test_chat_answers_each_line_with_memory_and_no_log_lines(tmp_path, fake_llm)
     assert result.stdout.splitlines() == ["bot> Noted, you love Alien.",
                                           "bot> Your favourite is Alien."]
     assert result.stderr == "", "INFO lines (prompt built, turn ...) stay out of the dialogue"
-    second = fake_llm.requests[1]["messages"]
+    second = conversation(fake_llm.requests[1])
     assert any("I love Alien" == unstamped(m["content"]) for m in second if m["role"] == "user")
-    assert "Alex" in second[0]["content"], "talking as the configured user"
+    assert "Alex" in person_part(fake_llm.requests[1]), "talking as the configured user"
 
 
 def chat_in_process(config, stdin, *args):
