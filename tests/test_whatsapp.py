@@ -16,7 +16,17 @@ from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from tests.conftest import ADMIN, MEMBER
 from tests.fakes import arr_webhooks as arr
-from tests.support import SANDBOX, SECRET, THREE, basic, last_tool_result, settle, stamped, text
+from tests.support import (
+    SANDBOX,
+    SECRET,
+    THREE,
+    basic,
+    conversation,
+    last_tool_result,
+    settle,
+    stamped,
+    text,
+)
 
 READY_TEMPLATE = "HX" + "a" * 32
 
@@ -59,7 +69,7 @@ def test_one_person_on_sms_and_whatsapp_is_one_history_and_one_quota(
     assert reply["to"] == "whatsapp:" + MEMBER and reply["from"] == SANDBOX
     assert reply["body"] == "*Added* Dune: Part Three 🎬 — I'll tell you when it's ready."
     assert stack.has("movie", THREE)
-    seen = [m["content"] for m in fake_llm.requests[-2]["messages"] if m["role"] == "user"]
+    seen = [m["content"] for m in conversation(fake_llm.requests[-2]) if m["role"] == "user"]
     assert seen == [stamped("hello"), stamped("add dune part three")], \
         "one history across both channels"
 
