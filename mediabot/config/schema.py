@@ -93,7 +93,10 @@ class LLMConfig:
 @dataclass(frozen=True)
 class HistoryConfig:
     max_messages: int = 20
-    max_context_tokens: int = 4000
+    max_context_tokens: int = 4000   # the hard cap, from the model's context size
+    # What a text's first request may cost (conversation.prompt.window): a cold read on a
+    # home server's CPU at 20-60 tokens a second is 20-60 s at this size.
+    max_prompt_tokens: int = 1200
     fetch_limit: int = 60
     summaries: bool = False
     retention_days: int = 90

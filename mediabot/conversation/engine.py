@@ -180,10 +180,13 @@ class Engine:
             return
         frame = answer.frame or build_frame(self.services, answer.user)
         config = self.services.config
-        budget = calibration.estimate_budget(config.history.max_context_tokens,
-                                             calibration.ratio_for(config.llm.model))
+        ratio = calibration.ratio_for(config.llm.model)
         summarizer.update(answer.user, system_prompt=frame.system,
-                          reserved_tokens=frame.reserved, zone=frame.zone, max_tokens=budget)
+                          reserved_tokens=frame.reserved, zone=frame.zone,
+                          max_tokens=calibration.estimate_budget(
+                              config.history.max_context_tokens, ratio),
+                          prompt_tokens=calibration.estimate_budget(
+                              config.history.max_prompt_tokens, ratio))
 
     # -- confirmations, approvals, onboarding -------------------------------------------
 

@@ -23,7 +23,11 @@ from mediabot.config import Config
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.build import estimate_tokens
-from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
+from mediabot.conversation.prompt.system_prompt import (
+    dropped_note,
+    person_note,
+    shared_system_prompt,
+)
 from mediabot.conversation.seerr_approvals import SeerrApprovals
 from mediabot.conversation.summarizer import Summarizer
 from mediabot.seerr import SeerrClient
@@ -59,6 +63,7 @@ class Frame(NamedTuple):
     system: str
     zone: dt.tzinfo          # the household's: each user message shows its time in it
     note: str = ""           # for this turn only (a question its text let lapse), on its text
+    person: str = ""         # this person's part, after the shared system text and tools
 
 
 def approvals_on(services: Services, user: db.User) -> bool:
@@ -70,7 +75,16 @@ def approvals_on(services: Services, user: db.User) -> bool:
         or (rules is not None and rules.config.approval == "members"))
 
 
+def offered_tools(services: Services) -> list[Tool]:
+    """The tools every member of the household is offered: all those whose service is set
+    up, the same list for everyone so a server's cache keeps it across people. Which of
+    them a person may run is checked when they run (``tools_for``)."""
+    return available_tools(Role.ADMIN, sonarr=services.sonarr is not None,
+                           radarr=services.radarr is not None)
+
+
 def tools_for(services: Services, user: db.User) -> list[Tool]:
+    """The tools ``user`` may run."""
     return available_tools(user.role, sonarr=services.sonarr is not None,
                            radarr=services.radarr is not None)
 
@@ -81,21 +95,27 @@ def language_of(services: Services, user: db.User) -> Language:
 
 
 def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
-    """The frame of this user's prompts; ``dropped`` names a question that just lapsed."""
-    tools = {t.name: t for t in tools_for(services, user)}
+    """The frame of this user's prompts; ``dropped`` names a question that just lapsed.
+
+    The system text and the tools are the household's (``shared_system_prompt``,
+    ``offered_tools``); the person's name, role, language and the approvals waiting for an
+    admin are ``person``, sent after them."""
+    tools = {t.name: t for t in offered_tools(services)}
     schemas = tool_schemas(list(tools.values()))
     reserved = estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
     zone = services.config.server.zone
-    system = build_system_prompt(
-        user.display_name, zone=zone, tools=list(tools), language=language_of(services, user),
+    system = shared_system_prompt(
+        zone=zone, tools=list(tools),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     rules = services.rules
     notes = [rules.waiting_note() if rules is not None else None,
              services.seerr_approvals.waiting_note() if services.seerr_approvals else None]
-    waiting = "\n\n".join(n for n in notes if n) if approvals_on(services, user) else ""
-    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone,
-                 dropped_note(dropped) if dropped else "")
+    waiting = "\n\n".join(n for n in notes if n) if approvals_on(services, user) else None
+    person = person_note(user.display_name, admin=user.role == Role.ADMIN,
+                         language=language_of(services, user), waiting=waiting or None)
+    return Frame(tools, schemas, reserved, system, zone,
+                 dropped_note(dropped) if dropped else "", person)
 
 
 def tool_context(services: Services, user: db.User) -> ToolContext:

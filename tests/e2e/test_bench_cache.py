@@ -22,6 +22,7 @@ from bench.harness import ROOT
 from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
 from bench.prompt_cache import drive, export_revision, parse_args, variant_plan
 from tests.fakes.openai import FakeOpenAI
+from tests.support import person_part
 
 TOOLS = [{"type": "function", "function": {"name": "search_media", "description": "Find it",
                                            "parameters": {"type": "object"}}},
@@ -235,11 +236,13 @@ def test_the_driver_sends_each_members_texts_as_that_member(tmp_path):
     rows, requests = proxy.recorder.rows, proxy.recorder.requests
     assert [t["member"] for t in texts] == [1, 2, 0] and cpu > 0
     assert [r["member"] for r in rows if r["stage"] == "first"] == [1, 2, 0]
-    systems = [r["messages"][0]["content"] for r in requests if r["messages"][-1]["role"]
-               == "user"]
-    assert "Alex" in systems[0] and "Spanish" in systems[1] and "Sam" in systems[2]
+    firsts = [r for r in requests if r["messages"][-1]["role"] == "user"]
+    people = [person_part(r) for r in firsts]
+    assert "Alex" in people[0] and "Spanish" in people[1] and "Sam" in people[2]
+    assert len({r["messages"][0]["content"] for r in firsts}) == 1, \
+        "one system text for the household (issue 31)"
     tools = [{t["function"]["name"] for t in r["tools"]} for r in requests]
-    assert "remove_media" not in tools[0] and "remove_media" in tools[-1]
+    assert all(names == tools[0] for names in tools) and "remove_media" in tools[0]
 
 
 @pytest.mark.e2e
