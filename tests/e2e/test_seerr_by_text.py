@@ -11,7 +11,7 @@ from mediabot.store import db
 from tests.fakes.arr_webhooks import radarr_download
 from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import MediaStatus, Notification, Permission
-from tests.support import ADMIN, ADMIN2, MEMBER, SECRET, basic, sent_to, settle, text
+from tests.support import ADMIN, ADMIN2, MEMBER, SECRET, basic, person_part, sent_to, settle, text
 
 DUNE_TWO = 693134
 ARRIVAL = 329865
@@ -288,8 +288,8 @@ def test_an_admin_asking_the_model_hears_what_waits_in_seerr(home, seerr, fake_l
     fake_llm.enqueue_text("Sam's Dune: Part Two waits: text APPROVE 1 or DENY 1.")
     text(daemon.app.test_client(), "anything waiting for me?", sender=ADMIN)
     settle(daemon)
-    system = fake_llm.requests[-1]["messages"][0]["content"]
-    assert "Requests waiting for approval in Seerr: #1 Sam: Dune: Part Two (2024)." in system
+    waiting = person_part(fake_llm.requests[-1])   # an admin's part of the prompt (issue 31)
+    assert "Requests waiting for approval in Seerr: #1 Sam: Dune: Part Two (2024)." in waiting
 
 
 def test_an_answer_while_seerr_is_down_keeps_the_request_waiting(home, seerr, fake_twilio):

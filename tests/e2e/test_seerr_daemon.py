@@ -82,6 +82,8 @@ api_key = "{API_KEY}"
 
     daemon.text("APPROVE 1")
     assert wait_for(lambda: seerr.request_status(1) == 2)
+    # the fake records a call once its answer is made, a moment after the state changed
+    assert wait_for(lambda: seerr.calls_to("POST", "/request/1/approve"))
     [call] = seerr.calls_to("POST", "/request/1/approve")
     assert call.api_user == str(ids["alex"]), "approved as Alex's own Seerr user"
     assert wait_for(lambda: len(sent_to(fake_twilio, ADMIN)) == 2)
