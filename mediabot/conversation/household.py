@@ -255,9 +255,10 @@ def _already_held(row: db.Approval) -> dict:
                        "asked again. The user will get a text when one decides."}
 
 
-def already_decided(lang: Language, row: db.Approval) -> str:
+def already_decided(lang: Language, row: db.Approval | db.SeerrApproval) -> str:
     """The reply to an answer that came too late: who decided the request, or that it
-    expired. One whole sentence per outcome, so each language words it its own way."""
+    expired. One whole sentence per outcome, so each language words it its own way. A Seerr
+    request's row (``seerr_approvals``) reads the same."""
     fields = {"number": row.id, "title": row.title}
     if row.status == ApprovalStatus.EXPIRED:
         return lang.gettext("Request {number} ({title}) was already expired.", **fields)

@@ -204,7 +204,7 @@ class SeerrApprovals:
         if row.status == ApprovalStatus.WAITING:
             self.settle(self.client.get_request(row.seerr_request), now)
         if not _claim(row, admin, verdict, now):
-            return decided_already(lang, db.SeerrApproval.get_by_id(row.id))
+            return household.already_decided(lang, db.SeerrApproval.get_by_id(row.id))
         try:
             acting = resolve_seerr_user(self.client, admin.seerr_user)
             decide = self.client.approve if verdict == Verdict.APPROVE else self.client.decline
@@ -296,20 +296,6 @@ def _close(row: db.SeerrApproval, status: ApprovalStatus, now: dt.datetime) -> b
         db.SeerrApproval.id == row.id,
         db.SeerrApproval.status == ApprovalStatus.WAITING).execute() == 1
 
-
-def decided_already(lang: Language, row: db.SeerrApproval) -> str:
-    """The reply to an answer that came too late, in the words mediabot's own approvals
-    use: who decided it by text, or that it was decided (in Seerr)."""
-    fields = {"number": row.id, "title": row.title}
-    approved = row.status == ApprovalStatus.APPROVED
-    if row.decided_by is None:
-        return (lang.gettext("Request {number} ({title}) was already approved.", **fields)
-                if approved else
-                lang.gettext("Request {number} ({title}) was already denied.", **fields))
-    fields["name"] = name_of(row.decided_by)
-    return (lang.gettext("Request {number} ({title}) was already approved by {name}.", **fields)
-            if approved else
-            lang.gettext("Request {number} ({title}) was already denied by {name}.", **fields))
 
 
 def still_waiting(dedupe_key: str) -> bool | None:
