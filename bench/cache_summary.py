@@ -1,5 +1,5 @@
 """The figures ``bench/prompt_cache.py`` prints, from the rows its proxy recorded: pure
-functions over plain dicts, so ``tests/test_bench_cache.py`` checks them without a server.
+functions over plain dicts, so ``tests/e2e/test_bench_cache.py`` checks them without a server.
 
 - ``summarise``: one run: the reused share (``cache_n / (cache_n + prompt_n)``, median per
   request and aggregate) at a text's first request, after a tool result and overall; the new

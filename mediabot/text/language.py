@@ -9,7 +9,7 @@ install. English is the source language and needs no catalog. A language is a BC
 catalog, the whole tag the formats, so "es-MX" reads the Spanish catalog and writes dates
 as in Mexico. A tag with no catalog is refused at ``load`` (the config reports it, naming
 the languages there are); a message id missing from a catalog reads in English, and
-tests/test_catalogs.py fails on it. docs/languages.md says how to add or fix a translation.
+tests/text/test_language.py fails on it. docs/languages.md says how to add or fix a translation.
 
 Message ids use ``str.format`` fields ("Removed {title}."), filled after translation, so a
 translation may move them; values are never translated.

@@ -50,7 +50,7 @@ from its stored row, so the same in every later prompt. The window's start is re
 the fetched history (``recent_history``, whose first row moves only in steps), so it moves
 only at a block eviction; a stored call keeps its prompt id (derived from its row) for as
 long as it is in the window. bench/prompt_cache.py measures this on a real llama-server;
-tests/test_prompt_cache.py holds it on rendered templates.
+tests/conversation/prompt/test_window.py holds it on rendered templates.
 
 The portable shape is what OpenAI *and* the chat templates of open-model servers accept, with
 no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
