@@ -1,61 +1,99 @@
 """Holds the household conversation through the real engine, for ``bench/prompt_cache.py``.
 
-Run as a child process with the mediabot checkout under test first on ``PYTHONPATH``, so the
-same bench drives BEFORE and AFTER code. It reads one JSON object on stdin (the proxy's URL,
-the texts, the settings), then for each text: tells the proxy which text comes and which tool
-call its first answer should become, moves the injected clock on by the text's minutes, and
-times ``Engine.handle``. The library is the daemon's own simulation (``mediabot.trial.sim``),
-the database a fresh SQLite file, the model the proxy in front of llama-server. One JSON line
-per text goes to stdout; an engine exception ends the run with a non-zero exit.
+Run as a child process with the mediabot tree under test first on ``PYTHONPATH``, so the same
+bench drives two revisions (``--baseline REV``) or any two checkouts. It reads one JSON object
+on stdin (the proxy's URL, the members, the texts, the settings), then for each text: tells
+the proxy which text comes, from whom, and which tool call its first answer should become,
+moves the injected clock on by the text's minutes, and times ``Engine.handle`` for the
+member who sends it. The library is the daemon's own simulation, the database a fresh SQLite
+file, the model the proxy in front of llama-server. Its first stdout line names the mediabot
+package it imported (the bench checks it is the tree under test), then one JSON line per
+text; an engine exception ends the run with a non-zero exit.
+
+The few names it needs are looked up in ``PLACES``, newest location first: a revision that
+moved a module still runs, once its new place is added there (keep the old one, so that
+older revisions keep running as the baseline).
 """
 
 import argparse
 import dataclasses
 import datetime as dt
+import importlib
 import json
 import sys
 import time
 import urllib.request
 
-from mediabot.app import build_services, open_storage
-from mediabot.config import Config, HistoryConfig, LLMConfig
-from mediabot.conversation.engine import Engine
-from mediabot.store import db
-from mediabot.trial.demo import DEMO_PHONE, demo_config
-from mediabot.trial.sim.stack import Simulation
-
 START = dt.datetime(2026, 3, 14, 18, 30)   # naive UTC, as the engine's clock gives it
+PLACES = {
+    "build_engine": ("mediabot.app:build_engine",),
+    "open_storage": ("mediabot.app:open_storage",),
+    "config": ("mediabot.config",),
+    "db": ("mediabot.store.db", "mediabot.db"),
+    "Simulation": ("mediabot.trial.sim.stack:Simulation", "mediabot.sim.stack:Simulation"),
+}
 
 
-def config_for(plan: dict) -> Config:
-    llm = dataclasses.replace(LLMConfig(), base_url=plan["proxy"] + "/v1", model="gemma-3-270m",
-                              api_key="sk-bench", timeout_seconds=plan["timeout"],
-                              max_retries=0, max_reply_tokens=plan["reply_tokens"])
-    history = dataclasses.replace(HistoryConfig(), max_messages=plan["max_messages"])
-    return dataclasses.replace(Config(), llm=llm, history=history)
+def find(name: str):
+    """The object ``PLACES[name]`` names in the first place that imports."""
+    missing = []
+    for place in PLACES[name]:
+        module_name, _, attribute = place.partition(":")
+        try:
+            module = importlib.import_module(module_name)
+        except ImportError as exc:
+            missing.append(f"{place} ({exc})")
+            continue
+        if not attribute:
+            return module
+        if hasattr(module, attribute):
+            return getattr(module, attribute)
+        missing.append(f"{place} (no {attribute})")
+    raise ImportError(f"{name} not found in this tree; tried: {'; '.join(missing)}")
 
 
-def announce(proxy: str, index: int, forced: dict | None) -> None:
-    """Tell the recording proxy which text comes next and what its first answer becomes."""
-    body = json.dumps({"index": index, "call": forced}).encode()
+def config_for(plan: dict, sim, members: list[dict]):
+    """The bench's settings on top of the defaults: the proxy as the model, the simulation
+    as Sonarr and Radarr, a fresh database, the members as ``[[users]]``."""
+    config = find("config")
+    llm = dataclasses.replace(config.LLMConfig(), base_url=plan["proxy"] + "/v1",
+                              model="gemma-3-270m", api_key="sk-bench",
+                              timeout_seconds=plan["timeout"], max_retries=0,
+                              max_reply_tokens=plan["reply_tokens"])
+    history = dataclasses.replace(config.HistoryConfig(), max_messages=plan["max_messages"])
+    users = tuple(config.UserConfig(phone=m["phone"], name=m["name"], role=m["role"],
+                                    language=m["language"]) for m in members)
+    return dataclasses.replace(config.Config(), llm=llm, history=history,
+                               sonarr=sim.arr_config("sonarr"), radarr=sim.arr_config("radarr"),
+                               database=config.DatabaseConfig(path=plan["database"]),
+                               users=users)
+
+
+def announce(proxy: str, index: int, member: int, text: str, forced: dict | None) -> None:
+    """Tell the recording proxy which text comes next, whose, what it says, and what its
+    first answer becomes."""
+    body = json.dumps({"index": index, "member": member, "text": text,
+                       "call": forced}).encode()
     request = urllib.request.Request(proxy + "/bench/text", data=body,
                                      headers={"Content-Type": "application/json"})
     urllib.request.urlopen(request, timeout=10).close()
 
 
 def converse(plan: dict) -> None:
-    now = [START]
-    with Simulation(now=START.replace(tzinfo=dt.UTC)) as sim:
-        config = demo_config(config_for(plan), sim, plan["database"])
-        open_storage(config)
-        engine = Engine(build_services(config, clock=lambda: now[0]))
-        user = db.User.get(db.User.phone == DEMO_PHONE)
-        for index, (minutes, text, forced) in enumerate(plan["texts"]):
+    import mediabot
+    print(json.dumps({"mediabot": mediabot.__file__}), flush=True)
+    now, db, members = [START], find("db"), plan["members"]
+    with find("Simulation")(now=START.replace(tzinfo=dt.UTC)) as sim:
+        config = config_for(plan, sim, members)
+        find("open_storage")(config)
+        engine = find("build_engine")(config, clock=lambda: now[0])
+        ids = [db.User.get(db.User.phone == m["phone"]).id for m in members]
+        for index, (member, minutes, text, forced) in enumerate(plan["texts"]):
             now[0] += dt.timedelta(minutes=minutes)
-            announce(plan["proxy"], index, forced)
+            announce(plan["proxy"], index, member, text, forced)
             started = time.perf_counter()
-            reply = engine.handle(user.id, text)
-            print(json.dumps({"text": index, "sent": text, "reply": reply,
+            reply = engine.handle(ids[member], text)
+            print(json.dumps({"text": index, "member": member, "sent": text, "reply": reply,
                               "turn_seconds": round(time.perf_counter() - started, 3)}),
                   flush=True)
         db.database.close()

@@ -6,12 +6,22 @@ the request (messages, tools) and the server's figures: ``usage.prompt_tokens``,
 ``timings.cache_n`` (prompt tokens reused from the KV cache), ``timings.prompt_n`` (tokens
 evaluated again), ``prompt_ms``, ``predicted_ms`` and the wall time.
 
-The driver posts ``/bench/text`` before each text: its index and, optionally, a tool call.
+The driver posts ``/bench/text`` before each text: its index, the member who sends it
+(0 when one person sends them all) and, optionally, a tool call.
 The first answer of that text (the request whose last message is the user's) is then
 rewritten into that tool call in llama-server's own response shape (``finish_reason``
 "tool_calls", ``content`` null), so the tool-result round is exercised even though the tiny
 model rarely calls tools itself. A server error is passed back as it came (status and body)
 and recorded with no figures.
+
+With ``scripted`` (``bench/prompt_cache.py --scripted-replies``) the server is asked for one
+token only (``max_tokens: 1``) and every answer that is not the scripted call becomes a
+fixed reply naming the text (``SCRIPTED_REPLY``): the server still reads every prompt for
+real (``cache_n``, ``prompt_n``, ``prompt_ms`` are its own), but nothing waits for the tiny
+model to write, and every run does the same work (one request per text, two with a tool
+round), so two checkouts compare request for request. The server holds its one generated
+token, not the reply, so each reply is read again with the next request (~20 tokens), as a
+forced call is.
 """
 
 import json
@@ -20,19 +30,24 @@ import time
 from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+SCRIPTED_REPLY = "Here is what I found about \"{text}\". Anything else I can look up?"
+
 
 class Recorder:
-    """What the proxy saw: one row per chat completion, plus the rendered requests."""
+    """What the proxy saw: one row per chat completion, plus each request as it was sent
+    (messages, tools and the settings)."""
 
-    def __init__(self):
+    def __init__(self, scripted: bool = False):
         self.rows: list[dict] = []
         self.requests: list[dict] = []
-        self.text, self.forced = -1, None
+        self.text, self.member, self.forced = -1, 0, None
+        self.scripted, self.sent = scripted, ""
         self.lock = threading.Lock()
 
-    def next_text(self, index: int, forced: dict | None) -> None:
+    def next_text(self, index: int, forced: dict | None, member: int = 0,
+                  sent: str = "") -> None:
         with self.lock:
-            self.text, self.forced = index, forced
+            self.text, self.member, self.forced, self.sent = index, member, forced, sent
 
     def take_forced(self, messages: list[dict]) -> dict | None:
         """The text's scripted call, once, and only for its first request."""
@@ -60,11 +75,27 @@ def as_tool_call(response: dict, forced: dict, text: int) -> dict:
     return response
 
 
+def as_reply(response: dict, text: str) -> dict:
+    """``response`` with its answer replaced by a plain reply; usage and timings kept."""
+    choice = response["choices"][0]
+    choice["message"] = {"role": "assistant", "content": text}
+    choice["finish_reason"] = "stop"
+    return response
+
+
+def one_token(body: bytes) -> bytes:
+    """The request as sent, asking for one generated token."""
+    request = json.loads(body)
+    request.pop("max_completion_tokens", None)
+    request["max_tokens"] = 1
+    return json.dumps(request).encode()
+
+
 def row_for(recorder: Recorder, request: dict, response: dict | None, wall: float,
             forced: dict | None) -> dict:
     timings = (response or {}).get("timings") or {}
     usage = (response or {}).get("usage") or {}
-    return {"request": len(recorder.rows), "text": recorder.text,
+    return {"request": len(recorder.rows), "text": recorder.text, "member": recorder.member,
             "stage": stage(request.get("messages") or []),
             "prompt_tokens": usage.get("prompt_tokens"), "cache_n": timings.get("cache_n"),
             "prompt_n": timings.get("prompt_n"), "prompt_ms": timings.get("prompt_ms"),
@@ -82,7 +113,8 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
             body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
             if self.path == "/bench/text":
                 plan = json.loads(body)
-                recorder.next_text(plan["index"], plan.get("call"))
+                recorder.next_text(plan["index"], plan.get("call"), plan.get("member", 0),
+                                   plan.get("text", ""))
                 return self._answer(200, b"{}")
             self._forward(body)
 
@@ -91,7 +123,8 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
             forced = recorder.take_forced(request.get("messages") or [])
             started = time.perf_counter()
             connection = HTTPConnection(*upstream, timeout=timeout)
-            connection.request("POST", self.path, body, {"Content-Type": "application/json"})
+            sent = one_token(body) if recorder.scripted else body
+            connection.request("POST", self.path, sent, {"Content-Type": "application/json"})
             reply = connection.getresponse()
             status, data = reply.status, reply.read()
             connection.close()
@@ -99,10 +132,12 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
             response = json.loads(data) if status == 200 else None
             if response is not None and forced:
                 data = json.dumps(as_tool_call(response, forced, recorder.text)).encode()
+            elif response is not None and recorder.scripted:
+                reply = SCRIPTED_REPLY.format(text=recorder.sent)
+                data = json.dumps(as_reply(response, reply)).encode()
             with recorder.lock:
                 recorder.rows.append(row_for(recorder, request, response, wall, forced))
-                recorder.requests.append({"messages": request.get("messages"),
-                                          "tools": request.get("tools")})
+                recorder.requests.append(request)   # as sent: replayed cold later
             self._answer(status, data)
 
         def _answer(self, status: int, data: bytes):
@@ -118,8 +153,8 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
 class Proxy:
     """The proxy on 127.0.0.1 (any free port) in a thread of the bench process."""
 
-    def __init__(self, upstream_port: int, timeout: float = 900.0):
-        self.recorder = Recorder()
+    def __init__(self, upstream_port: int, timeout: float = 900.0, scripted: bool = False):
+        self.recorder = Recorder(scripted)
         handler = make_handler(self.recorder, ("127.0.0.1", upstream_port), timeout)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -1,6 +1,8 @@
 """The 30 texts one household member (Sam, an admin) sends during an evening, for
 ``bench/prompt_cache.py``: searches, adds, "what's downloading", a removal answered with Y,
-and small talk, with minutes passing between them.
+and small talk, with minutes passing between them. ``HOUSEHOLD`` is the same evening sent by
+three members in turn (``MEMBERS``: Sam the admin, Alex a member, Lucía a member who reads
+Spanish), so one server slot sees a different person's prompt at almost every text.
 
 Each entry is (minutes since the previous text, the text, the tool call the first answer is
 turned into, or None). The tiny model rarely calls tools by itself, so the recording proxy
@@ -55,3 +57,31 @@ TEXTS = (
     (4, "anything else new this week?", call("upcoming", days=7)),
     (2, "goodnight!", None),
 )
+
+# (phone, name, role, language): 555-01xx numbers are reserved for fiction. Sam is the
+# demo's admin (mediabot.trial.demo.DEMO_PHONE); the other two differ from Sam by exactly
+# what issue 31 names: a member's role (a different tool list) and a language.
+MEMBERS = (
+    ("+15555550100", "Sam", "admin", ""),
+    ("+15555550101", "Alex", "member", ""),
+    ("+15555550102", "Lucía", "member", "es"),
+)
+ADMIN = 0
+
+
+def household_order(texts=TEXTS, members: int = len(MEMBERS)) -> tuple[int, ...]:
+    """Who sends each text: members in turn, except that a removal goes to the admin and a
+    lone Y to whoever asked the removal just before it (a Y answers only its own question)."""
+    order: list[int] = []
+    for index, (_, text, forced) in enumerate(texts):
+        if forced is not None and forced["name"] == "remove_media":
+            order.append(ADMIN)
+        elif text == "Y" and order:
+            order.append(order[-1])
+        else:
+            order.append(index % members)
+    return tuple(order)
+
+
+HOUSEHOLD = tuple((member, *entry) for member, entry in zip(household_order(), TEXTS,
+                                                             strict=True))

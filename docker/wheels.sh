@@ -1,23 +1,19 @@
 #!/usr/bin/env bash
-# Fill the folder the image installs from, so `docker build` needs no network: mediabot's
-# wheel built from this checkout and a wheel of every dependency, for this machine's Python,
-# which must be the image's (3.11) on the image's architecture. The dependencies go to
-# DIR/deps and mediabot's own to DIR/mediabot, so a rebuild after a code change reuses the
-# image's layer of installed dependencies.
-# Usage: docker/wheels.sh [DIR]     (default: ./wheels, the folder the Dockerfile copies)
+# Fill a folder of wheels for `docker build --build-arg WHEELS=wheels .` on a machine that
+# cannot reach the package index: every dependency pyproject.toml lists, and setuptools to
+# build mediabot itself (whose code is always the checkout's, never a wheel from here). Run
+# it where the index answers and Docker runs, then carry the folder over. The wheels must
+# suit the image's Python (3.11) and architecture, so they are built in the base image.
+# Usage: docker/wheels.sh [DIR]     (default: ./wheels; BASE=... for another base image)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 dir=${1:-wheels}
-python=${PYTHON:-python3}
-version=$("$python" -c 'import sys; print("%d.%d" % sys.version_info[:2])')
-if [ "$version" != "3.11" ]; then
-    echo "docker/wheels.sh: $python is Python $version; the image runs 3.11 and needs wheels" \
-         "built for it: PYTHON=python3.11 docker/wheels.sh, or build them in the base image:" \
-         "docker run --rm -v \"\$PWD:/src\" -w /src python:3.11-slim pip wheel -w wheels ." >&2
-    exit 2
-fi
-rm -rf "$dir/mediabot"
-mkdir -p "$dir/deps" "$dir/mediabot"
-PIP_DISABLE_PIP_VERSION_CHECK=1 PYTHONWARNINGS=ignore \
-    "$python" -m pip wheel --quiet --wheel-dir "$dir/deps" .
-mv "$dir/deps/"mediabot-*.whl "$dir/mediabot/"
+mkdir -p "$dir"
+docker run --rm --network host --user "$(id -u):$(id -g)" -e HOME=/tmp -w /tmp \
+    -v "$PWD/pyproject.toml:/tmp/pyproject.toml:ro" -v "$(realpath "$dir"):/wheels" \
+    "${BASE:-python:3.11-slim}" sh -euc '
+        python3 -c "import tomllib; print(*tomllib.load(open(\"pyproject.toml\", \"rb\"))[\"project\"][\"dependencies\"], sep=\"\n\")" > requirements.txt
+        python3 -m venv pip
+        pip/bin/pip wheel --quiet --disable-pip-version-check --wheel-dir /wheels \
+            --requirement requirements.txt "setuptools>=77"'
+echo "$dir: $(ls "$dir" | wc -l) wheels"

@@ -3,15 +3,21 @@
 import datetime as dt
 import logging
 
+from flask import Flask
+
 from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
 from mediabot.config import Config
-from mediabot.conversation import household
+from mediabot.conversation import household, seerr_approvals
 from mediabot.conversation.engine import Engine
 from mediabot.conversation.household import HouseRules, Notify
 from mediabot.conversation.llm import ChatModel
+from mediabot.conversation.seerr_approvals import SeerrApprovals
+from mediabot.conversation.seerr_hooks import SeerrHook
+from mediabot.conversation.seerr_notices import SeerrNotices
 from mediabot.conversation.services import Services
 from mediabot.conversation.summarizer import Summarizer
+from mediabot.seerr import SeerrClient
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 from mediabot.text.localtime import Clock
@@ -28,14 +34,18 @@ def open_storage(config: Config) -> None:
 def build_services(config: Config, clock: Clock = db.utcnow,
                    notify: Notify | None = None) -> Services:
     """Clients are built here, not at import; the model's SDK client and the arr clients
-    are built lazily on first use."""
+    are built lazily on first use, and Seerr's does no I/O until its first call."""
     model = ChatModel.lazy(config.llm)
     sonarr = ArrClient("sonarr", config.sonarr) if config.sonarr else None
     radarr = ArrClient("radarr", config.radarr) if config.radarr else None
     summarizer = Summarizer(model, config.history) if config.history.summaries else None
     rules = HouseRules(config.requests, notify, config.server.zone, config.sms.language)
+    seerr = (SeerrClient(config.seerr.url, config.seerr.api_key,
+                         timeout=config.seerr.timeout_seconds) if config.seerr else None)
     return Services(config=config, model=model, sonarr=sonarr, radarr=radarr, clock=clock,
-                    summarizer=summarizer, rules=rules)
+                    summarizer=summarizer, rules=rules, seerr=seerr,
+                    seerr_approvals=(SeerrApprovals(seerr, notify, config.sms.language)
+                                     if seerr is not None else None))
 
 
 def build_engine(config: Config, clock: Clock = db.utcnow,
@@ -50,7 +60,23 @@ def held_text_stands(kind: str, dedupe_key: str, now: dt.datetime) -> bool:
     An approval request while its request waits for an answer; a download notice while its
     request is kept. The mailbox sits below both, so the daemon hands it this."""
     if kind == "approval":
-        return household.still_waiting(dedupe_key, now)
+        seerr = seerr_approvals.still_waiting(dedupe_key)
+        return household.still_waiting(dedupe_key, now) if seerr is None else seerr
     if kind == "ready":
         return notices.still_wanted(dedupe_key)
     return True
+
+
+class _NoRoutes:
+    def init_app(self, app: Flask) -> None:
+        """No Seerr: /hooks/seerr is not served (Sonarr's and Radarr's hooks answer 404)."""
+
+
+def seerr_hook(services: Services, clock: Clock = db.utcnow) -> SeerrHook | _NoRoutes:
+    """``/hooks/seerr`` when Seerr is connected: its notifications become texts."""
+    config, approvals = services.config, services.seerr_approvals
+    if services.seerr is None or approvals is None or config.seerr is None:
+        return _NoRoutes()
+    notices = SeerrNotices(services.seerr, approvals,
+                           link_to_library=config.seerr.link_to_library, clock=clock)
+    return SeerrHook(config.notifications.webhook_secret, notices)

@@ -280,17 +280,20 @@ def users_list(config_path: str | None) -> None:
 @click.argument("phone")
 @click.option("--name", required=True, help="What mediabot calls them.")
 @click.option("--role", type=click.Choice(ROLES), default=db.Role.MEMBER.value, show_default=True)
+@click.option("--seerr-user", default="", metavar="ID|EMAIL|NAME",
+              help="Their Seerr user, when [seerr] is set: requests are filed as them.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
-def users_add(phone: str, name: str, role: str, config_path: str | None) -> None:
+def users_add(phone: str, name: str, role: str, seerr_user: str,
+              config_path: str | None) -> None:
     """Let PHONE text mediabot.
 
     \b
-    Example: mediabot users add +15551234567 --name Sam --role member
+    Example: mediabot users add +15551234567 --name Sam --role member --seerr-user sam
     """
     from mediabot.ops.accounts import enrol
 
     _, number = _open_operator_db(config_path, phone)
-    click.echo(enrol(number, name, role))
+    click.echo(enrol(number, name, role, seerr_user))
 
 
 @users.command("remove", short_help="Remove a user and all stored for them.")

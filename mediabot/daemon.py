@@ -19,7 +19,7 @@ from waitress import create_server
 
 from mediabot.answering.faults import RetryPolicy
 from mediabot.answering.worker import Worker
-from mediabot.app import build_engine, held_text_stands, open_storage
+from mediabot.app import build_engine, held_text_stands, open_storage, seerr_hook
 from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.config import Config, webhook_url
 from mediabot.mailbox.delivery import Backoff, Sender
@@ -33,6 +33,7 @@ from mediabot.web import create_app, status_url
 log = logging.getLogger(__name__)
 NOTICE_SECONDS = 5.0
 OUTBOX_RETRY_SECONDS = 30.0
+SEERR_SWEEP_SECONDS = 120.0  # Seerr's pending list, for requests whose webhook never came
 NOTICE_GRACE_SECONDS = 2.0   # for "ready to watch" texts at shutdown, past the drain
 FILES_BESIDE_CONNECTIONS = 64  # database, WAL, log, clients of Sonarr/Radarr/LLM/Twilio
 
@@ -54,11 +55,12 @@ class Daemon:
         self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)
         self.app = create_app(config, worker=self.worker, scheduler=self.scheduler,
                               hooks=self.hooks, clock=clock)
+        seerr_hook(self.engine.services, clock).init_app(self.app)
         self.server = None
 
     def _jobs(self, clock: Clock) -> dict[str, tuple[Callable[[], object], float]]:
         confirmation, history = self.config.confirmation, self.config.history
-        return {
+        jobs: dict[str, tuple[Callable[[], object], float]] = {
             "expire-confirmations": (
                 lambda: expire_confirmations(clock(), self._notify, self.config.sms.language),
                 confirmation.sweep_interval_seconds),
@@ -69,6 +71,10 @@ class Daemon:
                                  and rules.expire_due(clock()),
                                  confirmation.sweep_interval_seconds),
         }
+        seerr = self.engine.services.seerr_approvals
+        if seerr is not None:
+            jobs["seerr-pending"] = (lambda: seerr.sweep(clock()), SEERR_SWEEP_SECONDS)
+        return jobs
 
     def _notify(self, user: db.User, text: str, key: str | None = None) -> None:
         self.sender.send(user.phone, text, user_id=user.id, dedupe_key=key, shape=True)

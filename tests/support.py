@@ -714,3 +714,22 @@ def check_line(result, subject: str, status: str) -> str:
              if re.match(rf"{re.escape(status)}\s+{subject}: ", text)]
     assert found, f"no {status} {subject} line in:\n{result.output}"
     return "\n".join(found)
+
+
+def person_part(request: dict) -> str:
+    """The person's part of a prompt the model received (their name, role, language, what
+    waits for an admin: a bracketed user message and its acknowledgement right after the
+    system message, issue 31), or "" when it has none."""
+    from mediabot.conversation.prompt.build import PERSON_ACK
+
+    rest = [m for m in request["messages"] if m["role"] != "system"]
+    if rest[1:2] != [{"role": "assistant", "content": PERSON_ACK}]:
+        return ""
+    text = rest[0].get("content") or ""
+    return "" if STAMP.match(text) else text
+
+
+def conversation(request: dict) -> list[dict]:
+    """The messages after the system message and the person's part."""
+    rest = [m for m in request["messages"] if m["role"] != "system"]
+    return rest[2:] if person_part(request) else rest

@@ -198,14 +198,30 @@ class Notices:
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
             return None
-        return self.sender.enqueue(user.phone, text, user_id=user.id,
-                                   dedupe_key=ready_key(req, notice.id, tag), shape=True)
+        key = ready_key(req, notice.id, tag) if episodes else movie_ready_key(req)
+        return self.sender.enqueue(user.phone, text, user_id=user.id, dedupe_key=key,
+                                   shape=True)
 
 
 def ready_key(req: db.Request, notice_id: int, tag: str) -> str:
     """The outbox dedupe_key of one requester's notice: one text per request, notice and
     set of episodes, however often the event is delivered."""
     return f"ready:{req.service}:{req.id}:{req.created_at.isoformat()}:{notice_id}:{tag}"[:255]
+
+
+def movie_ready_key(req: db.Request) -> str:
+    """A film is announced once per request, whoever tells: Radarr's import or Seerr's
+    MEDIA_AVAILABLE share this key, so the same download never texts twice."""
+    return ready_key(req, 0, "")
+
+
+def told_by_sonarr(req: db.Request) -> bool:
+    """Has Sonarr's webhook announced episodes of this series to this requester, or is a
+    notice of them gathering? Then Seerr's MEDIA_AVAILABLE for it stays quiet."""
+    gathering = db.Notice.select().where(db.Notice.service == req.service,
+                                         db.Notice.external_id == req.external_id,
+                                         db.Notice.sent_at.is_null()).exists()
+    return gathering or db.Announced.select().where(db.Announced.request == req.id).exists()
 
 
 def still_wanted(dedupe_key: str) -> bool:

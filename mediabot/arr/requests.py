@@ -81,6 +81,21 @@ def requests_for(service: str, external_id: int, *,
     return query.order_by(db.Request.id)
 
 
+def ensure_request(user_id: int, service: str, external_id: int, title: str,
+                   now: dt.datetime) -> db.Request:
+    """This person's request for the title, created (as a notify) only when there is none:
+    Seerr's events name requests made outside mediabot, and must not reopen one told."""
+    return db.Request.get_or_create(user=user_id, service=service, external_id=external_id,
+                                    defaults={"title": title, "created_at": now})[0]
+
+
+def claim_told(request_id: int, now: dt.datetime) -> bool:
+    """Mark the request told unless it already was: True for the one caller that may tell
+    (the Radarr webhook and Seerr's MEDIA_AVAILABLE, whichever comes first)."""
+    return db.Request.update(notified_at=now).where(
+        db.Request.id == request_id, db.Request.notified_at.is_null()).execute() == 1
+
+
 def mark_told(request_id: int, now: dt.datetime) -> None:
     db.Request.update(notified_at=now).where(db.Request.id == request_id).execute()
 

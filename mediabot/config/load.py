@@ -11,6 +11,7 @@ pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 """
 
 import dataclasses
+import logging
 import os
 import tomllib
 from collections.abc import Mapping
@@ -21,6 +22,7 @@ from mediabot.config.schema import SECRET_KEYS, SECTIONS, Config, ConfigError, D
 from mediabot.config.validate import find_problems, read_users, show_value
 from mediabot.text.envfile import parse_env_file
 
+log = logging.getLogger(__name__)
 DEFAULT_PATH = "config.toml"
 ENV_PATH = "MEDIABOT_CONFIG"
 ENV_PREFIX = "MEDIABOT_"
@@ -51,26 +53,48 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: Environ | N
     """
     environ = os.environ if environ is None else environ
     file = resolve_path(os.fspath(path) if path else None, environ)
-    raw = _read_toml(file)
+    # Unless --config names it, a file that is not there may be left out: MEDIABOT_*
+    # variables alone are then the config (a container's, with nothing mounted at /config).
+    found = _read_toml(file, missing_ok=path is None)
     beside, problems = _env_file(file.absolute().parent / ENV_FILE)
     environ = without_sections({**_credentials(environ), **beside, **environ}, replaced)
-    raw = _database_beside(raw, file.absolute().parent)
+    raw = _database_beside(found or {}, file.absolute().parent)
     raw = _secret_files_beside(raw, file.absolute().parent)
     raw = {name: table for name, table in raw.items() if name not in replaced}
     if problems:
         raise ConfigError(problems)
-    return parse_config(raw, source=str(file), environ=environ, needs=needs,
-                        require_arr_keys=require_arr_keys)
+    if found is not None:
+        return parse_config(raw, source=str(file), environ=environ, needs=needs,
+                            require_arr_keys=require_arr_keys)
+    return _from_environment(file, raw, environ, needs, require_arr_keys)
 
 
-def _read_toml(file: Path) -> Raw:
-    """The config file's tables; ConfigError (one line with the fix) for every way reading
-    it fails: missing, a directory, unreadable by this user, not UTF-8, not TOML."""
+def _from_environment(file: Path, raw: Raw, environ: Environ, needs: tuple[Need, ...],
+                      require_arr_keys: bool) -> Config:
+    """The config when its file is missing: the variables alone. None set, or not enough:
+    the missing file comes first, then (only when some were set) what they still lack."""
+    given = any(k.startswith(ENV_PREFIX) and k != ENV_PATH for k in environ)
+    if not given:
+        raise ConfigError([_no_file(file)])
+    try:
+        config = parse_config(raw, source=str(file), environ=environ, needs=needs,
+                              require_arr_keys=require_arr_keys)
+    except ConfigError as exc:
+        raise ConfigError([_no_file(file), *exc.problems]) from None
+    log.info("no config file at %s: the MEDIABOT_* variables alone are the config", file)
+    return config
+
+
+def _read_toml(file: Path, missing_ok: bool = False) -> Raw | None:
+    """The config file's tables (None when it is missing and ``missing_ok``); ConfigError
+    (one line with the fix) for every way reading it fails: missing, a directory,
+    unreadable by this user, not UTF-8, not TOML."""
     try:
         return tomllib.loads(file.read_text(encoding="utf-8"))
     except FileNotFoundError:
-        raise ConfigError([f"{file}: no such file; copy config.example.toml to {file} "
-                           "and fill in the required keys (or pass --config PATH)"]) from None
+        if missing_ok:
+            return None
+        raise ConfigError([_no_file(file)]) from None
     except IsADirectoryError:
         raise ConfigError([f"{file}: is a directory, not a file; pass --config "
                            f"{file / DEFAULT_PATH} (the file itself)"]) from None
@@ -86,6 +110,11 @@ def _read_toml(file: Path) -> Raw:
         raise ConfigError([f"{file}: cannot read it ({exc.strerror}); check the path"]) from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError([f"{file}: not valid TOML ({exc}); fix the syntax"]) from None
+
+
+def _no_file(file: Path) -> str:
+    return (f"{file}: no such file; copy config.example.toml to {file} and fill in the "
+            "required keys (or pass --config PATH)")
 
 
 def _env_file(path: Path) -> tuple[dict[str, str], list[str]]:

@@ -93,7 +93,10 @@ class LLMConfig:
 @dataclass(frozen=True)
 class HistoryConfig:
     max_messages: int = 20
-    max_context_tokens: int = 4000
+    max_context_tokens: int = 4000   # the hard cap, from the model's context size
+    # What a text's first request may cost (conversation.prompt.window): a cold read on a
+    # home server's CPU at 20-60 tokens a second is 20-60 s at this size.
+    max_prompt_tokens: int = 1200
     fetch_limit: int = 60
     summaries: bool = False
     retention_days: int = 90
@@ -112,6 +115,18 @@ class ArrConfig:
     root_folder: str = ""
     quality_profile: str = ""
     timeout_seconds: float = 10.0
+
+
+@dataclass(frozen=True)
+class SeerrConfig:
+    """The household's Seerr (Overseerr/Jellyseerr): with it, adds are Seerr requests filed
+    as the member's own Seerr user (``[[users]] seerr_user``)."""
+
+    url: str = ""
+    api_key: str = field(default="", repr=False)
+    timeout_seconds: float = 10.0
+    # the "ready" text carries Seerr's link to the title on Plex/Jellyfin (its mediaUrl)
+    link_to_library: bool = False
 
 
 @dataclass(frozen=True)
@@ -153,6 +168,7 @@ class UserConfig:
     role: str = Role.MEMBER
     channel: str = ""     # "sms" or "whatsapp" for notices; "": the one they used last
     language: str = ""    # a BCP 47 tag; "": the household's [sms] language
+    seerr_user: str = ""  # their Seerr user: an id, email or username; "": not linked
 
 
 @dataclass(frozen=True)
@@ -165,6 +181,7 @@ class Config:
     confirmation: ConfirmationConfig = ConfirmationConfig()
     sonarr: ArrConfig | None = None
     radarr: ArrConfig | None = None
+    seerr: SeerrConfig | None = None
     sms: SmsConfig = SmsConfig()
     notifications: NotificationsConfig = NotificationsConfig()
     requests: RequestsConfig = RequestsConfig()
@@ -185,6 +202,7 @@ SECTIONS: dict[str, type] = {
     "confirmation": ConfirmationConfig,
     "sonarr": ArrConfig,
     "radarr": ArrConfig,
+    "seerr": SeerrConfig,
     "sms": SmsConfig,
     "notifications": NotificationsConfig,
     "requests": RequestsConfig,

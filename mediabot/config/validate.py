@@ -17,6 +17,7 @@ from mediabot.config.schema import (
     ArrConfig,
     Config,
     HistoryConfig,
+    SeerrConfig,
     ServerConfig,
     SmsConfig,
     TwilioConfig,
@@ -39,10 +40,12 @@ POSITIVE_KEYS = {
     "server": ("port", "connection_limit", "channel_timeout_seconds", "drain_seconds"),
     "twilio": ("timeout_seconds",),
     "llm": ("timeout_seconds", "max_tool_rounds", "max_reply_tokens"),
-    "history": ("max_messages", "max_context_tokens", "fetch_limit", "retention_days"),
+    "history": ("max_messages", "max_context_tokens", "max_prompt_tokens", "fetch_limit",
+                "retention_days"),
     "confirmation": ("ttl_seconds", "sweep_interval_seconds"),
     "sonarr": ("timeout_seconds",),
     "radarr": ("timeout_seconds",),
+    "seerr": ("timeout_seconds",),
     "sms": ("max_reply_chars", "rate_limit_per_hour"),
     "requests": ("approval_ttl_hours", "search_again_hours"),
 }
@@ -52,6 +55,7 @@ NON_NEGATIVE_KEYS = {"llm": ("max_retries", "temperature"),
 CHOICES = {("sms", "unknown_senders"): ("ignore", "reply"),
            ("twilio", "whatsapp_outside_window"): ("wait", "template", "sms"),
            ("requests", "approval"): ("none", "members")}
+USER_KEYS = ("phone", "name", "role", "channel", "language", "seerr_user")
 MAX_PORT = 65535
 SYSTEMD_STOP_SECONDS = 45  # TimeoutStopSec in systemd/mediabot.service
 
@@ -72,6 +76,7 @@ def find_problems(config: Config, source: str, require_arr_keys: bool = True) ->
     problems += _validate_language(config.sms, source)
     for name in OPTIONAL_SECTIONS:
         problems += _validate_arr(name, getattr(config, name), source, require_arr_keys)
+    problems += _validate_seerr(config.seerr, source, require_arr_keys)
     if 0 < config.llm.max_reply_tokens < MIN_REPLY_TOKENS:
         problems.append(f"{source}: [llm] max_reply_tokens = {config.llm.max_reply_tokens} is "
                         f"too few for a tool call or an SMS reply; use at least "
@@ -256,6 +261,25 @@ def _validate_arr(name: str, arr: ArrConfig | None, source: str,
     return problems
 
 
+def _validate_seerr(seerr: SeerrConfig | None, source: str,
+                    require_key: bool = True) -> list[str]:
+    if seerr is None:
+        return []
+    problems = []
+    if not seerr.url:
+        problems.append(f"{source}: [seerr] url is required when [seerr] is present; e.g. "
+                        "\"http://localhost:5055\", or remove [seerr] to file adds in "
+                        "Sonarr/Radarr directly")
+    elif not _is_http_url(seerr.url):
+        problems.append(f"{source}: [seerr] url = {show_value('url', seerr.url)} is not an "
+                        "http(s) URL")
+    if require_key and not seerr.api_key:
+        problems.append(f"{source}: [seerr] api_key is required when [seerr] is present; "
+                        "find it under Settings > General (API Key) in Seerr, or set "
+                        "MEDIABOT_SEERR_API_KEY")
+    return problems
+
+
 def _region(sms: SmsConfig | None) -> str:
     """The region [[users]] phones are read in (a bad one is reported by _validate_region)."""
     region = sms.default_region if sms is not None else DEFAULT_REGION
@@ -277,10 +301,10 @@ def read_users(entries: object, source: str, problems: list[str],
         if not isinstance(entry, dict):
             problems.append(f"{where} must be a table with phone, name, role")
             continue
-        unknown = set(entry) - {"phone", "name", "role", "channel", "language"}
+        unknown = set(entry) - set(USER_KEYS)
         if unknown:
             problems.append(f"{where}: {', '.join(sorted(unknown))} is not a known key; "
-                            "known keys are phone, name, role, channel, language")
+                            f"known keys are {', '.join(USER_KEYS)}")
         phone = entry.get("phone")
         if not isinstance(phone, str):
             problems.append(f"{where}: phone = {phone!r} must be a string, e.g. "
@@ -312,8 +336,15 @@ def read_users(entries: object, source: str, problems: list[str],
         if language != "" and (why := language_problem(language)):
             problems.append(f"{where}: language = {why}")
             continue
+        seerr_user = entry.get("seerr_user", "")
+        if isinstance(seerr_user, int) and not isinstance(seerr_user, bool):
+            seerr_user = str(seerr_user)
+        if not isinstance(seerr_user, str):
+            problems.append(f"{where}: seerr_user = {seerr_user!r} must be a Seerr user id, "
+                            "email or username, e.g. \"7\" or \"sam@example.com\"")
+            continue
         users.append(UserConfig(phone=phone, name=name.strip(), role=role, channel=channel,
-                                language=language))
+                                language=language, seerr_user=seerr_user.strip()))
     return tuple(users)
 
 

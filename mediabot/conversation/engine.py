@@ -48,6 +48,7 @@ from mediabot.conversation.services import (
     tools_for,
 )
 from mediabot.store import db
+from mediabot.store.db import Role
 from mediabot.store.users import get_user, set_display_name
 from mediabot.text.keywords import Keyword, YesNo, help_text, parse_answer
 from mediabot.text.language import Language, load
@@ -154,6 +155,11 @@ class Engine:
             return help_text(incoming.language, admin=approvals_on(self.services, user))
         if incoming.keyword == Keyword.RESET:
             return self._reset(user)
+        seerr = self.services.seerr_approvals
+        if incoming.decision and seerr is not None and user.role == Role.ADMIN:
+            decided = seerr.decide(user, *incoming.decision, now, inbox_id=incoming.inbox_id)
+            if decided is not None:   # one of Seerr's numbers; else mediabot's own approvals
+                return self._exchange(user, incoming.text, decided)
         rules = self.services.rules
         if incoming.decision and rules is not None and approvals_on(self.services, user):
             return self._exchange(user, incoming.text, rules.decide(
@@ -174,10 +180,13 @@ class Engine:
             return
         frame = answer.frame or build_frame(self.services, answer.user)
         config = self.services.config
-        budget = calibration.estimate_budget(config.history.max_context_tokens,
-                                             calibration.ratio_for(config.llm.model))
+        ratio = calibration.ratio_for(config.llm.model)
         summarizer.update(answer.user, system_prompt=frame.system,
-                          reserved_tokens=frame.reserved, zone=frame.zone, max_tokens=budget)
+                          reserved_tokens=frame.reserved, zone=frame.zone,
+                          max_tokens=calibration.estimate_budget(
+                              config.history.max_context_tokens, ratio),
+                          prompt_tokens=calibration.estimate_budget(
+                              config.history.max_prompt_tokens, ratio))
 
     # -- confirmations, approvals, onboarding -------------------------------------------
 

@@ -25,6 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+import peewee as pw
+
 from mediabot.arr.requests import used_since, week_start
 from mediabot.arr.tools import AddRequest, ToolError
 from mediabot.config import RequestsConfig
@@ -253,9 +255,10 @@ def _already_held(row: db.Approval) -> dict:
                        "asked again. The user will get a text when one decides."}
 
 
-def already_decided(lang: Language, row: db.Approval) -> str:
+def already_decided(lang: Language, row: db.Approval | db.SeerrApproval) -> str:
     """The reply to an answer that came too late: who decided the request, or that it
-    expired. One whole sentence per outcome, so each language words it its own way."""
+    expired. One whole sentence per outcome, so each language words it its own way. A Seerr
+    request's row (``seerr_approvals``) reads the same."""
     fields = {"number": row.id, "title": row.title}
     if row.status == ApprovalStatus.EXPIRED:
         return lang.gettext("Request {number} ({title}) was already expired.", **fields)
@@ -284,3 +287,9 @@ def still_waiting(dedupe_key: str, now: dt.datetime) -> bool:
     return db.Approval.select().where(db.Approval.id == int(number),
                                       db.Approval.status == ApprovalStatus.WAITING,
                                       db.Approval.expires_at > now).exists()
+
+
+def highest_number() -> int:
+    """The highest request number in use here (0 when none): Seerr's approvals number
+    theirs above it, so an admin's APPROVE n names one request."""
+    return int(db.Approval.select(pw.fn.MAX(db.Approval.id)).scalar() or 0)

@@ -20,6 +20,7 @@ from typing import Any
 from mediabot.arr.tools import (
     Tool,
     ToolError,
+    current_name,
     describe_action,
     get_tool,
     parse_arguments,
@@ -184,12 +185,20 @@ class ModelTurn:
     def build(self) -> tuple[list[dict], dict]:
         h = self.config.history
         summary = self.user.summary if h.summaries and not self.minimal else None
-        prompt = build_prompt(self.frame.system, self.history, max_messages=h.max_messages,
+        # The smallest prompt (a server refused the full one) is one system message and the
+        # text: the person's part joins the system text there.
+        system, person = self.frame.system, self.frame.person
+        if self.minimal and person:
+            system, person = f"{system}\n\n{person}", ""
+        prompt = build_prompt(system, self.history, max_messages=h.max_messages,
                               max_tokens=calibration.estimate_budget(h.max_context_tokens,
                                                                      self.ratio),
+                              prompt_tokens=calibration.estimate_budget(h.max_prompt_tokens,
+                                                                        self.ratio),
                               summary=summary, reserved_tokens=self.frame.reserved,
                               zone=self.frame.zone, earlier_tools=self.earlier,
-                              tool_order=list(self.frame.tools), turn_note=self.frame.note)
+                              tool_order=list(self.frame.tools), turn_note=self.frame.note,
+                              person=person)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}
@@ -200,8 +209,8 @@ class ModelTurn:
 
     def execute(self, call: dict) -> ToolOutcome:
         name, raw = call["function"]["name"], call["function"].get("arguments")
-        tool = self.frame.tools.get(name)
-        if tool is None:
+        tool = self.frame.tools.get(current_name(name))
+        if tool is None or self.user.role not in tool.roles:
             return ToolOutcome(json.dumps({"error": self._unavailable(name)}))
         if tool.tier != Tier.DESTRUCTIVE:
             result = run_tool(tool, self.context, raw)

@@ -1,7 +1,7 @@
 """The service bundle a turn runs against, and what is worked out from it for one person.
 
 ``Services`` is built once from config (``app.build_services``), and tests hand in fakes:
-the model, the Sonarr/Radarr clients (None when not set up), the clock, the rolling
+the model, the Sonarr/Radarr clients and Seerr's (None when not set up), the clock, the rolling
 summarizer and the household's rules. From it and a user come the ``Frame`` a prompt is
 built around (``build_frame``), the tools that user may see (``tools_for``) and the tools'
 view of the world (``tool_context``, or ``approved_context`` for an add an admin already
@@ -18,12 +18,19 @@ from mediabot.arr.requests import record_request
 from mediabot.arr.searches import SearchLimit
 from mediabot.arr.tools import Tool, ToolContext, available_tools, tool_schemas
 from mediabot.arr.tools.base import AddRequest, ServiceClient
+from mediabot.arr.tools.seerr_add import SeerrLink
 from mediabot.config import Config
 from mediabot.conversation.household import HouseRules
 from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.build import estimate_tokens
-from mediabot.conversation.prompt.system_prompt import build_system_prompt, dropped_note
+from mediabot.conversation.prompt.system_prompt import (
+    dropped_note,
+    person_note,
+    shared_system_prompt,
+)
+from mediabot.conversation.seerr_approvals import SeerrApprovals
 from mediabot.conversation.summarizer import Summarizer
+from mediabot.seerr import SeerrClient
 from mediabot.store import db, users
 from mediabot.store.db import Role
 from mediabot.text.language import Language
@@ -43,6 +50,8 @@ class Services:
     clock: Clock = db.utcnow
     summarizer: Summarizer | None = None
     rules: HouseRules | None = None
+    seerr: SeerrClient | None = None   # [seerr]: adds become Seerr requests
+    seerr_approvals: SeerrApprovals | None = None   # with [seerr]: its approvals by text
 
 
 class Frame(NamedTuple):
@@ -54,16 +63,28 @@ class Frame(NamedTuple):
     system: str
     zone: dt.tzinfo          # the household's: each user message shows its time in it
     note: str = ""           # for this turn only (a question its text let lapse), on its text
+    person: str = ""         # this person's part, after the shared system text and tools
 
 
 def approvals_on(services: Services, user: db.User) -> bool:
-    """Does this admin answer members' requests (APPROVE 12 / DENY 12)?"""
+    """Does this admin answer members' requests (APPROVE 12 / DENY 12)? With Seerr, its
+    pending requests are put to the admins that way."""
     rules = services.rules
-    return (rules is not None and rules.config.approval == "members"
-            and user.role == Role.ADMIN)
+    return user.role == Role.ADMIN and (
+        services.seerr_approvals is not None
+        or (rules is not None and rules.config.approval == "members"))
+
+
+def offered_tools(services: Services) -> list[Tool]:
+    """The tools every member of the household is offered: all those whose service is set
+    up, the same list for everyone so a server's cache keeps it across people. Which of
+    them a person may run is checked when they run (``tools_for``)."""
+    return available_tools(Role.ADMIN, sonarr=services.sonarr is not None,
+                           radarr=services.radarr is not None)
 
 
 def tools_for(services: Services, user: db.User) -> list[Tool]:
+    """The tools ``user`` may run."""
     return available_tools(user.role, sonarr=services.sonarr is not None,
                            radarr=services.radarr is not None)
 
@@ -74,25 +95,34 @@ def language_of(services: Services, user: db.User) -> Language:
 
 
 def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
-    """The frame of this user's prompts; ``dropped`` names a question that just lapsed."""
-    tools = {t.name: t for t in tools_for(services, user)}
+    """The frame of this user's prompts; ``dropped`` names a question that just lapsed.
+
+    The system text and the tools are the household's (``shared_system_prompt``,
+    ``offered_tools``); the person's name, role, language and the approvals waiting for an
+    admin are ``person``, sent after them."""
+    tools = {t.name: t for t in offered_tools(services)}
     schemas = tool_schemas(list(tools.values()))
     reserved = estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
     zone = services.config.server.zone
-    system = build_system_prompt(
-        user.display_name, zone=zone, tools=list(tools), language=language_of(services, user),
+    system = shared_system_prompt(
+        zone=zone, tools=list(tools),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     rules = services.rules
-    waiting = rules.waiting_note() if rules is not None and approvals_on(services, user) else None
-    return Frame(tools, schemas, reserved, system + ("\n\n" + waiting if waiting else ""), zone,
-                 dropped_note(dropped) if dropped else "")
+    notes = [rules.waiting_note() if rules is not None else None,
+             services.seerr_approvals.waiting_note() if services.seerr_approvals else None]
+    waiting = "\n\n".join(n for n in notes if n) if approvals_on(services, user) else None
+    person = person_note(user.display_name, admin=user.role == Role.ADMIN,
+                         language=language_of(services, user), waiting=waiting or None)
+    return Frame(tools, schemas, reserved, system, zone,
+                 dropped_note(dropped) if dropped else "", person)
 
 
 def tool_context(services: Services, user: db.User) -> ToolContext:
-    """The tools' view of the world for ``user``, with the household's rules on adds."""
+    """The tools' view of the world for ``user``, with the household's rules on adds (none
+    with Seerr: its own approvals and quotas decide the requests filed there)."""
     house, clock = services.rules, services.clock
-    if house is None or not house.applies_to(user):
+    if house is None or not house.applies_to(user) or services.seerr is not None:
         return approved_context(services, user)
 
     def gate(request: AddRequest) -> dict | None:
@@ -114,4 +144,26 @@ def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContex
                        clock=lambda: as_local(clock(), config.server.zone), gate=gate,
                        searches=SearchLimit(config.requests.search_again_hours,
                                             clock, config.server.zone),
-                       language=language_of(services, user))
+                       language=language_of(services, user),
+                       seerr=_seerr_link(services, user))
+
+
+def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
+    """With [seerr]: Seerr and ``user``'s link, and how the admins hear of a missing one."""
+    if services.seerr is None:
+        return None
+    rules = services.rules
+
+    def hint_admins(title: str) -> None:
+        """Once per member and admin (the dedupe key): the admins who can fix the link."""
+        if rules is None or rules.notify is None:
+            return
+        for admin in users.active_admins():
+            if admin.id != user.id:
+                text = rules.speaks(admin).gettext(
+                    "{name} asked for {title}, but their number has no working link to a "
+                    "Seerr user, so nothing was requested. Set seerr_user for {phone} in "
+                    "[[users]]; mediabot check lists every link.",
+                    name=user.display_name or user.phone, title=title, phone=user.phone)
+                rules.notify(admin, text, key=f"seerr-unlinked:{user.id}:{admin.id}")
+    return SeerrLink(services.seerr, user.seerr_user, user.role == Role.ADMIN, hint_admins)

@@ -30,16 +30,19 @@ class Summarizer:
         self._failed_through: dict[int, int] = {}   # user -> newest message a failed try saw
 
     def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0,
-               zone: dt.tzinfo | None = None, max_tokens: int | None = None) -> bool:
+               zone: dt.tzinfo | None = None, max_tokens: int | None = None,
+               prompt_tokens: int | None = None) -> bool:
         """Summarise newly evicted messages if there are enough; True when it did.
 
         ``system_prompt``, ``reserved_tokens`` (the tool schemas) and ``zone`` (the time
         stamps on user messages) are what the turn's prompt counts against the budget, and
-        ``max_tokens`` that budget (the calibrated one; ``[history] max_context_tokens`` when
-        not given), so "evicted" means what the model no longer sees.
+        ``max_tokens`` and ``prompt_tokens`` the budgets (the calibrated ones; ``[history]
+        max_context_tokens`` and ``max_prompt_tokens`` when not given), so "evicted" means
+        what the model no longer sees.
         """
         user_id = user.id
-        budget = self.config.max_context_tokens if max_tokens is None else max_tokens
+        budget = (self.config.max_context_tokens if max_tokens is None else max_tokens,
+                  self.config.max_prompt_tokens if prompt_tokens is None else prompt_tokens)
         fresh = self._newly_evicted(user, system_prompt, reserved_tokens, zone, budget)
         failed_through = self._failed_through.get(user_id, 0)
         if len(fresh) < self.every or sum(m["_id"] > failed_through for m in fresh) < self.every:
@@ -58,11 +61,12 @@ class Summarizer:
         return True
 
     def _newly_evicted(self, user: db.User, system_prompt: str, reserved_tokens: int,
-                       zone: dt.tzinfo | None, budget: int) -> list[dict]:
+                       zone: dt.tzinfo | None, budget: tuple[int, int]) -> list[dict]:
         rows = history.recent_history(user.id, self.config.fetch_limit)
         earlier = history.tools_before(user.id, rows)
         prompt = build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
-                              max_tokens=budget, summary=user.summary,
+                              max_tokens=budget[0], prompt_tokens=budget[1],
+                              summary=user.summary,
                               reserved_tokens=reserved_tokens, zone=zone, earlier_tools=earlier)
         first_kept = prompt.metrics.first_kept_id
         through = user.summary_through or 0

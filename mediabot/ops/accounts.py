@@ -111,14 +111,16 @@ def _user_line(phone: str, name: str | None, role: str, channel: str, status: st
 USERS_HEADER = _user_line("PHONE", "NAME", "ROLE", "CHANNEL", "OPT-OUT", "SOURCE")
 
 
-def enrol(phone: str, name: str, role: str) -> str:
-    """Let ``phone`` text mediabot as ``role``; an OpsError when it already may."""
+def enrol(phone: str, name: str, role: str, seerr_user: str = "") -> str:
+    """Let ``phone`` text mediabot as ``role`` (linked to the Seerr user ``seerr_user``, when
+    given); an OpsError when it already may."""
     if users.find_by_phone(phone) is not None:
         raise OpsError(f"{phone} is already a user; use `mediabot users role` to change the "
                        "role")
-    users.add_user(phone, name.strip() or None, role)
+    link = seerr_user.strip()
+    users.add_user(phone, name.strip() or None, role, link or None)
     log.debug("user %s added as %s", phone, role)
-    return f"added {phone} ({name}) as {role}"
+    return f"added {phone} ({name}) as {role}" + (f", Seerr user {link!r}" if link else "")
 
 
 def dismiss(config: Config, phone: str) -> list[str]:

@@ -9,12 +9,14 @@ the terminal. The config and database lines show only our own paths, so they are
 
 This module runs the checks; they live by what they ask: ``local_checks.py`` (this machine
 and the config), ``model_checks.py`` (the model server), ``service_checks.py`` (Sonarr,
-Radarr, Twilio); ``check_report.py`` holds the ``Line`` and the summary.
+Radarr, Twilio), ``seerr_checks.py`` (Seerr and each member's link to it);
+``check_report.py`` holds the ``Line`` and the summary.
 """
 
 import dataclasses
 import functools
 import logging
+import os
 import traceback
 from collections.abc import Callable
 
@@ -30,6 +32,7 @@ from mediabot.ops.local_checks import (
     check_users,
 )
 from mediabot.ops.model_checks import check_model
+from mediabot.ops.seerr_checks import check_seerr
 from mediabot.ops.service_checks import check_arr, check_twilio_line, check_whatsapp
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
@@ -40,7 +43,7 @@ log = logging.getLogger(__name__)
 def run_checks(config: Config) -> list[Line]:
     """Every check, in the order an operator fixes things: local first, then the network."""
     secrets = _secrets(config)
-    local = [Line(OK, "config", f"{config.source} is valid "
+    local = [Line(OK, "config", f"{_what_was_read(config.source)} valid "
                                 f"({count_of(len(config.users), 'user')} in [[users]]; times "
                                 f"shown in {_zone_name(config)})")]
     local += check_placeholders(config)
@@ -51,6 +54,7 @@ def run_checks(config: Config) -> list[Line]:
     remote = _safely("server", secrets, lambda: check_server(config))
     for kind in ("sonarr", "radarr"):
         remote += _safely(kind, secrets, functools.partial(check_arr, kind, config))
+    remote += _safely("seerr", secrets, lambda: check_seerr(config))
     remote += _safely("llm", secrets, lambda: check_model(config.llm))
     remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
     remote += _safely("whatsapp", secrets, lambda: check_whatsapp(config))
@@ -73,6 +77,13 @@ def _safely(subject: str, secrets: list[str], check: Callable[[], list[Line]]) -
                                     "`mediabot -v check` for details")]
 
 
+def _what_was_read(source: str) -> str:
+    """The config file, or (a container's, with nothing at /config) the variables alone."""
+    if os.path.exists(source):
+        return f"{source} is"
+    return f"no file at {source}; the MEDIABOT_* variables are the config and are"
+
+
 def _zone_name(config: Config) -> str:
     name = zone_label(config.server.zone)
     return name if config.server.timezone else f"{name}, this machine's zone"
@@ -80,5 +91,6 @@ def _zone_name(config: Config) -> str:
 
 def _secrets(config: Config) -> list[str]:
     found = [config.llm.api_key, config.twilio.auth_token, config.notifications.webhook_secret]
-    found += [arr.api_key for arr in (config.sonarr, config.radarr) if arr is not None]
+    found += [arr.api_key for arr in (config.sonarr, config.radarr, config.seerr)
+              if arr is not None]
     return found

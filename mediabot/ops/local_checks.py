@@ -38,8 +38,7 @@ def require_reachable_url(config: Config) -> None:
     if config.server.public_url.rstrip("/") == EXAMPLE_PUBLIC_URL:
         raise ConfigError([f"{config.source}: [server] public_url is still the example's "
                            f"{EXAMPLE_PUBLIC_URL}, which Twilio cannot reach; set it to the "
-                           "https address Twilio calls (README: \"Reaching the webhook from "
-                           "home\")"])
+                           "https address Twilio calls (docs/reaching-it.md)"])
 
 
 def check_region(config: Config) -> list[Line]:

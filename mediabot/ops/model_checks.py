@@ -37,11 +37,15 @@ NO_TOOL_CALLS_FIX = ("the usual cause is the server's chat template, which drops
 
 
 def check_model(config: LLMConfig) -> list[Line]:
-    """The model line, then (when the model answers) whether it calls tools and how fast."""
+    """The model line, then (when the model answers) whether it calls tools, how fast, and
+    which server it is with what keeps a text fast there (asked last: the probes before it
+    have just loaded the model, so an Ollama model's unload time is its keep-alive)."""
+    from mediabot.ops.server_kind import check_server_kind
+
     line = check_llm(config)
     if line.status == FAIL:
         return [line]
-    return [line, check_tool_calls(config), check_speed(config)]
+    return [line, check_tool_calls(config), check_speed(config), check_server_kind(config)]
 
 
 def check_speed(config: LLMConfig) -> Line:

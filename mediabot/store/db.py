@@ -114,6 +114,8 @@ class User(BaseModel):
     # Since when Twilio refuses SMS to them (21610) until they text START by SMS; NULL: it
     # does not. Not their consent: that is ``opted_out``.
     sms_blocked_since = pw.DateTimeField(null=True)
+    # Their Seerr user (an id, email or username); NULL: not linked (seerr.resolve_seerr_user)
+    seerr_user = pw.CharField(null=True)
 
     class Meta:
         table_name = "users"
@@ -298,6 +300,36 @@ class Approval(BaseModel):
         table_name = "approvals"
 
 
+class SeerrApproval(BaseModel):
+    """A request pending in Seerr, put to the admins as "APPROVE n / DENY n" by text.
+
+    One row per Seerr request (``seerr_request``), however often Seerr says it is pending
+    (its MEDIA_PENDING webhook, the sweep of its pending list). Its ``id`` is the number
+    admins type, drawn above every ``approvals`` number so the two never share one.
+    ``status`` goes waiting -> approved/denied once, here or in Seerr (the web UI, another
+    admin, an auto-approval); ``decided_by`` is the admin who answered by text, NULL when it
+    was decided in Seerr.
+    """
+
+    seerr_request = pw.IntegerField(unique=True)
+    requester = pw.ForeignKeyField(User, null=True, on_delete="SET NULL",
+                                   backref="seerr_requests")
+    if TYPE_CHECKING:
+        requester_id = pw.IntegerField(null=True)
+    requested_by = pw.CharField()       # the requester's name in Seerr
+    title = pw.CharField()
+    status = pw.CharField(default=ApprovalStatus.WAITING)
+    decided_by = pw.ForeignKeyField(User, null=True, on_delete="SET NULL",
+                                    backref="seerr_decisions")
+    if TYPE_CHECKING:
+        decided_by_id = pw.IntegerField(null=True)
+    created_at = pw.DateTimeField(default=utcnow)
+    decided_at = pw.DateTimeField(null=True)
+
+    class Meta:
+        table_name = "seerr_approvals"
+
+
 class Search(BaseModel):
     """When a title was last searched for again ("look for it again"), per service and
     external id: ``[requests] search_again_hours`` holds across restarts and members."""
@@ -325,4 +357,4 @@ class TokenCalibration(BaseModel):
 
 
 MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
-          Approval, Search, TokenCalibration)
+          Approval, Search, TokenCalibration, SeerrApproval)

@@ -257,11 +257,33 @@ def m016_inbox_opt_out(db: pw.SqliteDatabase) -> None:
         db.execute_sql("UPDATE inbox SET opt_out = 1 WHERE id = ?", stop)
 
 
+def m017_user_seerr_link(db: pw.SqliteDatabase) -> None:
+    """Each user's link to a Seerr user (an id, email or username, as ``[[users]]
+    seerr_user`` or ``users add --seerr-user`` gave it); NULL: not linked."""
+    db.execute_sql("ALTER TABLE users ADD COLUMN seerr_user VARCHAR(255)")
+
+
+def m018_seerr_approvals(db: pw.SqliteDatabase) -> None:
+    """Requests pending in Seerr that the admins were asked about by text."""
+    db.execute_sql("""CREATE TABLE seerr_approvals (
+        id INTEGER PRIMARY KEY,
+        seerr_request INTEGER NOT NULL UNIQUE,
+        requester_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+        requested_by VARCHAR(255) NOT NULL,
+        title VARCHAR(255) NOT NULL,
+        status VARCHAR(255) NOT NULL DEFAULT 'waiting',
+        decided_by_id INTEGER REFERENCES users (id) ON DELETE SET NULL,
+        created_at DATETIME NOT NULL,
+        decided_at DATETIME)""")
+    db.execute_sql("CREATE INDEX seerr_approvals_status ON seerr_approvals (status)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
               m011_request_added_at, m012_channels, m013_token_calibration,
-              m014_user_language, m015_sms_blocked, m016_inbox_opt_out]
+              m014_user_language, m015_sms_blocked, m016_inbox_opt_out,
+              m017_user_seerr_link, m018_seerr_approvals]
 
 
 class StorageError(Exception):

@@ -24,6 +24,8 @@ class ConfigUser(Protocol):
     def channel(self) -> str: ...
     @property
     def language(self) -> str: ...
+    @property
+    def seerr_user(self) -> str: ...
 
 
 def language_of(user: User | None, household: str) -> Language:
@@ -66,9 +68,29 @@ def count_users_in(path: str) -> int | None:
         return None
 
 
+def seerr_links_in(path: str) -> list[tuple[str, str | None, str, str | None]]:
+    """(phone, name, role, seerr_user) of every user stored in the database file at
+    ``path``, read without creating, migrating or writing it (``check`` changes nothing);
+    [] when there is none yet, or the file predates the link."""
+    if path == ":memory:" or not Path(path).exists():
+        return []
+    try:
+        connection = sqlite3.connect(Path(path).absolute().as_uri() + "?mode=ro", uri=True,
+                                     timeout=5)
+        try:
+            rows = connection.execute(f"SELECT phone, display_name, role, seerr_user FROM "
+                                      f"{User._meta.table_name} ORDER BY role, phone")
+            return [tuple(row) for row in rows.fetchall()]
+        finally:
+            connection.close()
+    except sqlite3.Error:
+        return []
+
+
 def ensure_config_users(users: Sequence[ConfigUser]) -> None:
     """Write ``[[users]]`` into the users table: new ones added, name/role/channel/language
-    changes applied.
+    and Seerr link changes applied (a link given only by ``users add --seerr-user`` stays
+    until the entry names one).
 
     Users added by command are left alone; a config user later removed from the file keeps
     its row and history (it is only no longer marked as from the config).
@@ -80,13 +102,16 @@ def ensure_config_users(users: Sequence[ConfigUser]) -> None:
                 phone=entry.phone,
                 defaults={"display_name": entry.name or None, "role": entry.role,
                           "from_config": True, "channel": entry.channel or None,
-                          "language": entry.language or None})
+                          "language": entry.language or None,
+                          "seerr_user": entry.seerr_user or None})
             if created:
                 continue
             changes = {"role": entry.role, "from_config": True, "channel": entry.channel or None,
                        "language": entry.language or None}
             if entry.name:
                 changes["display_name"] = entry.name
+            if entry.seerr_user:
+                changes["seerr_user"] = entry.seerr_user
             User.update(changes).where(User.id == user.id).execute()
         stale = User.update(from_config=False).where(User.from_config == True)  # noqa: E712
         if phones:
@@ -128,9 +153,10 @@ def first_admin_or_operator() -> User:
                                   defaults={"display_name": "Operator", "role": Role.ADMIN})[0])
 
 
-def add_user(phone: str, name: str | None, role: str) -> User:
-    """A new user; raises ``peewee.IntegrityError`` when the phone already has one."""
-    return User.create(phone=phone, display_name=name, role=role)
+def add_user(phone: str, name: str | None, role: str, seerr_user: str | None = None) -> User:
+    """A new user (``seerr_user``: their Seerr link, or None); raises
+    ``peewee.IntegrityError`` when the phone already has one."""
+    return User.create(phone=phone, display_name=name, role=role, seerr_user=seerr_user or None)
 
 
 def remove_user(user: User) -> None:
@@ -182,3 +208,9 @@ def set_sms_blocked(user: User, since: dt.datetime | None) -> bool:
 def set_summary(user_id: int, summary: str | None, through: int | None) -> None:
     """The rolling summary and the last message id it covers (None, None forgets it)."""
     User.update(summary=summary, summary_through=through).where(User.id == user_id).execute()
+
+
+def seerr_linked() -> list[User]:
+    """The users linked to a Seerr user (``seerr_user`` set), oldest first."""
+    return list(User.select().where(User.seerr_user.is_null(False), User.seerr_user != "")
+                .order_by(User.id))

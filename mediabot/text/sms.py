@@ -11,7 +11,7 @@ emoji are dropped unless emoji are allowed.
 Accented Latin letters outside GSM-7 ("á", "ç", "ã") are ``[sms] accents``'s choice: "fold"
 writes their GSM-7 neighbour ("a", "c"; "é", "ñ", "ü", "ß" are GSM-7 and stay), "keep"
 writes them as they are and the text goes as UCS-2. With no choice made, the recipient's
-language decides (``accents_for``, ``KEEP_ACCENTS``; the README says why).
+language decides (``accents_for``, ``KEEP_ACCENTS``; docs/languages.md says why).
 """
 
 import hmac

@@ -27,7 +27,7 @@ from mediabot.text.sms import count_segments, is_gsm7
 if TYPE_CHECKING:
     from mediabot.trial.sim.stack import Simulation
 
-VERSION = "2026.11-2"
+VERSION = "2026.11-3"
 OFFICE_TVDB, OFFICE_UK_TVDB = 73244, 78107
 DUNE_THREE_TMDB, ARRIVAL_TMDB = 1170608, 329865
 REMOVE_QUESTION = "Reply Y to confirm"
@@ -215,7 +215,7 @@ def _matches(arguments: dict, expected: dict) -> bool:
 
 # ------------------------------------------------------------------------------- tasks
 
-WRITES = ("add_movie", "add_series", "remove_media")
+WRITES = ("add_media", "remove_media")
 
 TASKS: tuple[Task, ...] = (
     Task("have_it", '"do we have X" is answered from library_status, truthfully',
@@ -223,14 +223,14 @@ TASKS: tuple[Task, ...] = (
                (called_any("library_status", "search_media"), mentions("Severance"),
                 avoids("don't have", "do not have", "not in the library"), not_called(*WRITES))),)),
     Task("ask_when_ambiguous", '"get dune" (two films) asks which one, adds nothing',
-         (Step("get dune", (called("search_media"), asks(), not_called("add_movie"))),)),
+         (Step("get dune", (called("search_media"), asks(), not_called("add_media"))),)),
     Task("add_when_clear", '"add Dune: Part Three" adds exactly that film',
          (Step("please add the movie Dune: Part Three",
-               (called("add_movie", tmdb_id=DUNE_THREE_TMDB), holds("movie", DUNE_THREE_TMDB),
+               (called("add_media", tmdb_id=DUNE_THREE_TMDB), holds("movie", DUNE_THREE_TMDB),
                 not_called("remove_media"))),)),
     Task("season_add", "a season-scoped add monitors only that season",
          (Step("add just season 2 of the british office",
-               (called("add_series", tvdb_id=OFFICE_UK_TVDB),
+               (called("add_media", tvdb_id=OFFICE_UK_TVDB),
                 seasons_monitored(OFFICE_UK_TVDB, {2}))),)),
     Task("downloading", '"what\'s downloading" is answered from the queue tool',
          (Step("what's downloading?", (called("download_queue"), mentions("Dune"),
@@ -251,7 +251,7 @@ TASKS: tuple[Task, ...] = (
                                             not_called("remove_media"))),)),
     Task("follow_up", "a follow-up that needs turn 1's answer",
          (Step("search for the office", (called("search_media"),)),
-          Step("add the british one", (called("add_series", tvdb_id=OFFICE_UK_TVDB),
+          Step("add the british one", (called("add_media", tvdb_id=OFFICE_UK_TVDB),
                                        holds("series", OFFICE_UK_TVDB)))),),
     Task("sms_sized", "a chatty question still gets a text-sized, plain reply",
          (Step("tell me everything about severance", (sms_sized,)),)),

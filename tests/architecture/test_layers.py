@@ -20,7 +20,7 @@ LAYERS = [
     ["store"],
     ["config"],
     ["mailbox"],
-    ["arr"],
+    ["arr", "seerr"],
     ["conversation"],
     ["answering"],
     ["ops"],

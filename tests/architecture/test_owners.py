@@ -38,6 +38,7 @@ OWNERS = {
     "Approval": "mediabot.conversation.household",
     "Search": "mediabot.arr.searches",
     "TokenCalibration": "mediabot.conversation.calibration",
+    "SeerrApproval": "mediabot.conversation.seerr_approvals",
     "HealthProbe": "mediabot.ops.health",  # health_probe: raw SQL today, no model yet
 }
 

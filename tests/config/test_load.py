@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from mediabot.config import ConfigError, load_config, parse_config, resolve_path
+from mediabot.config import ConfigError, load_config, parse_config, resolve_path, twilio_needs
 from tests.support import MINIMAL, problems_of, raw_with, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -55,6 +55,39 @@ def test_missing_file_and_bad_toml_are_clear(tmp_path):
     bad.write_text("[server\npublic_url = 1")
     with pytest.raises(ConfigError, match="not valid TOML"):
         load_config(bad, environ={})
+
+
+ENV_ONLY = {"MEDIABOT_SERVER_PUBLIC_URL": "https://sms.example.com",
+            "MEDIABOT_TWILIO_ACCOUNT_SID": "AC123", "MEDIABOT_TWILIO_AUTH_TOKEN": "tok",
+            "MEDIABOT_TWILIO_FROM_NUMBER": "+15550001111"}
+
+
+def test_without_a_file_the_environment_alone_is_the_config(tmp_path):
+    """A container with nothing mounted at /config: $MEDIABOT_CONFIG names a file that is
+    not there, and the MEDIABOT_* variables hold every required setting."""
+    missing = tmp_path / "config" / "config.toml"
+    config = load_config(environ={**ENV_ONLY, "MEDIABOT_CONFIG": str(missing)})
+    assert (config.server.public_url, config.twilio.from_number) == (
+        "https://sms.example.com", "+15550001111")
+    assert config.database.path == str(tmp_path / "config" / "mediabot.db")
+
+
+def test_without_a_file_the_missing_settings_follow_the_missing_file(tmp_path):
+    missing = tmp_path / "config.toml"
+    partial = {k: v for k, v in ENV_ONLY.items() if "TWILIO" not in k}
+    with pytest.raises(ConfigError) as info:
+        load_config(environ={**partial, "MEDIABOT_CONFIG": str(missing)}, needs=(twilio_needs,))
+    first, *rest = info.value.problems
+    assert first.startswith(f"{missing}: no such file; copy config.example.toml")
+    assert any("[twilio] account_sid is required" in line for line in rest), rest
+    with pytest.raises(ConfigError) as info:
+        load_config(environ={"MEDIABOT_CONFIG": str(missing)})
+    assert len(info.value.problems) == 1, "no variables set: only the missing file"
+
+
+def test_a_file_named_by_config_must_be_there(tmp_path):
+    with pytest.raises(ConfigError, match=r"no such file"):
+        load_config(tmp_path / "nope.toml", environ=ENV_ONLY)
 
 
 def test_systemd_credentials_are_read_like_environment_overrides(tmp_path):

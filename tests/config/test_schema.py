@@ -35,5 +35,10 @@ def test_example_file_lists_every_key():
     from mediabot.config.schema import SECTIONS
     for section, cls in SECTIONS.items():
         assert f"[{section}]" in text
+        # an optional section the example leaves commented out ("# [seerr]") lists its keys
+        # commented out too, inside that section
+        commented = f"\n# [{section}]\n" in text
+        block = text.split(f"\n# [{section}]\n", 1)[1].split("\n\n", 1)[0] if commented else ""
         for f in dataclasses.fields(cls):
-            assert f"\n{f.name} =" in text, f"[{section}] {f.name} missing from the example"
+            assert f"\n{f.name} =" in text or f"# {f.name} =" in block, \
+                f"[{section}] {f.name} missing from the example"

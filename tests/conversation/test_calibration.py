@@ -22,7 +22,8 @@ def server_tokens(request: dict, scale: float) -> int:
 
 def test_a_model_counting_more_tokens_gets_its_window_cut_at_the_servers_budget(engine_for,
                                                                                fake_llm):
-    engine = engine_for(history={"max_messages": 60, "max_context_tokens": BUDGET})
+    engine = engine_for(history={"max_messages": 60, "max_context_tokens": BUDGET,
+                                 "max_prompt_tokens": BUDGET})
     alex = db.User.get(phone=ADMIN).id
     fake_llm.usage_scale = 1.3
     fake_llm.set_responder(lambda body: "Sure, here is a fairly long answer to that. " * 4)

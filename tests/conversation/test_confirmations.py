@@ -223,8 +223,10 @@ def test_a_member_cannot_remove_even_when_the_model_calls_it(engine, sam, fake_l
     fake_llm.enqueue_tool_calls([("remove_media", {"kind": "series", "id": OFFICE_TVDB})])
     fake_llm.enqueue_text("Sorry, only an admin can remove things.")
     assert engine.handle(sam, "delete The Office") == "Sorry, only an admin can remove things."
-    assert "remove_media" not in offered(fake_llm.requests[0])
-    assert "error" in tool_results(fake_llm.requests[1])[0]
+    assert offered(fake_llm.requests[0]) == offered(fake_llm.requests[1]), \
+        "one tool list for the whole household (issue 31); the rule is enforced in code"
+    assert "remove_media is only for admins, and this person is not one" in \
+        tool_results(fake_llm.requests[1])[0]["error"]
     assert db.PendingAction.select().count() == 0
     assert engine.handle(sam, "Y") is not None and office_in_library(stack)
 

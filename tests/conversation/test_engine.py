@@ -23,7 +23,7 @@ from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB
 from tests.fakes.openai import error_reply
-from tests.support import ADMIN, stamped, unstamped
+from tests.support import ADMIN, conversation, person_part, stamped, unstamped
 
 
 @pytest.fixture
@@ -32,7 +32,8 @@ def engine(engine_for):
 
 
 def non_system(request):
-    return [m for m in request["messages"] if m["role"] != "system"]
+    """The conversation: the messages after the system message and the person's part."""
+    return conversation(request)
 
 
 def test_a_plain_turn_stores_both_sides_with_prompt_tokens(engine, alex, fake_llm):
@@ -44,7 +45,8 @@ def test_a_plain_turn_stores_both_sides_with_prompt_tokens(engine, alex, fake_ll
     row = db.Message.get(db.Message.role == "assistant")
     assert row.prompt_tokens and row.prompt_tokens > 0
     system = fake_llm.requests[0]["messages"][0]
-    assert system["role"] == "system" and "Alex" in system["content"]
+    assert system["role"] == "system" and "Alex" in person_part(fake_llm.requests[0])
+    assert "Alex" not in system["content"], "the system text is the household's, not Alex's"
 
 
 def test_recall_across_turns_seed_004(engine, alex, fake_llm):
@@ -189,7 +191,7 @@ class TestOnboarding:
         assert engine.handle(nameless, "I'm jordan") == "Nice to meet you, Jordan! Which Dune?"
         assert db.User.get_by_id(nameless).display_name == "Jordan"
         request = fake_llm.requests[0]
-        assert "Jordan" in request["messages"][0]["content"]
+        assert "Jordan" in person_part(request)
         assert any("Dune" in (m.get("content") or "") for m in non_system(request))
 
     def test_not_asked_again_when_the_answer_is_not_a_name(self, engine, nameless, fake_llm):
@@ -337,6 +339,7 @@ class TestOnboardingEdges:
         assert engine.handle(nameless, answer) == "No problem. What can I find for you?"
         assert db.User.get_by_id(nameless).display_name is None
         assert "You are talking with" not in fake_llm.requests[0]["messages"][0]["content"]
+        assert "You are talking with" not in person_part(fake_llm.requests[0])
 
     def test_help_and_reset_before_a_name(self, engine, nameless, fake_llm):
         assert engine.handle(nameless, "RESET") != ONBOARDING_QUESTION

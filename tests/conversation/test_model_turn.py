@@ -11,7 +11,15 @@ from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 from tests.fakes.openai import Reply
-from tests.support import ADMIN, offered, office_in_library, stamped, tool_results
+from tests.support import (
+    ADMIN,
+    conversation,
+    offered,
+    office_in_library,
+    person_part,
+    stamped,
+    tool_results,
+)
 
 
 @pytest.fixture
@@ -40,7 +48,7 @@ def test_admin_is_offered_remove(engine, alex, fake_llm):
     fake_llm.enqueue_text("hi")
     engine.handle(alex, "hi")
     assert "remove_media" in offered(fake_llm.requests[0])
-    assert {"search_media", "add_movie", "add_series", "download_queue", "upcoming",
+    assert {"search_media", "add_media", "download_queue", "upcoming",
             "library_status", "notify_me"} <= offered(fake_llm.requests[0])
 
 
@@ -96,7 +104,8 @@ def test_odd_tool_calls_are_answered_and_the_next_turn_is_valid(engine, alex, fa
 
 
 def roles(request) -> list[str]:
-    return [m["role"] for m in request["messages"]]
+    """The roles of the system message and the conversation (the person's part left out)."""
+    return [request["messages"][0]["role"]] + [m["role"] for m in conversation(request)]
 
 
 def test_a_long_household_conversation(engine, alex, fake_llm, stack):
@@ -150,4 +159,4 @@ def test_a_long_household_conversation(engine, alex, fake_llm, stack):
     assert estimate_tokens(last["messages"]) <= 4000
     for request in fake_llm.requests:
         validate_messages(request["messages"])
-        assert "Alex" in request["messages"][0]["content"]
+        assert "Alex" in person_part(request)

@@ -6,7 +6,7 @@ import json
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB, OFFICE_TVDB
-from tests.support import ADMIN, MEMBER, offered, system_of
+from tests.support import ADMIN, MEMBER, offered, person_part, system_of
 
 
 def test_without_sonarr_the_model_is_told_and_a_series_call_says_why(engine_for, fake_llm,
@@ -19,9 +19,11 @@ def test_without_sonarr_the_model_is_told_and_a_series_call_says_why(engine_for,
     fake_llm.enqueue_text("Sonarr isn't set up here, so I can't add shows.")
     engine.handle(sam, "get The Office")
     first = fake_llm.requests[0]
-    assert "add_series" not in offered(first) and "add_movie" in offered(first)
+    assert "add_media" in offered(first) and "add_series" not in offered(first)
     assert "Sonarr is not set up" in system_of(first)
-    assert "add_series" not in system_of(first) and "remove_media" not in system_of(first)
+    assert "add_series" not in system_of(first)
+    assert "remove_media, admins only" in system_of(first), "one system text for everyone"
+    assert "member, not an admin" in person_part(first)
     errors = [json.loads(m["content"])["error"] for m in fake_llm.requests[1]["messages"]
               if m["role"] == "tool"]
     assert "Sonarr" in errors[0] and "not set up" in errors[0]

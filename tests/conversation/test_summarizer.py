@@ -6,7 +6,7 @@ turn nor allowed to wipe the last good one."""
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
 from mediabot.store import db
 from tests.fakes.openai import Reply
-from tests.support import ADMIN, answered, stamped, unstamped
+from tests.support import ADMIN, answered, conversation, stamped, unstamped
 
 
 def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_for, fake_llm):
@@ -24,7 +24,7 @@ def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_f
         engine.after_turn(answered(engine, alex, f"question {i} " + "pad " * 20))
     fake_llm.enqueue_text("ok")
     engine.handle(alex, "one more")
-    seen = [m["content"] for m in fake_llm.requests[-1]["messages"] if m["role"] == "user"]
+    seen = [m["content"] for m in conversation(fake_llm.requests[-1]) if m["role"] == "user"]
     first_seen = db.Message.get(db.Message.content == unstamped(seen[0])).id
     unseen = first_seen - 1 - db.User.get_by_id(alex).summary_through
     assert 0 <= unseen < 10, "at most one summary interval is neither summarised nor sent"

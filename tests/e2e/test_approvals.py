@@ -118,8 +118,9 @@ def test_an_admin_asking_whats_waiting_gets_it_from_the_prompt(house, fake_llm):
     fake_llm.enqueue_text("Sam wants Dune: Part Three: text APPROVE 1 to add it.")
     text(daemon.app.test_client(), "what's waiting for approval?", sender=ADMIN)
     settle(daemon)
-    system = fake_llm.requests[-1]["messages"][0]["content"]
-    assert "#1 Sam: Dune: Part Three" in system and "APPROVE or DENY" in system
+    system, person = (m["content"] for m in fake_llm.requests[-1]["messages"][:2])
+    assert "#1 Sam: Dune: Part Three" in person and "APPROVE or DENY" in person
+    assert "APPROVE" not in system, "the shared system text is the same for every member"
 
 
 def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):

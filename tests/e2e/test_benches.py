@@ -27,7 +27,8 @@ SMALLEST = {
     "context_scale.py": ["--small", "10", "--messages", "100", "--rounds", "1", "--turns", "2",
                          "--prune", "10"],
     "tool_payload.py": [],
-    "prompt_cache.py": ["--texts", "1", "--rounds", "1", "--swa", "on"],
+    "prompt_cache.py": ["--variant", "solo-20", "--texts", "1", "--rounds", "1", "--swa", "on",
+                        "--cold-sample", "1", "--scripted-replies"],
 }
 # Scripts that are a step of a bench above, run by it rather than on their own.
 RUN_BY = {"load_client.py": "webhook_load.py", "cache_driver.py": "prompt_cache.py",

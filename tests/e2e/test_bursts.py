@@ -13,7 +13,17 @@ from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ADMIN, URL, office_in_library, params, sign, stamped, text, unstamped
+from tests.support import (
+    ADMIN,
+    URL,
+    conversation,
+    office_in_library,
+    params,
+    sign,
+    stamped,
+    text,
+    unstamped,
+)
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"
@@ -68,9 +78,11 @@ def burst_after_the_question(daemon, fake_llm, fake_twilio, burst):
 
 
 def prompt_for(fake_llm, newest: str) -> list[dict]:
-    """The messages of the model request whose newest message is ``newest``."""
-    return next(r["messages"] for r in fake_llm.requests
-                if r["messages"][-1]["content"] == stamped(newest))
+    """The messages of the model request whose newest message is ``newest``: the system
+    message and the conversation (the person's part after the system message left out)."""
+    request = next(r for r in fake_llm.requests
+                   if r["messages"][-1]["content"] == stamped(newest))
+    return request["messages"][:1] + conversation(request)
 
 
 @pytest.mark.parametrize("burst, rest", [

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-from tests.support import chat_config, unstamped
+from tests.support import chat_config, conversation, person_part, unstamped
 
 
 def chat(config, stdin, *args):
@@ -23,6 +23,6 @@ def test_chat_answers_each_line_with_memory_and_no_log_lines(tmp_path, fake_llm)
     assert result.stdout.splitlines() == ["bot> Noted, you love Alien.",
                                           "bot> Your favourite is Alien."]
     assert result.stderr == "", "INFO lines (prompt built, turn ...) stay out of the dialogue"
-    second = fake_llm.requests[1]["messages"]
+    second = conversation(fake_llm.requests[1])
     assert any("I love Alien" == unstamped(m["content"]) for m in second if m["role"] == "user")
-    assert "Alex" in second[0]["content"], "talking as the configured user"
+    assert "Alex" in person_part(fake_llm.requests[1]), "talking as the configured user"

@@ -11,7 +11,7 @@ import threading
 import requests
 
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import unstamped
+from tests.support import person_part, unstamped
 
 
 def run_demo(tmp_path, stdin, *args, llm_url=None, **env):
@@ -39,7 +39,7 @@ def test_demo_talks_to_the_model_about_the_simulated_library(tmp_path, fake_llm)
     assert "bot> I found Dune (2021)" in out
     assert "[tool] download_queue {}" in out
     assert "Dune: Part Two" in out.split("[tool] download_queue")[1]
-    assert "Sam" in fake_llm.requests[0]["messages"][0]["content"], "the demo user has a name"
+    assert "Sam" in person_part(fake_llm.requests[0]), "the demo user has a name"
     assert not list(tmp_path.glob("*.db")), "no database left in the working directory"
 
 

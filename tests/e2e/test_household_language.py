@@ -23,6 +23,7 @@ from tests.support import (
     MEMBER,
     THREE,
     ask_for,
+    person_part,
     received,
     requested,
     send_hook,
@@ -148,13 +149,16 @@ def test_the_model_is_told_the_language_in_a_prompt_that_never_moves(house, fake
         settle(daemon)
     first, second = (request["messages"][0]["content"] for request in fake_llm.requests[-2:])
     assert first == second, "the system prompt is the cached prefix: the same on every text"
-    assert SPANISH_RULE in first
+    assert SPANISH_RULE not in first, "the system prompt is the same for the whole household"
+    mine, again = (person_part(request) for request in fake_llm.requests[-2:])
+    assert mine == again and SPANISH_RULE in mine, "the person's part follows it, as still"
 
     fake_llm.enqueue_text("Hi Alex.")
     speaks(ADMIN, "en")
     text(daemon.app.test_client(), "hi", sender=ADMIN)
     settle(daemon)
     assert "Write your replies in" not in fake_llm.requests[-1]["messages"][0]["content"]
+    assert "Write your replies in" not in person_part(fake_llm.requests[-1])
 
 
 # -- what answering and the mailbox write by themselves ------------------------------------

@@ -19,6 +19,7 @@ from tests.support import (
     SANDBOX,
     THREE,
     by_whatsapp,
+    conversation,
     dune_two_is_ready,
     last_sent,
     last_tool_result,
@@ -50,7 +51,7 @@ def test_one_person_on_sms_and_whatsapp_is_one_history_and_one_quota(
     assert reply["to"] == "whatsapp:" + MEMBER and reply["from"] == SANDBOX
     assert reply["body"] == "*Added* Dune: Part Three 🎬 — I'll tell you when it's ready."
     assert stack.has("movie", THREE)
-    seen = [m["content"] for m in fake_llm.requests[-2]["messages"] if m["role"] == "user"]
+    seen = [m["content"] for m in conversation(fake_llm.requests[-2]) if m["role"] == "user"]
     assert seen == [stamped("hello"), stamped("add dune part three")], \
         "one history across both channels"
 

@@ -178,7 +178,7 @@ def test_serve_refuses_the_examples_public_url_which_twilio_cannot_reach(tmp_pat
     assert (result.exit_code, result.output) == (
         2, f"config error: {config}: [server] public_url is still the example's "
            "https://sms.example.com, which Twilio cannot reach; set it to the https address "
-           "Twilio calls (README: \"Reaching the webhook from home\")\n")
+           "Twilio calls (docs/reaching-it.md)\n")
 
 
 def test_serve_with_nobody_to_answer_is_one_line_and_exit_2(tmp_path):

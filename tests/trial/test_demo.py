@@ -3,6 +3,8 @@ model."""
 
 import os
 
+from tests.support import person_part
+
 
 def in_process(tmp_path, monkeypatch, stdin, *args, llm_url=None):
     """The same command through click's runner in this process: no interpreter start-up
@@ -41,7 +43,8 @@ def test_demo_as_member_cannot_remove(tmp_path, fake_llm, monkeypatch):
                         llm_url=fake_llm.url)
     assert result.returncode == 0, result.stderr
     tools = [t["function"]["name"] for t in fake_llm.requests[0]["tools"]]
-    assert "remove_media" not in tools and "search_media" in tools
+    assert "search_media" in tools and "remove_media" in tools, "one list for everyone"
+    assert "member, not an admin" in person_part(fake_llm.requests[0])
 
 
 def test_demo_keeps_its_database_when_asked(tmp_path, fake_llm, monkeypatch):

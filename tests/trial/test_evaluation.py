@@ -27,10 +27,10 @@ GOOD = {
                  "Which Dune: the 2021 film (we have it) or Dune (1984)?"],
     "please add the movie dune: part three": [
         ("search_media", {"query": "dune part three", "kind": "movie"}),
-        ("add_movie", {"tmdb_id": 1170608}), f"Added {THREE}. I'll text you when it's ready."],
+        ("add_media", {"tmdb_id": 1170608}), f"Added {THREE}. I'll text you when it's ready."],
     "add just season 2 of the british office": [
         ("search_media", {"query": "the office", "kind": "series"}),
-        ("add_series", {"tvdb_id": 78107, "seasons": [2]}),
+        ("add_media", {"tvdb_id": 78107, "seasons": [2]}),
         "Added The Office (UK) (2001), season 2 only."],
     "what's downloading?": [("download_queue", {}),
                             "Dune: Part Two is downloading, and Severance season 2."],
@@ -46,7 +46,7 @@ GOOD = {
     "search for the office": [("search_media", {"query": "the office", "kind": "series"}),
                               "I found The Office (2005), which we have, and The Office (UK) "
                               "(2001). Want the British one?"],
-    "add the british one": [("add_series", {"tvdb_id": 78107, "seasons": "all"}),
+    "add the british one": [("add_media", {"tvdb_id": 78107, "seasons": "all"}),
                             "Added The Office (UK)."],
     "tell me everything about severance": [
         ("library_status", {"query": "severance"}),

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any, Protocol, TypeAlias
+from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
 
 from arrapi import RadarrAPI, SonarrAPI
 
@@ -22,6 +22,9 @@ from mediabot.config import ArrConfig
 from mediabot.store.db import Role
 from mediabot.text.language import Language, load
 from mediabot.text.localtime import Clock
+
+if TYPE_CHECKING:
+    from mediabot.arr.tools.seerr_add import SeerrLink
 
 
 class Tier(StrEnum):
@@ -184,7 +187,8 @@ class ToolContext:
     approval), or returns None to add now. ``searches`` limits how often one title may be
     searched again (None: no limit). ``language`` is the asker's: the dates and sizes in
     results follow its locale (the rest stays English, for the model), and the removal
-    question, which the person reads, is in it.
+    question, which the person reads, is in it. ``seerr``, with ``[seerr]`` set: adds are
+    Seerr requests filed as the asker's own Seerr user (``seerr_add``).
     """
 
     sonarr: ServiceClient | None
@@ -196,6 +200,7 @@ class ToolContext:
     gate: Callable[[AddRequest], dict | None] | None = None
     searches: SearchGate | None = None
     language: Language = field(default_factory=lambda: load("en"))
+    seerr: SeerrLink | None = None
 
     def client(self, service: Service) -> ServiceClient:
         """The client for ``service``; ToolError when that service is not configured."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from mediabot.arr.tools import radarr, sonarr
+from mediabot.arr.tools import radarr, seerr_add, seerr_view, sonarr
 from mediabot.arr.tools.base import (
     ADMINS,
     EVERYONE,
@@ -24,11 +24,14 @@ from mediabot.arr.tools.base import (
     ToolResult,
 )
 from mediabot.arr.tools.format import human_size
+from mediabot.arr.tools.schema import HIDDEN
 from mediabot.arr.tools.trim import title_of
 
-SEARCH_LIMIT = 5
-QUEUE_LIMIT = 8
-CALENDAR_LIMIT = 10
+# Results carry the top few items and a count of the rest: every result stays in the prompt
+# (and a server reads it) for as long as its turn is in the window.
+SEARCH_LIMIT = 4
+QUEUE_LIMIT = 5
+CALENDAR_LIMIT = 5
 SERVICES = {"series": (Service.SONARR, sonarr, "TVDB"), "movie": (Service.RADARR, radarr, "TMDB")}
 
 
@@ -73,13 +76,20 @@ def _interleave(lists: list[list]) -> list:
 
 
 def search_media(ctx: ToolContext, args: dict) -> ToolResult:
+    """The top ``SEARCH_LIMIT`` hits of both kinds, interleaved, and how many more matched."""
     results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT)
-    posters = {id(hit): hit.pop("_poster", None) for found in results for hit in found}
-    hits = _interleave(results)[:SEARCH_LIMIT]
+    posters = {id(hit): hit.pop("_poster", None) for found, _ in results for hit in found}
+    hits = _interleave([found for found, _ in results])[:SEARCH_LIMIT]
     if not hits:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    if ctx.seerr is not None:
+        errors += seerr_view.annotate(ctx.seerr.client, args["query"], hits)
     offered = tuple((hit["title"], hit["year"], posters[id(hit)]) for hit in hits)
-    return ToolResult(_with_warnings({"results": hits}, errors), offered=offered)
+    found = {"results": hits}
+    more = sum(total for _, total in results) - len(hits)
+    if more > 0:
+        found["more"] = more
+    return ToolResult(_with_warnings(found, errors), offered=offered)
 
 
 def library_status(ctx: ToolContext, args: dict) -> dict:
@@ -89,6 +99,8 @@ def library_status(ctx: ToolContext, args: dict) -> dict:
     others = _interleave([rest for _, rest in pairs])[:3]
     if not owned and not others:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
+    if ctx.seerr is not None and others:
+        errors += seerr_view.annotate(ctx.seerr.client, args["query"], others)
     result = {"in_library": owned}
     if others:
         result["not_in_library"] = others
@@ -107,7 +119,7 @@ def _record(ctx: ToolContext, service: Service, external_id: int, title: str, *,
 
 def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
          *args: Any) -> dict | ToolResult:
-    """Shared by add_movie/add_series: add, record the request, or explain why not.
+    """Shared by both kinds of add_media: add, record the request, or explain why not.
 
     With household rules for this user (``ctx.gate``), the title is looked up first so the
     rules can count it and name it; the gate may refuse (quota) or hold it for approval.
@@ -145,9 +157,8 @@ def _ask_gate(gate: Callable[[AddRequest], dict | None], client: ServiceClient,
     available = len([s for s in data.get("seasons") or [] if s.get("seasonNumber", 0) > 0])
     seasons = seasons_counted(tool_args.get("seasons", "all"), available) \
         if kind == "series" else 0
-    tool = "add_series" if kind == "series" else "add_movie"
-    return gate(AddRequest(SERVICES[kind][0], external_id, title_of(data), tool, tool_args,
-                           seasons))
+    return gate(AddRequest(SERVICES[kind][0], external_id, title_of(data), "add_media",
+                           tool_args, seasons))
 
 
 def seasons_counted(seasons: str | list[int], available: int) -> int:
@@ -159,14 +170,27 @@ def seasons_counted(seasons: str | list[int], available: int) -> int:
 
 
 def add_movie(ctx: ToolContext, args: dict) -> dict | ToolResult:
+    if ctx.seerr is not None:
+        return seerr_add.request_movie(ctx, ctx.seerr, args["tmdb_id"])
     return _add(ctx, "movie", args["tmdb_id"], args, args.get("quality_profile"))
 
 
 def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
     """The seasons as a set from here on: what is counted, held for an admin, added."""
-    args = {**args, "seasons": sonarr.season_set(args["seasons"])}
+    args = {**args, "seasons": sonarr.season_set(args.get("seasons", "all"))}
+    if ctx.seerr is not None:
+        return seerr_add.request_series(ctx, ctx.seerr, args["tvdb_id"], args["seasons"])
     return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
                 args.get("quality_profile"))
+
+
+def add_media(ctx: ToolContext, args: dict) -> dict | ToolResult:
+    """One tool for both kinds: the id's name (as search_media gave it) says which."""
+    if ("tmdb_id" in args) == ("tvdb_id" in args):
+        raise ToolError("give tmdb_id for a movie or tvdb_id for a series, from search_media")
+    if "tmdb_id" in args:
+        return add_movie(ctx, {key: value for key, value in args.items() if key != "seasons"})
+    return add_series(ctx, args)
 
 
 def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra: Any) -> Any:
@@ -239,8 +263,7 @@ def notify_me(ctx: ToolContext, args: dict) -> dict:
         raise ToolError("notifications are not available in this conversation")
     message = f"The user will get a text when {title} is ready."
     if not in_library:
-        tool = "add_movie" if args["kind"] == "movie" else "add_series"
-        message += f" {title} is not in the library yet; it only arrives once added ({tool})."
+        message += f" {title} is not in the library yet; it only arrives once added (add_media)."
     return {"ok": True, "message": message}
 
 
@@ -271,20 +294,20 @@ def _post_command(api: ArrApi, name: str, body: dict) -> dict:
     return api._raw.post_command(name, **body)
 
 
-# Each parameter's description is what the model reads (tool_schemas sends only type, enum,
-# items, required and the descriptions; bounds and defaults stay here, for validation).
+# What the model reads of each tool (``tool_schemas`` sends only type, enum, items, required
+# and descriptions: bounds, defaults and parameters marked ``HIDDEN`` stay here, for
+# validation). Sent on every request, for every member alike, so a description says only
+# what the name and the parameters do not.
 _ID = {"type": "integer", "minimum": 1, "description": "tmdb_id or tvdb_id"}
-_KIND = {"type": "string", "enum": ["movie", "series"],
-         "description": "movie: tmdb_id, series: tvdb_id"}
+_KIND = {"type": "string", "enum": ["movie", "series"], "description": "of the id"}
 _KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any",
              "description": "default any"}
 _QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "title"}
-_PROFILE = {"type": "string", "description": "only if the user names one"}
+_PROFILE = {"type": "string", HIDDEN: True}
 _SEASONS = {"anyOf": [{"type": "string", "enum": ["all", "latest", "future"]},
                       {"type": "array", "items": {"type": "integer", "minimum": 0},
                        "minItems": 1}],
-            "default": "all",
-            "description": "default all; or a list of season numbers"}
+            "default": "all", "description": "all (default), latest, future or [numbers]"}
 
 
 def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
@@ -292,47 +315,47 @@ def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
             "additionalProperties": False}
 
 
-def _external_id(source: str) -> dict:
-    return {"type": "integer", "minimum": 1, "description": f"{source} from search_media"}
+_MOVIE_ID = {"type": "integer", "minimum": 1, "description": "a movie's"}
+_SERIES_ID = {"type": "integer", "minimum": 1, "description": "a series'"}
+
+
+def _by_id() -> dict:
+    return _object({"kind": _KIND, "id": _ID}, ("kind", "id"))
 
 
 BOTH = (Service.SONARR, Service.RADARR)
 TOOLS = (
-    Tool(name="search_media",
-         description="Find movies/series by title: ids, year, in_library. Use before adding.",
+    Tool(name="search_media", description="By title: ids, year, in_library.",
          parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_media),
-    Tool(name="library_status",
-         description="Is it in our library: files on disk, size, what is missing.",
+    Tool(name="library_status", description="Files on disk, size, what is missing.",
          parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=library_status),
-    Tool(name="add_movie", description="Add a movie and download it.",
-         parameters=_object({"tmdb_id": _external_id("tmdb_id"), "quality_profile": _PROFILE},
-                            ("tmdb_id",)),
-         tier=Tier.SAFE, roles=EVERYONE, services=(Service.RADARR,), handler=add_movie),
-    Tool(name="add_series", description="Add a series and download it.",
-         parameters=_object({"tvdb_id": _external_id("tvdb_id"), "seasons": _SEASONS,
-                             "quality_profile": _PROFILE}, ("tvdb_id",)),
-         tier=Tier.SAFE, roles=EVERYONE, services=(Service.SONARR,), handler=add_series),
-    Tool(name="remove_media", description="Remove a title; the user confirms it first.",
+    Tool(name="add_media", description="Add and download, by the id search_media gave.",
+         parameters=_object({"tmdb_id": _MOVIE_ID, "tvdb_id": _SERIES_ID, "seasons": _SEASONS,
+                             "quality_profile": _PROFILE}),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=add_media),
+    Tool(name="remove_media", description="The user confirms first.",
          parameters=_object({"kind": _KIND, "id": _ID,
                              "delete_files": {"type": "boolean", "default": False,
                                               "description": "default false"}},
                             ("kind", "id")),
          tier=Tier.DESTRUCTIVE, roles=ADMINS, services=BOTH, handler=remove_media,
          describe=describe_remove),
-    Tool(name="download_queue", description="What is downloading now.",
+    Tool(name="download_queue", description="What is downloading.",
          parameters=_object({}),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=download_queue),
-    Tool(name="upcoming", description="Episodes and movies coming out soon.",
+    Tool(name="upcoming", description="New episodes and movies.",
          parameters=_object({"days": {"type": "integer", "minimum": 1, "maximum": 60,
-                                      "default": 7, "description": "days ahead, default 7"}}),
+                                      "default": 7, "description": "default 7"}}),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=upcoming),
-    Tool(name="notify_me", description="Text this user when a title is ready to watch.",
-         parameters=_object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+    Tool(name="notify_me", description="Text the user when it is ready.",
+         parameters=_by_id(),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=notify_me),
-    Tool(name="search_again",
-         description="Why a library title is missing or stuck; searches again if useful.",
-         parameters=_object({"kind": _KIND, "id": _ID}, ("kind", "id")),
+    Tool(name="search_again", description="Why a library title is missing; searches again.",
+         parameters=_by_id(),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_again),
 )
+FORMER_NAMES = {"add_movie": "add_media", "add_series": "add_media"}
+"""Tools merged into another, by their former names: stored history, held approvals and a
+model that read an older prompt may still name them, and their arguments fit the new tool."""

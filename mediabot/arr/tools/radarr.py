@@ -32,10 +32,12 @@ RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
             ("physicalRelease", "physical"))
 
 
-def search(api: RadarrAPI, query: str, limit: int) -> list[dict]:
-    """Lookup hits; each poster URL under "_poster", which the tool takes off."""
+def search(api: RadarrAPI, query: str, limit: int) -> tuple[list[dict], int]:
+    """(the first ``limit`` lookup hits, how many there were); each poster URL under
+    "_poster", which the tool takes off."""
+    found = api.search_movies(query)
     return [{**search_hit(movie._data, "movie", "tmdb_id"), "_poster": poster_url(movie._data)}
-            for movie in api.search_movies(query)[:limit]]
+            for movie in found[:limit]], len(found)
 
 
 def library_matches(api: RadarrAPI, query: str, now: dt.datetime, language: Language | None = None,
@@ -52,7 +54,7 @@ def status(data: dict, now: dt.datetime, language: Language | None = None) -> di
     """In library, monitored, downloaded, size and quality, or which release to wait for."""
     result = {
         "kind": "movie", "title": data.get("title"), "year": data.get("year"),
-        "tmdb_id": data.get("tmdbId"), "in_library": True,
+        "tmdb_id": data.get("tmdbId"),
         "monitored": bool(data.get("monitored")), "downloaded": bool(data.get("hasFile")),
         "size": human_size(data["sizeOnDisk"], language) if data.get("sizeOnDisk") else None,
     }

@@ -13,7 +13,7 @@ from dataclasses import replace
 from functools import partial
 
 from mediabot.arr.tools.base import Service, Tool, ToolContext, ToolError, ToolResult
-from mediabot.arr.tools.catalog import TOOLS
+from mediabot.arr.tools.catalog import FORMER_NAMES, TOOLS
 from mediabot.arr.tools.schema import for_model, validate
 from mediabot.text.masking import scrub
 
@@ -29,7 +29,13 @@ def available_tools(role: str, *, sonarr: bool, radarr: bool) -> list[Tool]:
 
 
 def get_tool(name: str) -> Tool | None:
-    return _BY_NAME.get(name)
+    """The tool called ``name``, or by a former name (``catalog.FORMER_NAMES``)."""
+    return _BY_NAME.get(current_name(name))
+
+
+def current_name(name: str) -> str:
+    """``name``, or the tool it was merged into."""
+    return FORMER_NAMES.get(name, name)
 
 
 def tool_schemas(tools: list[Tool]) -> list[dict]:

@@ -115,6 +115,9 @@ def _shown(value: Json, limit: int = 40) -> str:
     return text if len(text) <= limit else text[:limit - 4] + "...'"
 
 
+HIDDEN = "x-hidden"
+"""A parameter marked ``{HIDDEN: True}`` is checked and accepted but not shown to the model:
+one it never needs (the defaults serve), kept for calls stored or held before it was hidden."""
 MODEL_KEYWORDS = frozenset({"type", "enum", "properties", "required", "items", "anyOf",
                             "oneOf", "description"})
 
@@ -122,16 +125,17 @@ MODEL_KEYWORDS = frozenset({"type", "enum", "properties", "required", "items", "
 def for_model(schema: dict) -> dict:
     """What the model is shown of a schema: types, choices and descriptions only.
 
-    Bounds, lengths, defaults and ``additionalProperties`` cost bytes on every call and
-    change nothing a model does well; ``validate`` still enforces them and its errors say
-    what to fix. An empty ``required`` list is left out.
+    Bounds, lengths, defaults, ``additionalProperties`` and ``HIDDEN`` parameters cost bytes
+    on every call and change nothing a model does well; ``validate`` still enforces them
+    and its errors say what to fix. An empty ``required`` list is left out.
     """
     shown = {}
     for key, value in schema.items():
         if key not in MODEL_KEYWORDS or (key == "required" and not value):
             continue
         if key == "properties":
-            value = {name: for_model(sub) for name, sub in value.items()}
+            value = {name: for_model(sub) for name, sub in value.items()
+                     if not sub.get(HIDDEN)}
         elif key in ("anyOf", "oneOf"):
             value = [for_model(branch) for branch in value]
         elif key == "items":

@@ -33,16 +33,17 @@ QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
 
 
-def search(api: SonarrAPI, query: str, limit: int) -> list[dict]:
-    """Lookup hits with the number of regular seasons (so "which seasons?" can be asked);
-    each poster URL under "_poster", which the tool takes off."""
-    results = []
-    for series in api.search_series(query)[:limit]:
+def search(api: SonarrAPI, query: str, limit: int) -> tuple[list[dict], int]:
+    """(the first ``limit`` lookup hits, how many there were), with the number of regular
+    seasons (so "which seasons?" can be asked); each poster URL under "_poster", which the
+    tool takes off."""
+    results, found = [], api.search_series(query)
+    for series in found[:limit]:
         hit = search_hit(series._data, "series", "tvdb_id")
         hit["seasons"] = len(_regular_seasons(series._data))
         hit["_poster"] = poster_url(series._data)
         results.append(hit)
-    return results
+    return results, len(found)
 
 
 def library_matches(api: SonarrAPI, query: str, now: dt.datetime, language: Language | None = None,
@@ -63,7 +64,7 @@ def status(data: dict, zone: dt.tzinfo = UTC, language: Language | None = None) 
                if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
     result = {
         "kind": "series", "title": data.get("title"), "year": data.get("year"),
-        "tvdb_id": data.get("tvdbId"), "in_library": True,
+        "tvdb_id": data.get("tvdbId"),
         "monitored": bool(data.get("monitored")), "status": data.get("status"),
         "episodes_on_disk": f"{stats.get('episodeFileCount', 0)}/"
                             f"{stats.get('totalEpisodeCount', 0)}",

@@ -23,6 +23,7 @@ from mediabot.text.masking import scrub
 from mediabot.text.public_url import is_public_https
 
 Item = TypeVar("Item", arrapi.Series, arrapi.Movie)
+OVERVIEW_CHARS = 80   # enough to tell two titles apart; the rest costs tokens in every prompt
 _STATE_WORDS = {
     "importBlocked": "import blocked",
     "importPending": "waiting to import",
@@ -78,7 +79,8 @@ def _identity(data: dict, kind: str, id_key: str) -> dict:
 
 def search_hit(data: dict, kind: str, id_key: str) -> dict:
     """title, year, the external id, a short overview and whether it is already added."""
-    return {**_identity(data, kind, id_key), "overview": short_text(data.get("overview")),
+    return {**_identity(data, kind, id_key),
+            "overview": short_text(data.get("overview"), OVERVIEW_CHARS),
             "in_library": bool(data.get("id"))}
 
 

@@ -15,14 +15,20 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
 3. shape — reshape, turn by turn (a user message and everything up to the next one), into
    the portable shape below;
 4. window — in atomic units (a user message, a turn's reply, one stored call message with
-   all its results), within ``max_messages`` prompt messages and the token budget, evicted
-   in blocks (``window.window_start``): once full, the oldest units go until about half is
-   left, so most texts only append; the window starts at a user message and always holds
-   the newest one. The start a turn's first request chose holds through that turn's tool
-   rounds: its calls and results are appended, past ``max_messages`` if need be, and only
-   the token budget may move the start mid-turn (the cap applies again once the turn has
-   its reply). The model keeps the context it started the turn with, and each tool round
-   only appends to the prompt the server just read;
+   all its results), within ``max_messages`` prompt messages, the cold-read budget
+   ``prompt_tokens`` and the hard token cap ``max_tokens``, evicted in blocks
+   (``window.window_start``): once full, the oldest units go until about half is left, so
+   most texts only append; the window starts at a user message and always holds the newest
+   one. The start a turn's first request chose holds through that turn's tool rounds: its
+   calls and results are appended, past ``max_messages`` and ``prompt_tokens`` if need be,
+   and only ``max_tokens`` may move the start mid-turn (the others apply again once the
+   turn has its reply). The model keeps the context it started the turn with, and each
+   tool round only appends to the prompt the server just read. At each block eviction the
+   results of every turn before the previous one are sent, from then on, as their call and
+   a one-line digest (``shape.digest``: titles, years, ids, counts, or the error or
+   message): the model answered from them already, and a later text may still name a
+   title or need an id, but not the overviews, sizes and progress. Between evictions they
+   stay as they were sent, so the prefix only grows; the stored rows keep them whole;
 5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
    Tool operations included: ..." or the caller's rolling ``summary``), then any stored
    system notes of the window, as paragraphs of that one message. The pruned line names
@@ -86,7 +92,7 @@ a failure there is a bug and raises.
 import datetime as dt
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from mediabot.conversation.prompt.message_rules import find_violation
@@ -110,7 +116,11 @@ from mediabot.conversation.prompt.window import (
 log = logging.getLogger(__name__)
 
 CHARS_PER_TOKEN = 4
+PERSON_ACK = "OK."
 WARN_FRACTION = 0.8
+# The history a ``prompt_tokens`` budget leaves at least, whatever the system prompt and the
+# tool schemas take: a text and the turn before it, with a search result, fit in half of it.
+MIN_HISTORY_TOKENS = 600
 
 
 @dataclass(frozen=True)
@@ -124,7 +134,8 @@ class Metrics:
     (both counted over the whole history), parallel calls split, texts merged.
     ``estimated_tokens`` covers the whole prompt plus ``reserved_tokens`` (tool schemas).
     ``first_kept_id`` is the store ``_id`` of the oldest kept message, if it has one, so a
-    caller can tell which rows a rolling summary must cover.
+    caller can tell which rows a rolling summary must cover. ``digested`` counts the kept
+    tool results sent as one-line digests.
     """
 
     total: int
@@ -140,6 +151,7 @@ class Metrics:
     first_kept_id: int | None = None
     bridged: int = 0
     sent: int = 0
+    digested: int = 0
 
 
 @dataclass(frozen=True)
@@ -201,47 +213,69 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                  max_tokens: int = 4000, summary: str | None = None,
                  reserved_tokens: int = 0, zone: dt.tzinfo | None = None,
                  earlier_tools: Sequence[str] | None = None,
-                 tool_order: Sequence[str] = (), turn_note: str = "") -> Prompt:
+                 tool_order: Sequence[str] = (), turn_note: str = "",
+                 prompt_tokens: int | None = None, person: str = "") -> Prompt:
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
     the estimate of the whole prompt, counting the system message with its notes and
-    ``reserved_tokens`` (the tool schemas). The newest user message and what follows it are
-    kept even when they alone exceed both caps. With ``zone``, each stored user message
+    ``reserved_tokens`` (the tool schemas), on every request. ``prompt_tokens`` (None: none)
+    is what a text's first request should cost, the same whole prompt counted: like
+    ``max_messages`` it chooses the cut for a new text and lets that turn's tool rounds run
+    past it, and it leaves the history at least ``MIN_HISTORY_TOKENS`` whatever the system
+    prompt and schemas take. The newest user message and what follows it are kept even
+    when they alone exceed every cap. With ``zone``, each stored user message
     starts with the local time it was received (``stamp_times``). Logs the metrics, a
     warning above 80% of the budget and a warning for consecutive same-role messages in the
     stored history. ``earlier_tools``: the tools used in stored messages older than
     ``history`` (``tools_before``; None when there are none): the pruned line names them
     with the evicted units' tools, in ``tool_order`` (the tool catalog's), so it changes only
     when a kind of tool first falls out. ``turn_note``: a note for this turn only, added to
-    the newest user message (``with_turn_note``), never to the system message. Raises
-    ValueError only on a bug (an invalid result).
+    the newest user message (``with_turn_note``), never to the system message. ``person``:
+    what belongs to this person (``person_note``), sent as a bracketed user message and a
+    short acknowledgement right after the system message, so the system message and the
+    tools the templates render after it are the same for the whole household
+    (``with_person``). Raises ValueError only on a bug (an invalid result).
     """
     pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
     units, left_out, bridged = shape(clean)
     fixed = (message_chars({"content": system_prompt}) + len(turn_note)
+             + (len(person) + len(PERSON_ACK) + 2 if person else 0)
              + reserved_tokens * CHARS_PER_TOKEN)
     line = context_line(Evicted(units, earlier_tools), summary)   # the longest it can be
-    start = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
-                                       message_chars({"content": PARAGRAPH + line}),
-                                       earlier_tools is not None))
+    soft = None if prompt_tokens is None else max(prompt_tokens * CHARS_PER_TOKEN - fixed,
+                                                  MIN_HISTORY_TOKENS * CHARS_PER_TOKEN)
+    cut = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
+                                     message_chars({"content": PARAGRAPH + line}),
+                                     earlier_tools is not None, soft))
+    start = cut.start
     evicted = Evicted(units[:start], earlier_tools)
-    messages = with_turn_note(_assemble(system_prompt, evicted, units[start:],
-                                        context_line(evicted, summary, tool_order)), turn_note)
+    kept = [_briefed(unit) if index < cut.brief_before else unit
+            for index, unit in enumerate(units) if index >= start]
+    messages = with_person(with_turn_note(_assemble(system_prompt, evicted, kept,
+                                                    context_line(evicted, summary, tool_order)),
+                                          turn_note), person)
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
                        pruned=len(history) - len(pruned) + len(sane) - len(clean),
                        dropped=dropped + left_out, closed=closed, bridged=bridged,
                        max_messages=max_messages, max_tokens=max_tokens,
                        reserved_tokens=reserved_tokens,
-                       evicted_tools=tuple(evicted_tools(evicted, tool_order)))
+                       evicted_tools=tuple(evicted_tools(evicted, tool_order)),
+                       digested=sum(len(unit.sources) - 1 for unit in units[start:cut.brief_before]
+                                    if unit.brief is not None))
     _log_prompt(metrics, history)
     return Prompt(messages, metrics)
 
 
 # ----------------------------------------------------------------- 4. window, 5. system
+
+def _briefed(unit: Unit) -> Unit:
+    """A call unit with its results as digests (``shape.digest``); other units as they are."""
+    return unit if unit.brief is None else replace(unit, messages=unit.brief)
+
 
 def _assemble(system_prompt: str, evicted: Evicted, kept: list[Unit],
               line: str) -> list[dict]:
@@ -254,6 +288,19 @@ def _assemble(system_prompt: str, evicted: Evicted, kept: list[Unit],
     for unit in kept:
         messages += unit.messages
     return messages
+
+
+def with_person(messages: list[dict], person: str) -> list[dict]:
+    """``messages`` with the person's part right after the system message, as a user message
+    in brackets and ``PERSON_ACK``: after the shared system text and the tools (Qwen-style
+    templates render the tools inside the system turn, so a second paragraph there would
+    come before them) and before the conversation. A second system message would do the
+    same, but Gemma's, Mistral's and other templates refuse one; a prefix on the first
+    text would move with the window. No person, the same list."""
+    if not person:
+        return messages
+    return [messages[0], {"role": "user", "content": f"[{person}]"},
+            {"role": "assistant", "content": PERSON_ACK}, *messages[1:]]
 
 
 def _metrics(history: list[dict], units: list[Unit], start: int, messages: list[dict],
@@ -274,14 +321,16 @@ def _metrics(history: list[dict], units: list[Unit], start: int, messages: list[
         max_messages=settings["max_messages"],
         evicted_tools=settings["evicted_tools"],
         first_kept_id=min(kept_ids) if kept_ids else None,
+        digested=settings["digested"],
     )
 
 
 def _log_prompt(metrics: Metrics, history: list[dict]) -> None:
     log.info("prompt built: %d history messages, %d kept, %d evicted, %d pruned, %d dropped, "
-             "%d closed, %d bridged, %d sent, ~%d/%d tokens", metrics.total, metrics.kept,
-             metrics.evicted, metrics.pruned, metrics.dropped, metrics.closed, metrics.bridged,
-             metrics.sent, metrics.estimated_tokens, metrics.max_tokens)
+             "%d closed, %d bridged, %d sent, %d results digested, ~%d/%d tokens", metrics.total,
+             metrics.kept, metrics.evicted, metrics.pruned, metrics.dropped, metrics.closed,
+             metrics.bridged, metrics.sent, metrics.digested, metrics.estimated_tokens,
+             metrics.max_tokens)
     if metrics.estimated_tokens > WARN_FRACTION * metrics.max_tokens:
         log.warning("prompt is at ~%d of %d estimated tokens (over %d%% of the budget)",
                     metrics.estimated_tokens, metrics.max_tokens, WARN_FRACTION * 100)

@@ -19,6 +19,8 @@ from mediabot.text.localtime import local_text
 INTERRUPTED_RESULT = json.dumps(
     {"error": "interrupted: no result was recorded for this call, its outcome is unknown"})
 UNANSWERED_LINE = "(No answer was sent: this turn ended before I replied.)"
+DIGEST_LEAD = "(answered earlier; shortened)"
+DIGEST_CHARS = 200
 PARAGRAPH = "\n\n"
 _TEXT_ROLES = ("user", "assistant", "system", "developer")
 
@@ -39,6 +41,8 @@ class Unit:
     note: str = ""
     tools: tuple[str, ...] = ()
     chars: int = 0
+    brief: list[dict] | None = None   # "calls": the same pairs with each result a digest
+    brief_chars: int = 0
 
 
 def message_chars(message: dict) -> int:
@@ -241,7 +245,59 @@ def shape(messages: list[dict]) -> tuple[list[Unit], int, int]:
     for unit in units:
         unit.chars = sum(message_chars(m) for m in unit.messages) + (
             len(PARAGRAPH + unit.note) if unit.note else 0)
+        if unit.kind == "calls":
+            unit.brief = [{**m, "content": digest(m["content"])} if m["role"] == "tool" else m
+                          for m in unit.messages]
+        unit.brief_chars = sum(message_chars(m) for m in unit.brief or unit.messages) + (
+            len(PARAGRAPH + unit.note) if unit.note else 0)
     return units, left_out, bridged
+
+
+def digest(result: str) -> str:
+    """One line that stands for a tool result the model already answered from: its error or
+    message, else the titles (with year and ids) of its lists and its counts, after
+    ``DIGEST_LEAD``, at most ``DIGEST_CHARS``; the result itself when that is shorter.
+
+    Generic over the tools' compact JSON (``arr.tools``): what a later text may still refer
+    to (a title, the id an add or a removal takes) stays; overviews, sizes, progress go.
+    """
+    try:
+        data = json.loads(result)
+    except ValueError:
+        data = None
+    if not isinstance(data, dict):
+        line = " ".join(result.split())
+    elif isinstance(data.get("error") or data.get("message") or data.get("asked"), str):
+        key = next(k for k in ("error", "message", "asked") if isinstance(data.get(k), str))
+        line = f"{key}: {' '.join(data[key].split())}"
+    else:
+        line = "; ".join(filter(None, (_digest_value(key, value)
+                                       for key, value in data.items())))
+    line = f"{DIGEST_LEAD} {line}"
+    if len(line) > DIGEST_CHARS:
+        line = line[:DIGEST_CHARS - 3].rsplit(" ", 1)[0] + "..."
+    return line if len(line) < len(result) else result
+
+
+def _digest_value(key: str, value: object) -> str:
+    if isinstance(value, list):
+        return f"{key}: {', '.join(_digest_item(item) for item in value) or 'none'}"
+    if isinstance(value, (int, float, str)) and not isinstance(value, bool):
+        return f"{key} {value}"
+    return ""
+
+
+def _digest_item(item: object) -> str:
+    """ "The Office (2005) tvdb_id 73244", "Slow Horses S05E04": the name and the ids."""
+    if not isinstance(item, dict):
+        return str(item)
+    name = " ".join(str(item[k]) for k in ("series", "episode", "title")
+                    if isinstance(item.get(k), str | int))
+    year = item.get("year")
+    if isinstance(year, int) and str(year) not in name:
+        name += f" ({year})"
+    ids = [f"{k} {v}" for k, v in item.items() if k.endswith("_id") or k == "id"]
+    return " ".join([name, *ids]).strip()
 
 
 def _shape_turn(turn: list[dict], last: bool) -> tuple[list[Unit], int, int]:

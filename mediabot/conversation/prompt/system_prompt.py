@@ -14,8 +14,8 @@ CAPABILITIES = (
     ("search_media", "search for movies and series (search_media) and say whether they are "
                      "in the library"),
     ("library_status", "check what we have and what is missing (library_status)"),
-    ("add_movie", "add a movie (add_movie, by TMDB id)"),
-    ("add_series", "add a series (add_series, by TVDB id)"),
+    ("add_media", "add a movie or series (add_media, by the TMDB or TVDB id search_media "
+                  "gave)"),
     ("remove_media", "remove media (remove_media, admins only; mediabot asks the person to "
                      "confirm with Y first)"),
     ("download_queue", "show what is downloading (download_queue)"),
@@ -31,13 +31,14 @@ Guidelines:
 - This is SMS: answer in plain text, no Markdown, no emoji, one to three short sentences.
 - Search before you add, and add using the id from the search results, never a guess.
 - When several results could match, list the top 2-3 with title and year and ask which one.
-- Use the configured defaults for quality and folders unless the person names one.
 - Never claim something was removed: removals always wait for the person's Y.
 - If a tool fails, say what went wrong in a few plain words and what to try next.
 - Only talk about the media server; politely decline anything else."""
 
 LANGUAGE_RULE = ("Write your replies in {name} ({tag}), unless the person writes to you in "
                  "another language: then answer in theirs.")
+MEMBER_RULE = ("This person is a member, not an admin, so they cannot remove media (admins "
+               "only); say so if they ask.")
 STAMP_RULE = ("Each text from the person starts with the local time it was sent, in square "
               "brackets (time zone {zone}); tools give times in this zone too. Do not start "
               "your replies with a time.")
@@ -46,8 +47,6 @@ STAMP_RULE = ("Each text from the person starts with the local time it was sent,
 def _capabilities(tools: Sequence[str], missing: Sequence[str] = ()) -> str:
     """The "You can" list for the tools offered, and a line for each service not set up."""
     lines = [f"- {line}" for name, line in CAPABILITIES if name in tools]
-    if lines and "remove_media" not in tools:
-        lines.append("- nothing else: removing media is for admins only")
     text = ("You can:\n" + "\n".join(lines) if lines
             else "You have no tools right now: you cannot look up, add or check anything.")
     notes = [f"{service} is not set up on this server, so you cannot look up, add or check "
@@ -58,28 +57,52 @@ def _capabilities(tools: Sequence[str], missing: Sequence[str] = ()) -> str:
 def build_system_prompt(display_name: str | None = None, *, zone: dt.tzinfo | None = None,
                         tools: Sequence[str] | None = None, missing: Sequence[str] = (),
                         language: Language | None = None) -> str:
-    """The system prompt personalised with the user's name.
+    """The system prompt with the person's part (``person_note``) as its last paragraph:
+    the whole of what a model is told, for callers that send one system message (the
+    rolling summary, tests). A turn sends ``shared_system_prompt`` and the person's part
+    apart (``history.build_prompt``'s ``person``)."""
+    person = person_note(display_name, language=language)
+    return "\n\n".join(p for p in (shared_system_prompt(zone=zone, tools=tools,
+                                                        missing=missing), person) if p)
 
-    Nothing in it changes from one text to the next, so a server's prompt cache reuses it
-    and the tool schemas rendered after it: it names no date or time (a clock line here made
-    a local server read the whole prompt again on every text); each of the person's texts
-    carries the time it was received instead (``history.build_prompt``'s ``zone``), and a
-    note for one turn only (``dropped_note``) rides on that turn's text. ``zone``: the
-    household's time zone, named in the rule that explains those stamps. ``tools``: names of
-    the tools this person is offered (None: all of them); ``missing``: "Sonarr" and/or
-    "Radarr" when not configured, so the model says
-    so instead of guessing. ``language``: the person's; when it is not English the model is
-    told to write in it (as static as the rest, so the cached prefix holds; an English
-    person's prompt has no such line, as before).
+
+def shared_system_prompt(*, zone: dt.tzinfo | None = None, tools: Sequence[str] | None = None,
+                         missing: Sequence[str] = ()) -> str:
+    """The system prompt every member of the household is sent, word for word.
+
+    Nothing in it changes from one text or one person to the next, so a server's prompt
+    cache reuses it and the tool schemas rendered after it (the same list for everyone:
+    what only admins may do is refused in code) across the whole household: it names no
+    date or time (a clock line here made a local server read the whole prompt again on
+    every text) and no person (their name and language came before the tools, so two
+    members' prompts shared ~120 tokens). Each text carries the time it was received
+    (``history.build_prompt``'s ``zone``); a note for one turn only (``dropped_note``)
+    rides on that turn's text; the person's part (``person_note``) follows the tools.
+    ``zone``: the household's time zone, named in the rule that explains the stamps.
+    ``tools``: names of the tools offered (None: all of them); ``missing``: "Sonarr"
+    and/or "Radarr" when not configured, so the model says so instead of guessing.
     """
     names = [name for name, _ in CAPABILITIES] if tools is None else tools
     parts = [INTRO, _capabilities(names, missing), GUIDELINES]
-    if display_name:
-        parts.append(f"You are talking with {display_name}; use their name now and then.")
-    if language is not None and language.code != SOURCE:
-        parts.append(LANGUAGE_RULE.format(name=language.english_name, tag=language.tag))
     if zone is not None:
         parts.append(STAMP_RULE.format(zone=zone_label(zone)))
+    return "\n\n".join(parts)
+
+
+def person_note(display_name: str | None = None, *, admin: bool = True,
+                language: Language | None = None, waiting: str | None = None) -> str:
+    """What belongs to one person: their name, whether they may remove media, the language
+    to write in (none for English, as before) and, for an admin who answers approvals,
+    what waits. Sent after the shared prompt and the tools; empty when there is nothing."""
+    parts = []
+    if display_name:
+        parts.append(f"You are talking with {display_name}; use their name now and then.")
+    if not admin:
+        parts.append(MEMBER_RULE)
+    if language is not None and language.code != SOURCE:
+        parts.append(LANGUAGE_RULE.format(name=language.english_name, tag=language.tag))
+    if waiting:
+        parts.append(waiting)
     return "\n\n".join(parts)
 
 

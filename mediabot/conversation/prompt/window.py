@@ -1,11 +1,12 @@
 """The window and what the system message says about what fell out of it.
 
 Pure steps 4 and 5 of ``mediabot.conversation.prompt.build.build_prompt`` (that module's
-docstring gives the layout and why): where the window of atomic units starts, and the
-pruned-context line. Both are chosen so that a server's cached prefix survives: the start
-moves only at a block eviction and never inside a turn's tool rounds for the message cap,
-and the line names tools in a fixed order, so it changes only when a kind of tool first
-falls out of the window.
+docstring gives the layout and why): where the window of atomic units starts, which of its
+tool results go as digests, and the pruned-context line. All are chosen so that a server's
+cached prefix survives: the start and the digests move only at a block eviction, never
+inside a turn's tool rounds for the message cap or the cold-read budget (only the hard
+token cap can cut there), and the line names tools in a fixed order, so it changes only
+when a kind of tool first falls out of the window.
 """
 
 import itertools
@@ -54,52 +55,79 @@ def context_line(evicted: Evicted, summary: str | None, order: Sequence[str] = (
 @dataclass(frozen=True)
 class Limits:
     """What a window may hold: prompt messages, characters, and the room a pruned line needs
-    (reserved whenever anything is evicted, or older messages exist: ``earlier``)."""
+    (reserved whenever anything is evicted, or older messages exist: ``earlier``).
+
+    ``chars`` is the hard cap (the model's context), which holds on every request;
+    ``messages`` and ``soft_chars`` (what a text's first request should cost a cold read;
+    None: no such budget) are counted where the cut is chosen for a new text, and not
+    against the tool rounds of a turn in progress (``counted``)."""
 
     messages: int
     chars: int
     line_chars: int
     earlier: bool = False
+    soft_chars: int | None = None
 
     def fit(self, count: int, chars: int, evicting: bool, share: float = 1.0,
             counted: bool = True) -> bool:
-        line = self.line_chars if evicting or self.earlier else 0
-        return ((not counted or count <= self.messages * share)
-                and chars + line <= self.chars * share)
+        size = chars + (self.line_chars if evicting or self.earlier else 0)
+        soft = self.soft_chars is None or size <= self.soft_chars * share
+        return (not counted or (count <= self.messages * share and soft)) \
+            and size <= self.chars * share
 
 
-def window_start(units: list[Unit], limits: Limits) -> int:
-    """Index of the first kept unit: evicted in blocks, so most prompts only grow.
+@dataclass(frozen=True)
+class Cut:
+    """Where the window starts (``start``, an index into the units) and before which unit a
+    call unit's results are sent as digests (``brief_before``; 0: none are)."""
+
+    start: int
+    brief_before: int = 0
+
+
+def window_start(units: list[Unit], limits: Limits) -> Cut:
+    """The first kept unit, and which results are digests: both move only at a block eviction,
+    so most prompts only grow.
 
     Replays the history unit by unit from its oldest user message: the window keeps its
-    start while it fits; when a unit overflows it, the start jumps forward to the oldest user
-    unit from which the rest fits in about half the limits (else in the whole limits, else
-    the newest user unit, whatever it costs). In the turn still in progress (the newest user
-    message has no reply yet) only the token budget can move the start: the calls and results
-    of its tool rounds are appended to the window its first request chose, past the message
-    cap if need be, and the cap is applied again when the turn is over. The start depends
-    only on the history, never moves back, and moves only when a block is evicted, so the
-    prompt before the new text is the prompt a server last read.
+    start while it fits; when a unit overflows it, that is a block eviction: the results of
+    every turn before the previous one become one-line digests (``Unit.brief``: the call
+    stays, the model has answered from the result since), and the start jumps forward to the
+    oldest user unit from which the rest fits in about half the limits (it stays where it was
+    when the digests alone make it fit so; else the oldest that fits in the whole limits,
+    else the newest user unit, whatever it costs). In the turn still in progress (the newest
+    user message has no reply yet) only the token budget can move the start: the calls and
+    results of its tool rounds are appended to the window its first request chose, past the
+    message cap if need be, and the cap is applied again when the turn is over. The cut
+    depends only on the history, never moves back, and moves only at a block eviction, so
+    the prompt before the new text is the prompt a server last read.
     """
     user_starts = [i for i, unit in enumerate(units) if unit.kind == "user"]
     if not user_starts:
-        return len(units)
+        return Cut(len(units))
     counts = list(itertools.accumulate((len(u.messages) for u in units), initial=0))
     chars = list(itertools.accumulate((u.chars for u in units), initial=0))
+    brief = list(itertools.accumulate((u.brief_chars for u in units), initial=0))
     held_after = _turn_in_progress(units, user_starts[-1])
+    cut = Cut(user_starts[0])
 
     def fits(first: int, last: int, share: float = 1.0) -> bool:
-        return limits.fit(counts[last + 1] - counts[first], chars[last + 1] - chars[first],
-                          first > 0, share, counted=last <= held_after)
+        middle = min(max(cut.brief_before, first), last + 1)
+        size = brief[middle] - brief[first] + chars[last + 1] - chars[middle]
+        return limits.fit(counts[last + 1] - counts[first], size, first > 0, share,
+                          counted=last <= held_after)
 
-    start = user_starts[0]
-    for last in range(start, len(units)):
-        if fits(start, last):
+    for last in range(cut.start, len(units)):
+        if fits(cut.start, last):
             continue
-        later = [i for i in user_starts if start < i <= last]
-        start = next((i for i in later if fits(i, last, 0.5)),
-                     next((i for i in later if fits(i, last)), later[-1] if later else start))
-    return start
+        turns = [i for i in user_starts if i <= last]
+        if len(turns) > 1:
+            cut = Cut(cut.start, max(cut.brief_before, turns[-2]))
+        later = [i for i in turns if cut.start < i]
+        start = next((i for i in [cut.start, *later] if fits(i, last, 0.5)),
+                     next((i for i in later if fits(i, last)), later[-1] if later else cut.start))
+        cut = Cut(start, cut.brief_before)
+    return cut
 
 
 def _turn_in_progress(units: list[Unit], newest_user: int) -> int:

@@ -16,15 +16,17 @@ def stack():
 
 
 def test_search_movies_by_title(stack):
-    hits = call(stack.context(sonarr=False), "search_media", query="dune")["results"]
+    result = call(stack.context(sonarr=False), "search_media", query="dune")
+    hits = result["results"]
     assert [(h["title"], h["year"], h["in_library"]) for h in hits[:2]] == [
         ("Dune", 2021, True), ("Dune", 1984, False)]
-    assert hits[0]["tmdb_id"] == DUNE_TMDB and len(hits) == 5
+    assert hits[0]["tmdb_id"] == DUNE_TMDB and len(hits) == 4
+    assert result["more"] == 3     # Jodorowsky's Dune, Dune Drifter, Dune World: counted
 
 
 def test_search_any_interleaves_both_services(stack):
     hits = call(stack.context(), "search_media", query="dune")["results"]
-    assert {hit["kind"] for hit in hits} == {"movie", "series"} and len(hits) == 5
+    assert {hit["kind"] for hit in hits} == {"movie", "series"} and len(hits) == 4
 
 
 def test_search_any_with_one_service_down_still_answers(stack):
@@ -117,7 +119,7 @@ def test_upcoming_says_which_release(stack):
 
 def test_notify_me_for_a_movie_not_in_the_library(stack):
     result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=DUNE_1984_TMDB)
-    assert "not in the library yet" in result["message"] and "add_movie" in result["message"]
+    assert "not in the library yet" in result["message"] and "add_media" in result["message"]
     assert stack.recorded == [("radarr", DUNE_1984_TMDB, "Dune (1984)")]
     result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=HAIL_MARY_TMDB)
     assert result["message"] == "The user will get a text when Project Hail Mary (2026) is ready."

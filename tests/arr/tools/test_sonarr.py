@@ -228,7 +228,7 @@ def test_the_gate_is_asked_with_one_add_request_naming_what_the_rules_count(stac
     ctx.gate = gate
     result = run_tool(get_tool("add_series"), ctx, {"tvdb_id": OFFICE_UK_TVDB})
     assert asked == [AddRequest("sonarr", OFFICE_UK_TVDB, "The Office (UK, 2001)",
-                                "add_series", {"tvdb_id": OFFICE_UK_TVDB, "seasons": "all"}, 2)]
+                                "add_media", {"tvdb_id": OFFICE_UK_TVDB, "seasons": "all"}, 2)]
     assert result.data == {"ok": True, "waiting_for_approval": True, "request": 1}
     assert not stack.sonarr.requests_to("series", method="POST")
 
@@ -257,7 +257,7 @@ def test_a_season_named_twice_is_asked_added_and_monitored_once(stack):
     ctx.gate = asked.append   # None: the add runs now
     result = call(ctx, "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=[2, 2, 2])
     assert asked == [AddRequest("sonarr", OFFICE_UK_TVDB, "The Office (UK, 2001)",
-                                "add_series", {"tvdb_id": OFFICE_UK_TVDB, "seasons": [2]}, 1)]
+                                "add_media", {"tvdb_id": OFFICE_UK_TVDB, "seasons": [2]}, 1)]
     assert result["monitored_seasons"] == [2]
     body = stack.sonarr.requests_to("series", "POST")[-1].body
     assert [s["monitored"] for s in body["seasons"]] == [False, True]

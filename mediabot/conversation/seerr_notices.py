@@ -1,0 +1,168 @@
+"""What Seerr's notifications become: texts to the requester (and, for failures, the admins).
+
+Seerr's webhook names the request (``request_id``) but not who asked: no phone, no user id.
+So every event but the test is looked up in Seerr (``GET /request/{id}``), and its
+``requestedBy`` is matched to a household member by their link (``seerr_user``); a
+requester who is nobody here gets no text (a failure still reaches the admins).
+
+- MEDIA_PENDING: the admins are asked (``seerr_approvals``).
+- MEDIA_APPROVED / MEDIA_AUTO_APPROVED / MEDIA_DECLINED: the approval is closed, and the
+  member's request is remembered (``requests``), so Radarr's or Sonarr's own webhook tells
+  them when it lands. Approved and declined are texted to the member ("Alex approved ...");
+  an auto-approval is not (they were told when they asked).
+- MEDIA_AVAILABLE (Seerr's "partly available" is this with media status
+  PARTIALLY_AVAILABLE): the "ready" text, with Seerr's link to the title on Plex or
+  Jellyfin when ``[seerr] link_to_library`` allows it.
+- MEDIA_FAILED: the member and every admin.
+
+Each text has an outbox dedupe key, so a repeated post (Seerr re-notifies when a request is
+approved twice) texts once. A film's "ready" shares its key and its told mark with Radarr's
+import notice (``notices.movie_ready_key``, ``requests.claim_told``), so with both webhooks
+connected the same download is texted once, by whichever comes first. For a series Sonarr's
+episode texts win: Seerr's "ready" goes only when Sonarr's webhook has announced nothing to
+that requester (a household without Sonarr's webhook).
+"""
+
+import datetime as dt
+import logging
+
+from mediabot.arr import notices, requests
+from mediabot.arr.tools.base import Service
+from mediabot.arr.tools.format import sms_safe_title
+from mediabot.conversation.household import name_of
+from mediabot.conversation.seerr_approvals import (
+    SeerrApprovals,
+    event_key,
+    member_for,
+    requester_name,
+)
+from mediabot.seerr import SeerrClient, SeerrRequest
+from mediabot.seerr.webhook import Kind, SeerrNotification
+from mediabot.store import db, users
+from mediabot.text.localtime import Clock
+
+log = logging.getLogger(__name__)
+
+
+class SeerrNotices:
+    """Seerr's notifications in, texts out (through ``approvals.notify``, the outbox)."""
+
+    def __init__(self, client: SeerrClient, approvals: SeerrApprovals, *,
+                 link_to_library: bool = False, clock: Clock = db.utcnow) -> None:
+        self.client = client
+        self.approvals = approvals
+        self.link_to_library = link_to_library
+        self.clock = clock
+
+    def handle(self, note: SeerrNotification) -> str:
+        """Act on one checked notification; a word for the response and the log."""
+        if note.kind == Kind.TEST:
+            log.info("/hooks/seerr: test notification received")
+            return "test ok"
+        if note.kind == Kind.OTHER or note.request_id is None:
+            return "ignored"
+        now = self.clock()
+        if note.kind == Kind.PENDING:
+            return self.approvals.ask(note.request_id, now, _title(note))
+        request = self.client.get_request(note.request_id)
+        if note.kind in (Kind.APPROVED, Kind.AUTO_APPROVED, Kind.DECLINED):
+            return self._decided(note, request, now)
+        if note.kind == Kind.AVAILABLE:
+            return self._available(note, request, now)
+        return self._failed(note, request)
+
+    def _decided(self, note: SeerrNotification, request: SeerrRequest,
+                 now: dt.datetime) -> str:
+        self.approvals.settle(request, now)
+        member = member_for(request.requested_by)
+        if member is None:
+            return "requester not in the household"
+        if note.kind != Kind.DECLINED:
+            self._remember(member, note, request, now)
+        if note.kind == Kind.AUTO_APPROVED:
+            return "remembered"
+        modifier = request.modified_by
+        by = ((name_of(found) if (found := member_for(modifier)) else modifier.display_name)
+              if modifier is not None else "Seerr")
+        self.approvals.tell_decision(member, note.kind == Kind.APPROVED, request.id,
+                                     _title(note), by)
+        return "told"
+
+    def _remember(self, member: db.User, note: SeerrNotification, request: SeerrRequest,
+                  now: dt.datetime) -> db.Request | None:
+        """The member's request as Radarr's/Sonarr's webhook looks it up (films by TMDB id,
+        series by TVDB id); None when Seerr gave no id to look it up by."""
+        service, external = _service_of(note, request)
+        if external is None:
+            return None
+        return requests.ensure_request(member.id, service, external, _title(note) or
+                                       f"Seerr request {request.id}", now)
+
+    def _available(self, note: SeerrNotification, request: SeerrRequest,
+                   now: dt.datetime) -> str:
+        member = member_for(request.requested_by)
+        if member is None:
+            return "requester not in the household"
+        req = self._remember(member, note, request, now)
+        if req is not None and req.service == Service.RADARR:
+            if not requests.claim_told(req.id, now):
+                return "already told"
+            key = notices.movie_ready_key(req)
+        elif req is not None and notices.told_by_sonarr(req):
+            return "told by Sonarr"
+        else:
+            key = event_key(request.id, note.notification_type)
+        self.approvals.notify_member(member, self._ready_text(member, note, request), key)
+        return "told"
+
+    def _ready_text(self, member: db.User, note: SeerrNotification,
+                    request: SeerrRequest) -> str:
+        lang, title = self.approvals.speaks(member), _title(note)
+        link = self._link(request) if self.link_to_library else None
+        if request.media_type == "tv" and request.seasons:
+            seasons = ", ".join(str(n) for n in sorted(request.seasons))
+            text = lang.ngettext("{title}: season {seasons} is ready to watch.",
+                                 "{title}: seasons {seasons} are ready to watch.",
+                                 len(request.seasons), title=title, seasons=seasons)
+        else:
+            text = lang.gettext("{title} is ready to watch.", title=title)
+        return text + (" " + link if link else "")
+
+    def _link(self, request: SeerrRequest) -> str | None:
+        """Seerr's link to the title on Plex or Jellyfin, when Seerr knows one."""
+        if not request.tmdb_id or request.media_type not in ("movie", "tv"):
+            return None
+        media = self.client.media("movie" if request.media_type == "movie" else "tv",
+                                  request.tmdb_id)
+        url = media.media_url or ""
+        return url if url.startswith(("https://", "http://")) and len(url) < 300 else None
+
+    def _failed(self, note: SeerrNotification, request: SeerrRequest) -> str:
+        title, member = _title(note), member_for(request.requested_by)
+        told = 0
+        if member is not None:
+            self.approvals.notify_member(member, self.approvals.speaks(member).gettext(
+                "{title} could not be requested: Seerr couldn't pass it on to Radarr or "
+                "Sonarr. The admins have been told.", title=title),
+                event_key(request.id, note.notification_type))
+            told += 1
+        for admin in users.active_admins():
+            self.approvals.notify_member(admin, self.approvals.speaks(admin).gettext(
+                "Seerr couldn't pass {name}'s request for {title} on to Radarr or Sonarr "
+                "(Seerr request {number} failed). Retry it in Seerr.",
+                name=requester_name(request), title=title, number=request.id),
+                f"{event_key(request.id, note.notification_type)}:{admin.id}")
+            told += 1
+        return f"told {told}"
+
+
+def _title(note: SeerrNotification) -> str:
+    """Seerr's subject ("Dune: Part Two (2024)") as it may stand in a text."""
+    return sms_safe_title(note.subject)
+
+
+def _service_of(note: SeerrNotification,
+                request: SeerrRequest) -> tuple[Service, int | None]:
+    if (note.media_type or request.media_type) == "tv":
+        return Service.SONARR, note.tvdb_id or request.tvdb_id
+    return Service.RADARR, note.tmdb_id or request.tmdb_id

