@@ -189,5 +189,6 @@ def loopback_daemon(daemon_for):
         daemon.url = servers[-1].url
         return daemon
     yield start
-    for server in servers:
-        server.stop()
+    from tests.fakes.arr_stack import stop_all
+
+    stop_all(servers)
