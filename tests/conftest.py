@@ -11,6 +11,7 @@ import pytest
 from mediabot.store import db, migrations
 from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.openai import FakeOpenAI
+from tests.fakes.seerr import FakeSeerr
 from tests.support import ADMIN, ADMIN2, MEMBER, SANDBOX, SECRET, Clock, Serve, make_config
 
 
@@ -192,3 +193,12 @@ def loopback_daemon(daemon_for):
     from tests.fakes.arr_stack import stop_all
 
     stop_all(servers)
+
+
+@pytest.fixture
+def seerr():
+    """The fake Seerr on loopback; at the end, every call it took and every answer it gave
+    must be one Seerr's own OpenAPI spec allows (``assert_clean``)."""
+    with FakeSeerr() as fake:
+        yield fake
+        fake.assert_clean()

@@ -9,7 +9,6 @@ import pytest
 
 from mediabot.store import db
 from tests.fakes.arr_webhooks import radarr_download
-from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import MediaStatus, Notification, Permission
 from tests.support import ADMIN, ADMIN2, MEMBER, SECRET, basic, person_part, sent_to, settle, text
 
@@ -18,14 +17,6 @@ ARRIVAL = 329865
 SEVERANCE_TMDB = 95396
 QUESTION = "Sam asked for Dune: Part Two (2024). Reply APPROVE 1 or DENY 1"
 BEARER = {"Authorization": f"Bearer {SECRET}"}
-
-
-@pytest.fixture
-def seerr():
-    fake = FakeSeerr().start()
-    yield fake
-    fake.stop()
-    fake.assert_clean()
 
 
 @pytest.fixture

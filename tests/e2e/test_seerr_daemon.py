@@ -15,7 +15,6 @@ import requests
 
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.loopback import wait_for
-from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import MediaStatus, Notification, Permission
 from tests.support import ADMIN, MEMBER, SANDBOX, SECRET, basic, relay, sent_to, sonarr_download
 
@@ -23,14 +22,6 @@ pytestmark = pytest.mark.e2e
 
 DUNE_TWO, SEVERANCE_TMDB = 693134, 95396
 BEARER = f"Bearer {SECRET}"
-
-
-@pytest.fixture
-def seerr():
-    fake = FakeSeerr().start()
-    yield fake
-    fake.stop()
-    fake.assert_clean()
 
 
 @pytest.fixture

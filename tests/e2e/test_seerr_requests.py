@@ -17,20 +17,11 @@ from mediabot.trial.sim.arr_fixtures import (
     DUNE_TWO_TMDB,
     SEVERANCE_TVDB,
 )
-from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import Permission, RequestStatus
 from tests.support import ADMIN, MEMBER, last_tool_result, relay, sent_to, settle, text
 
 DUNE_TWO = "Dune: Part Two (2024)"
 POST_REQUEST = ("POST", "/request")
-
-
-@pytest.fixture
-def seerr():
-    fake = FakeSeerr().start()
-    yield fake
-    fake.stop()
-    fake.assert_clean()
 
 
 @pytest.fixture

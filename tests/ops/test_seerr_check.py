@@ -3,23 +3,13 @@
 
 import os
 
-import pytest
 from click.testing import CliRunner
 
 from mediabot.cli import main
-from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_model import Permission
 from tests.support import ADMIN, MEMBER, dead_servers, write_config
 
 THIRD = "+15551230009"
-
-
-@pytest.fixture
-def seerr():
-    fake = FakeSeerr().start()
-    yield fake
-    fake.stop()
-    fake.assert_clean()
 
 
 def run_check(tmp_path, *, seerr=None, key=None, requests=None, users=None):

@@ -15,7 +15,6 @@ from mediabot.seerr import (
 )
 from mediabot.seerr.client import api_base
 from mediabot.trial.sim.loopback import LoopbackServer
-from tests.fakes.seerr import FakeSeerr
 from tests.fakes.seerr_catalog import (
     DUNE_TMDB,
     DUNE_TWO_TMDB,
@@ -25,13 +24,6 @@ from tests.fakes.seerr_catalog import (
 )
 
 MEMBER = Permission.REQUEST
-
-
-@pytest.fixture
-def seerr():
-    with FakeSeerr() as fake:
-        yield fake
-        fake.assert_clean()          # every call the client made is one Seerr's spec allows
 
 
 @pytest.fixture

@@ -59,13 +59,6 @@ MEMBER = Permission.REQUEST
 MANAGER = Permission.REQUEST | Permission.MANAGE_REQUESTS
 
 
-@pytest.fixture
-def seerr():
-    with FakeSeerr() as fake:
-        yield fake
-        fake.assert_clean()
-
-
 def api(seerr, method, path, *, user=None, key=None, **kwargs):
     headers = {"X-Api-Key": seerr.api_key if key is None else key}
     if key == "":
