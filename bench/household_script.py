@@ -10,6 +10,12 @@ rewrites that first answer into this call, in llama-server's own response shape;
 prompt is still evaluated for real, and the tool then runs against the simulated library.
 Ids are the simulation's (mediabot/trial/sim/arr_fixtures.py): Dune Part Two 693134,
 Arrival 329865, Severance 371980, The Office (UK) 78107.
+
+The same calls drive every tree the bench compares (``--baseline`` runs an older one), so
+they keep the names and arguments all of them take: add_series and add_movie,
+library_status, notify_me, and ``kind`` with ``id``. A tree from issue 31 on runs them as
+add_media, search_media and ``tmdb_id``/``tvdb_id`` (``catalog.FORMER_NAMES``,
+``Tool.former``), which is what a stored call of that shape does in a household's history.
 """
 
 import json

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, cast
 
 from mediabot.app import build_services, open_storage
-from mediabot.arr.tools import current_name
+from mediabot.arr.tools import current_arguments, current_name
 from mediabot.config import Config
 from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
@@ -241,8 +241,9 @@ def _known_titles(sim: Simulation) -> frozenset[tuple[str, int]]:
 
 
 def _calls_since(user_id: int, after_id: int) -> list[tuple[str, dict]]:
-    """The calls made since ``after_id``, by the tools' current names (a call by a former
-    name ran the tool it was merged into)."""
+    """The calls made since ``after_id``, by the tools' current names and in the arguments'
+    current shape (a call by a former name ran the tool it was merged into, with its
+    arguments as that tool takes them)."""
     calls = []
     for message in messages_since(user_id, after_id):
         for call in message.get("tool_calls") or []:
@@ -251,6 +252,7 @@ def _calls_since(user_id: int, after_id: int) -> list[tuple[str, dict]]:
                 arguments = json.loads(function.get("arguments") or "{}")
             except ValueError:
                 arguments = {}
-            calls.append((current_name(function.get("name") or ""),
-                          arguments if isinstance(arguments, dict) else {}))
+            name = current_name(function.get("name") or "")
+            calls.append((name, current_arguments(name, arguments)
+                          if isinstance(arguments, dict) else {}))
     return calls

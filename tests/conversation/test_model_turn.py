@@ -49,7 +49,7 @@ def test_admin_is_offered_remove(engine, alex, fake_llm):
     engine.handle(alex, "hi")
     assert "remove_media" in offered(fake_llm.requests[0])
     assert {"search_media", "add_media", "download_queue", "upcoming",
-            "library_status", "notify_me"} <= offered(fake_llm.requests[0])
+            "search_again"} <= offered(fake_llm.requests[0])
 
 
 def test_sonarr_down_becomes_a_tool_error_the_model_explains(engine, alex, fake_llm, stack):

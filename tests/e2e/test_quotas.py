@@ -1,7 +1,8 @@
 """Weekly quotas through the daemon ([requests] movies_per_week, seasons_per_week): under, at
 and over, a new week, admins exempt; a quota counts adds (and adds waiting for an admin),
-never a "tell me when it's ready", and an add after one is counted with its own date and
-seasons, on every path that adds."""
+never a "tell me when it's ready" (since issue 31 an add of a title the library has, which
+asks no admin either), and an add after one is counted with its own date and seasons, on
+every path that adds."""
 
 import pytest
 
@@ -45,9 +46,10 @@ def test_an_add_counts_toward_the_quota_with_its_own_date_and_seasons(
         house, stack, fake_llm, clock, path, notify_first):
     settings, (kind, external_id, extra), second, seasons = ADDS[path]
     daemon = house(**settings)
-    if notify_first:      # "tell me when it's ready", on Sunday: last week
-        ask_for(daemon, fake_llm, "notify_me", {"kind": kind, "id": external_id})
-        assert "will get a text" in last_tool_result(MEMBER)["message"]
+    if notify_first:      # "tell me when it's ready" for a title not added, on Sunday: what
+        # notify_me recorded before issue 31 folded it into add_media (rows in a database)
+        record_request(db.User.get(phone=MEMBER).id, "radarr" if kind == "movie" else "sonarr",
+                       external_id, "asked to be told", clock())
     clock.advance(days=1)                                   # Monday: a new week
     add(daemon, fake_llm, kind, external_id, extra)
     if settings.get("approval"):
@@ -65,15 +67,32 @@ def test_an_add_counts_toward_the_quota_with_its_own_date_and_seasons(
         " this week")
 
 
-def test_notify_me_never_uses_up_the_week(house, stack, fake_llm):
-    """"Tell me when Dune: Part Two is ready" (in the library, downloading) is not a movie."""
+TOLD = {"ok": True, "added": False, "message": "Dune: Part Two (2024) is already in the "
+        "library, not downloaded yet; the user will get a text when it is ready."}
+
+
+@pytest.mark.parametrize("call", [("add_media", {"tmdb_id": DUNE_TWO_TMDB}),
+                                  ("notify_me", {"kind": "movie", "id": DUNE_TWO_TMDB})],
+                         ids=["add_media", "notify_me, as stored"])
+def test_notify_me_never_uses_up_the_week(house, stack, fake_llm, call):
+    """"Tell me when Dune: Part Two is ready" (in the library, downloading) is not a movie:
+    an add of it registers the asker and counts nothing."""
     daemon = house(movies_per_week=1)
-    ask_for(daemon, fake_llm, "notify_me", {"kind": "movie", "id": DUNE_TWO_TMDB})
-    assert last_tool_result(MEMBER) == {
-        "ok": True, "message": "The user will get a text when Dune: Part Two (2024) is ready."}
+    ask_for(daemon, fake_llm, *call)
+    assert last_tool_result(MEMBER) == TOLD
     add(daemon, fake_llm, "movie", THREE, {})
     assert stack.has("movie", THREE), "the week's movie was still free"
     assert "Added Dune: Part Three" in last_tool_result(MEMBER)["message"]
+
+
+def test_an_add_of_a_title_the_library_has_asks_no_admin(house, stack, fake_llm):
+    """With approval for members, "tell me when Dune: Part Two is ready" is not held for an
+    admin: nothing is added, so there is nothing to approve."""
+    daemon = house(movies_per_week=1, approval="members")
+    ask_for(daemon, fake_llm, "add_media", {"tmdb_id": DUNE_TWO_TMDB})
+    assert last_tool_result(MEMBER) == TOLD
+    assert db.Approval.select().count() == 0
+    assert [(r.external_id, r.added_at) for r in db.Request.select()] == [(DUNE_TWO_TMDB, None)]
 
 
 def test_notify_me_after_an_add_keeps_the_add_counted(house, stack, fake_llm):

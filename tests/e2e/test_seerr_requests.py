@@ -17,7 +17,7 @@ from mediabot.trial.sim.arr_fixtures import (
     DUNE_TWO_TMDB,
     SEVERANCE_TVDB,
 )
-from tests.fakes.seerr_model import Permission, RequestStatus
+from tests.fakes.seerr_model import MediaStatus, Permission, RequestStatus
 from tests.support import ADMIN, MEMBER, last_tool_result, relay, sent_to, settle, text
 
 DUNE_TWO = "Dune: Part Two (2024)"
@@ -205,3 +205,19 @@ def test_a_series_asked_for_its_latest_season_asks_seerr_for_that_season(seerr_h
     ask(daemon, fake_llm, "add_series", {"tvdb_id": SEVERANCE_TVDB, "seasons": "latest"})
     body = seerr.calls_to(*POST_REQUEST)[0].body
     assert (body["mediaType"], body["seasons"], body["tvdbId"]) == ("tv", [2], SEVERANCE_TVDB)
+
+
+def test_text_me_when_a_movie_radarr_is_fetching_is_ready_files_nothing(seerr_house, seerr,
+                                                                         fake_llm):
+    """Issue 31 folded notify_me into add_media: "text me when Dune: Part Two is ready",
+    which Radarr already has and nobody asked Seerr for (Seerr shows it processing), files
+    no request an admin would have to approve; Sam hears when it lands."""
+    seerr.add_user("sam", permissions=Permission.REQUEST)
+    seerr.set_media_status("movie", DUNE_TWO_TMDB, MediaStatus.PROCESSING)
+    daemon = seerr_house()
+
+    said = ask(daemon, fake_llm, "add_media", {"tmdb_id": DUNE_TWO_TMDB})
+
+    assert said == f"{DUNE_TWO} is already on its way; you will get a text when it is ready."
+    assert not seerr.calls_to(*POST_REQUEST)
+    assert db.Request.get(db.Request.external_id == DUNE_TWO_TMDB).user.phone == MEMBER

@@ -56,15 +56,14 @@ def test_upcoming_and_now_are_in_the_households_zone_across_a_dst_change(
     assert later[0]["content"] == system     # the minute is in the texts: the prefix stays
 
 
-def test_library_status_gives_the_next_airing_in_the_households_zone(engine_for, fake_llm,
-                                                                      clock):
+def test_a_search_gives_the_next_airing_in_the_households_zone(engine_for, fake_llm, clock):
     clock.now = dt.datetime(2026, 10, 30, 23, 30)     # the next airing is after the change
     engine = engine_for(arr=True, server={"timezone": "America/New_York"})
-    fake_llm.enqueue_tool_calls([("library_status", {"query": "slow horses", "kind": "series"})])
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "slow horses", "kind": "series"})])
     fake_llm.enqueue_text("Yes.")
     engine.handle(db.User.get(phone=ADMIN).id, "do we have slow horses?")
     result = json.loads(fake_llm.requests[1]["messages"][-1]["content"])
-    assert result["in_library"][0]["next_episode_airs"] == "Sun 2026-11-01 18:30 EST"
+    assert result["results"][0]["next_episode_airs"] == "Sun 2026-11-01 18:30 EST"
 
 
 def test_history_show_prints_times_in_the_configured_zone(tmp_path):

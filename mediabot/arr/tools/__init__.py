@@ -7,6 +7,7 @@ catalog.py for the tools themselves.
 from mediabot.arr.tools.base import AddRequest, Tool, ToolContext, ToolError, ToolResult
 from mediabot.arr.tools.registry import (
                                             available_tools,
+                                            current_arguments,
                                             current_name,
                                             describe_action,
                                             get_tool,
@@ -18,6 +19,6 @@ from mediabot.arr.tools.server import ArrClient
 
 __all__ = [
     "AddRequest", "ArrClient", "Tool", "ToolContext", "ToolError", "ToolResult",
-    "available_tools", "current_name", "describe_action", "get_tool", "parse_arguments",
-    "run_tool", "tool_schemas",
+    "available_tools", "current_arguments", "current_name", "describe_action", "get_tool",
+    "parse_arguments", "run_tool", "tool_schemas",
 ]

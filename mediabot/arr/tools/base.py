@@ -91,12 +91,14 @@ class SearchGate(Protocol):
 
 
 class AlreadyInLibrary(ToolError):
-    """Raised by the add tools; ``complete`` is False while files are still missing."""
+    """Raised by the add tools; ``complete`` is False while files are still missing,
+    ``more_coming`` True for a series that is still airing (new episodes will arrive)."""
 
-    def __init__(self, title: str, complete: bool):
+    def __init__(self, title: str, complete: bool, more_coming: bool = False):
         super().__init__(f"{title} is already in the library")
         self.title = title
         self.complete = complete
+        self.more_coming = more_coming
 
 
 def _unchanged(text: str) -> str:
@@ -158,7 +160,10 @@ class Tool:
     """One tool as the catalogue declares it: ``name``, ``description`` and ``parameters``
     (a JSON schema) are what the model reads; the ``roles`` that see it, the ``services``
     it needs (any one of them), its ``tier``; ``handler(ctx, args)`` runs it and, for a
-    DESTRUCTIVE tool, ``describe(ctx, args)`` writes the question the person confirms."""
+    DESTRUCTIVE tool, ``describe(ctx, args)`` writes the question the person confirms.
+    ``former(args)``, when set, turns arguments in a shape the tool took before (stored
+    calls, held approvals, a model copying an older call) into today's, before they are
+    checked; it leaves anything else as it is."""
 
     name: str
     description: str
@@ -168,6 +173,7 @@ class Tool:
     services: tuple[Service, ...]
     handler: Callable[[ToolContext, dict], dict | ToolResult]
     describe: Callable[[ToolContext, dict], str] | None = None
+    former: Callable[[dict], dict] | None = None
 
 
 def utc_now() -> dt.datetime:

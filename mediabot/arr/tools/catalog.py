@@ -76,8 +76,11 @@ def _interleave(lists: list[list]) -> list:
 
 
 def search_media(ctx: ToolContext, args: dict) -> ToolResult:
-    """The top ``SEARCH_LIMIT`` hits of both kinds, interleaved, and how many more matched."""
-    results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT)
+    """The top ``SEARCH_LIMIT`` hits of both kinds, interleaved, and how many more matched:
+    a title the library has comes with what is on disk and what is missing (what
+    library_status answered before issue 31), any other with what an add needs."""
+    results, errors = _each_service(ctx, args["kind"], "search", args["query"], SEARCH_LIMIT,
+                                    ctx.clock(), ctx.language)
     posters = {id(hit): hit.pop("_poster", None) for found, _ in results for hit in found}
     hits = _interleave([found for found, _ in results])[:SEARCH_LIMIT]
     if not hits:
@@ -92,19 +95,11 @@ def search_media(ctx: ToolContext, args: dict) -> ToolResult:
     return ToolResult(_with_warnings(found, errors), offered=offered)
 
 
-def library_status(ctx: ToolContext, args: dict) -> dict:
-    pairs, errors = _each_service(ctx, args["kind"], "library_matches", args["query"],
-                                  ctx.clock(), ctx.language)
-    owned = [item for found, _ in pairs for item in found]
-    others = _interleave([rest for _, rest in pairs])[:3]
-    if not owned and not others:
-        raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
-    if ctx.seerr is not None and others:
-        errors += seerr_view.annotate(ctx.seerr.client, args["query"], others)
-    result = {"in_library": owned}
-    if others:
-        result["not_in_library"] = others
-    return _with_warnings(result, errors)
+def former_search(raw: dict) -> dict:
+    """``"kind": "any"`` (what search_media and library_status showed before issue 31) is
+    what no kind means now."""
+    return {key: value for key, value in raw.items()
+            if not (key == "kind" and value == "any")}
 
 
 def _record(ctx: ToolContext, service: Service, external_id: int, title: str, *,
@@ -135,10 +130,7 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
         result = client.run(module.add, external_id, *args, client.config, client.metadata,
                             not_found=not_found)
     except AlreadyInLibrary as exc:
-        if exc.complete or not _record(ctx, service, external_id, exc.title):
-            raise
-        raise ToolError(f"{exc.title} is already in the library but not downloaded yet; "
-                        "the user will get a text when it arrives") from None
+        return _already_there(ctx, service, external_id, exc)
     poster = result.pop("_poster", None)
     seasons = len(result.get("monitored_seasons") or ()) if kind == "series" else 0
     notified = _record(ctx, service, external_id, result["title"], added=True,
@@ -146,6 +138,26 @@ def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
     result["message"] = (f"Added {result['title']}; {client.name} is searching for it."
                          + (" The user will get a text when it is ready." if notified else ""))
     return ToolResult(result, added=(poster,) if poster else ())
+
+
+def _already_there(ctx: ToolContext, service: Service, external_id: int,
+                   exc: AlreadyInLibrary) -> dict:
+    """An add of a title the library has: nothing is added or counted (no quota, no
+    approval); whoever asked gets the "ready" text when what is missing arrives (what
+    "text me when it's ready" asks for)."""
+    title = exc.title
+    if exc.complete and not exc.more_coming:
+        return {"ok": True, "added": False,
+                "message": f"{title} is already in the library and ready to watch."}
+    if not _record(ctx, service, external_id, title):
+        return {"ok": True, "added": False, "message": f"{title} is already in the library."}
+    if exc.complete:
+        message = (f"{title} is already in the library with every aired episode; the user "
+                   "will get a text when new episodes arrive.")
+    else:
+        message = (f"{title} is already in the library, not downloaded yet; the user will "
+                   "get a text when it is ready.")
+    return {"ok": True, "added": False, "message": message}
 
 
 def _ask_gate(gate: Callable[[AddRequest], dict | None], client: ServiceClient,
@@ -185,18 +197,35 @@ def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
 
 
 def add_media(ctx: ToolContext, args: dict) -> dict | ToolResult:
-    """One tool for both kinds: the id's name (as search_media gave it) says which."""
-    if ("tmdb_id" in args) == ("tvdb_id" in args):
-        raise ToolError("give tmdb_id for a movie or tvdb_id for a series, from search_media")
-    if "tmdb_id" in args:
+    """One tool for both kinds: the id's name (as search_media gave it) says which. A title
+    already in the library is not added again: the asker is told when it is ready."""
+    if _target(args)[0] == "movie":
         return add_movie(ctx, {key: value for key, value in args.items() if key != "seasons"})
     return add_series(ctx, args)
 
 
+def _target(args: dict) -> tuple[str, int]:
+    """(kind, external id) from a tool's ``tmdb_id`` or ``tvdb_id`` (exactly one)."""
+    if ("tmdb_id" in args) == ("tvdb_id" in args):
+        raise ToolError("give tmdb_id for a movie or tvdb_id for a series, from search_media")
+    return ("movie", args["tmdb_id"]) if "tmdb_id" in args else ("series", args["tvdb_id"])
+
+
+def former_ids(raw: dict) -> dict:
+    """``{"kind": "movie", "id": 5}``, how remove_media, search_again and notify_me named a
+    title before issue 31, as ``{"tmdb_id": 5}`` (a series: ``tvdb_id``); other keys kept."""
+    kind = raw.get("kind")
+    if "id" not in raw or not isinstance(kind, str) or kind not in SERVICES:
+        return raw
+    rest = {key: value for key, value in raw.items() if key not in ("kind", "id")}
+    return {**rest, ("tmdb_id" if kind == "movie" else "tvdb_id"): raw["id"]}
+
+
 def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra: Any) -> Any:
-    service, module, source = SERVICES[args["kind"]]
-    return ctx.client(service).run(getattr(module, fn_name), args["id"], *extra,
-                                   not_found=f"no {args['kind']} has {source} id {args['id']}")
+    kind, external_id = _target(args)
+    service, module, source = SERVICES[kind]
+    return ctx.client(service).run(getattr(module, fn_name), external_id, *extra,
+                                   not_found=f"no {kind} has {source} id {external_id}")
 
 
 def remove_media(ctx: ToolContext, args: dict) -> dict:
@@ -254,30 +283,18 @@ def upcoming(ctx: ToolContext, args: dict) -> dict:
     return _with_warnings(result, errors)
 
 
-def notify_me(ctx: ToolContext, args: dict) -> dict:
-    title, in_library, ready = _library_call(ctx, args, "lookup_title")
-    if ready:
-        return {"ok": True, "message": f"{title} is already downloaded and ready to watch."}
-    service = SERVICES[args["kind"]][0]
-    if not _record(ctx, service, args["id"], title):
-        raise ToolError("notifications are not available in this conversation")
-    message = f"The user will get a text when {title} is ready."
-    if not in_library:
-        message += f" {title} is not in the library yet; it only arrives once added (add_media)."
-    return {"ok": True, "message": message}
-
-
 def search_again(ctx: ToolContext, args: dict) -> dict:
     """Why a library title is missing files, in the server's own words, and a new search
     when one can help, at most once per title in ``[requests] search_again_hours``."""
-    service = SERVICES[args["kind"]][0]
+    kind, external_id = _target(args)
+    service = SERVICES[kind][0]
     client = ctx.client(service)
     plan = _library_call(ctx, args, "stuck", ctx.clock(), ctx.language)
     told = f"{plan['title']}: {'; '.join(plan['why'])}."
     if plan["search"] is None:
         return {"searched": False, "message": f"{told} Not searched again: "
                                               f"{plan['not_searched']}."}
-    wait = ctx.searches.claim(service, args["id"]) if ctx.searches is not None else None
+    wait = ctx.searches.claim(service, external_id) if ctx.searches is not None else None
     if wait is not None:
         return {"searched": False, "message": f"{told} It was searched for again recently; "
                 f"it can be searched again from {ctx.language.when(wait, wait.tzinfo or dt.UTC)}."}
@@ -285,7 +302,7 @@ def search_again(ctx: ToolContext, args: dict) -> dict:
         client.run(_post_command, *plan["search"])
     except ToolError:
         if ctx.searches is not None:
-            ctx.searches.release(service, args["id"])
+            ctx.searches.release(service, external_id)
         raise
     return {"searched": True, "message": f"{told} Asked {client.name} to search for it again."}
 
@@ -297,17 +314,20 @@ def _post_command(api: ArrApi, name: str, body: dict) -> dict:
 # What the model reads of each tool (``tool_schemas`` sends only type, enum, items, required
 # and descriptions: bounds, defaults and parameters marked ``HIDDEN`` stay here, for
 # validation). Sent on every request, for every member alike, so a description says only
-# what the name and the parameters do not.
-_ID = {"type": "integer", "minimum": 1, "description": "tmdb_id or tvdb_id"}
-_KIND = {"type": "string", "enum": ["movie", "series"], "description": "of the id"}
-_KIND_ANY = {"type": "string", "enum": ["movie", "series", "any"], "default": "any",
-             "description": "default any"}
-_QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": "title"}
+# what the name, the type and the choices do not; where they say it all (the query, the
+# kind, the ids search_media gives back, the days) it is empty. Every parameter still has
+# one: Command R+'s template writes each parameter's description and fails without it.
+NOTHING = ""
+_KIND = {"type": "string", "enum": ["movie", "series"], "default": "any",
+         "description": NOTHING}
+_QUERY = {"type": "string", "minLength": 1, "maxLength": 200, "description": NOTHING}
 _PROFILE = {"type": "string", HIDDEN: True}
 _SEASONS = {"anyOf": [{"type": "string", "enum": ["all", "latest", "future"]},
                       {"type": "array", "items": {"type": "integer", "minimum": 0},
                        "minItems": 1}],
-            "default": "all", "description": "all (default), latest, future or [numbers]"}
+            "default": "all", "description": NOTHING}
+_IDS = {"tmdb_id": {"type": "integer", "minimum": 1, "description": NOTHING},
+        "tvdb_id": {"type": "integer", "minimum": 1, "description": NOTHING}}
 
 
 def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
@@ -315,47 +335,35 @@ def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
             "additionalProperties": False}
 
 
-_MOVIE_ID = {"type": "integer", "minimum": 1, "description": "a movie's"}
-_SERIES_ID = {"type": "integer", "minimum": 1, "description": "a series'"}
-
-
-def _by_id() -> dict:
-    return _object({"kind": _KIND, "id": _ID}, ("kind", "id"))
-
-
 BOTH = (Service.SONARR, Service.RADARR)
 TOOLS = (
-    Tool(name="search_media", description="By title: ids, year, in_library.",
-         parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
-         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_media),
-    Tool(name="library_status", description="Files on disk, size, what is missing.",
-         parameters=_object({"query": _QUERY, "kind": _KIND_ANY}, ("query",)),
-         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=library_status),
-    Tool(name="add_media", description="Add and download, by the id search_media gave.",
-         parameters=_object({"tmdb_id": _MOVIE_ID, "tvdb_id": _SERIES_ID, "seasons": _SEASONS,
-                             "quality_profile": _PROFILE}),
-         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=add_media),
-    Tool(name="remove_media", description="The user confirms first.",
-         parameters=_object({"kind": _KIND, "id": _ID,
-                             "delete_files": {"type": "boolean", "default": False,
-                                              "description": "default false"}},
-                            ("kind", "id")),
+    Tool(name="search_media", description="Ids; for library titles, what is on disk.",
+         parameters=_object({"query": _QUERY, "kind": _KIND}, ("query",)),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_media,
+         former=former_search),
+    Tool(name="add_media", description="If already added, texts the user when ready.",
+         parameters=_object({**_IDS, "seasons": _SEASONS, "quality_profile": _PROFILE}),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=add_media, former=former_ids),
+    Tool(name="remove_media", description="Asks the user first.",
+         parameters=_object({**_IDS, "delete_files": {"type": "boolean", "default": False,
+                                                      "description": NOTHING}}),
          tier=Tier.DESTRUCTIVE, roles=ADMINS, services=BOTH, handler=remove_media,
-         describe=describe_remove),
+         describe=describe_remove, former=former_ids),
     Tool(name="download_queue", description="What is downloading.",
          parameters=_object({}),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=download_queue),
     Tool(name="upcoming", description="New episodes and movies.",
          parameters=_object({"days": {"type": "integer", "minimum": 1, "maximum": 60,
-                                      "default": 7, "description": "default 7"}}),
+                                      "default": 7, "description": NOTHING}}),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=upcoming),
-    Tool(name="notify_me", description="Text the user when it is ready.",
-         parameters=_by_id(),
-         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=notify_me),
-    Tool(name="search_again", description="Why a library title is missing; searches again.",
-         parameters=_by_id(),
-         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_again),
+    Tool(name="search_again", description="Why a title is missing; searches again.",
+         parameters=_object(_IDS),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_again, former=former_ids),
 )
-FORMER_NAMES = {"add_movie": "add_media", "add_series": "add_media"}
+FORMER_NAMES = {"add_movie": "add_media", "add_series": "add_media", "notify_me": "add_media",
+                "library_status": "search_media"}
 """Tools merged into another, by their former names: stored history, held approvals and a
-model that read an older prompt may still name them, and their arguments fit the new tool."""
+model that read an older prompt may still name them, and their arguments fit the new tool
+(``Tool.former`` turns notify_me's ``kind`` and ``id`` into add_media's id: adding a title
+the library has tells the asker when it is ready, which is all notify_me did for it;
+search_media gives a library title's status, which is what library_status did)."""

@@ -16,7 +16,6 @@ from mediabot.arr.tools.metadata import Metadata
 from mediabot.arr.tools.trim import (
     delete_added,
     lookup_record,
-    not_in_library,
     poster_url,
     queue_summary,
     require_added,
@@ -32,29 +31,28 @@ RELEASES = (("inCinemas", "cinema"), ("digitalRelease", "digital"),
             ("physicalRelease", "physical"))
 
 
-def search(api: RadarrAPI, query: str, limit: int) -> tuple[list[dict], int]:
-    """(the first ``limit`` lookup hits, how many there were); each poster URL under
-    "_poster", which the tool takes off."""
+def search(api: RadarrAPI, query: str, limit: int, now: dt.datetime,
+           language: Language | None = None) -> tuple[list[dict], int]:
+    """(the first ``limit`` lookup hits, how many there were): a movie the library has is
+    its ``status`` (downloaded, size, or what it waits for: "do we have X?"), any other a
+    search hit to add; each poster URL under "_poster", which the tool takes off. Dates and
+    sizes in ``language``'s locale."""
     found = api.search_movies(query)
-    return [{**search_hit(movie._data, "movie", "tmdb_id"), "_poster": poster_url(movie._data)}
+    return [{**_hit(api, movie._data, now, language), "_poster": poster_url(movie._data)}
             for movie in found[:limit]], len(found)
 
 
-def library_matches(api: RadarrAPI, query: str, now: dt.datetime, language: Language | None = None,
-                    limit: int = 3) -> tuple[list[dict], list[dict]]:
-    """(status of library hits, lookup hits not in the library) for "do we have X?";
-    dates and sizes in ``language``'s locale."""
-    hits = [movie._data for movie in api.search_movies(query)]
-    owned = [status(api.get_movie(movie_id=data["id"])._data, now, language)
-             for data in [hit for hit in hits if hit.get("id")][:limit]]
-    return owned, not_in_library(hits, "movie", "tmdb_id", limit)
+def _hit(api: RadarrAPI, data: dict, now: dt.datetime, language: Language | None) -> dict:
+    if not data.get("id"):
+        return search_hit(data, "movie", "tmdb_id")
+    return status(api._raw.get_movie_id(data["id"]), now, language)   # one GET: files, size
 
 
 def status(data: dict, now: dt.datetime, language: Language | None = None) -> dict:
     """In library, monitored, downloaded, size and quality, or which release to wait for."""
     result = {
         "kind": "movie", "title": data.get("title"), "year": data.get("year"),
-        "tmdb_id": data.get("tmdbId"),
+        "tmdb_id": data.get("tmdbId"), "in_library": True,
         "monitored": bool(data.get("monitored")), "downloaded": bool(data.get("hasFile")),
         "size": human_size(data["sizeOnDisk"], language) if data.get("sizeOnDisk") else None,
     }
@@ -119,13 +117,6 @@ def size_and_label(api: RadarrAPI, tmdb_id: int) -> tuple[str, int]:
 
 def remove(api: RadarrAPI, tmdb_id: int, delete_files: bool) -> str:
     return delete_added(api.get_movie(tmdb_id=tmdb_id), delete_files)
-
-
-def lookup_title(api: RadarrAPI, tmdb_id: int) -> tuple[str, bool, bool]:
-    """(label, in library, ready to watch)."""
-    data = lookup(api, tmdb_id)
-    return (title_of(data), bool(data.get("id")),
-            bool(data.get("id") and data.get("hasFile")))
 
 
 def queue(api: RadarrAPI) -> tuple[list[dict], int]:

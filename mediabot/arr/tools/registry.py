@@ -62,7 +62,14 @@ def parse_arguments(tool: Tool, raw: object) -> dict:
         raw = {}
     if not isinstance(raw, dict):
         raise ToolError("the arguments must be a JSON object")
-    return validate(tool.parameters, raw)
+    return validate(tool.parameters, tool.former(raw) if tool.former else raw)
+
+
+def current_arguments(name: str, arguments: dict) -> dict:
+    """A stored call's arguments as its tool takes them today (``Tool.former``), unchecked:
+    what the eval compares, whichever shape the model sent."""
+    tool = get_tool(name)
+    return tool.former(arguments) if tool is not None and tool.former else arguments
 
 
 def run_tool(tool: Tool, ctx: ToolContext, raw_arguments: object) -> ToolResult:

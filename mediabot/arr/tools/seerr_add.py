@@ -1,17 +1,19 @@
 """Adds through the household's Seerr: a request filed as the member's own Seerr user.
 
-With ``[seerr]`` set, ``add_movie`` and ``add_series`` come here instead of adding to
-Radarr/Sonarr. The request is filed with ``X-API-User`` set to the Seerr user the member is
-linked to (``[[users]] seerr_user``), never by the main key's owner acting for them (Seerr
+With ``[seerr]`` set, ``add_media`` comes here instead of adding to Radarr/Sonarr. The
+request is filed with ``X-API-User`` set to the Seerr user the member is linked to
+(``[[users]] seerr_user``), never by the main key's owner acting for them (Seerr
 would approve that by the owner's permissions), so Seerr's permissions, auto-approval,
 quotas and 4K rules decide and the request is the member's in Seerr's list. mediabot's own
 ``[requests]`` approval and quotas do not apply here (``services.tool_context`` sets no gate).
 
 Seerr's answers become one sentence in the person's language under ``message`` (the model
 passes it on): pending approval, approved, quota exceeded with what is left, already
-requested and by whom, blocklisted, no seasons left, no permission, no link. A member
-without a link is told so; nothing is ever filed in someone else's name. What cannot be
-answered (Seerr down, the key refused) is a ToolError, with nothing filed.
+requested and by whom, blocklisted, no seasons left, no permission, no link. A movie
+Seerr shows on its way (in Radarr) that nobody asked Seerr for is not filed again: the
+asker is remembered for the "ready" text ("text me when it's ready", since issue 31 an
+add). A member without a link is told so; nothing is ever filed in someone else's name.
+What cannot be answered (Seerr down, the key refused) is a ToolError, with nothing filed.
 """
 
 import logging
@@ -95,6 +97,13 @@ def _file(ctx: ToolContext, seerr: SeerrLink, media: SeerrMedia, service: Servic
     if media.status == MediaStatus.AVAILABLE:
         return _told(lang.gettext("{title} is already available to watch.", title=title),
                      requested=False)
+    if service == Service.RADARR and media.status == MediaStatus.PROCESSING \
+            and not media.requests:
+        # In Radarr, not downloaded, asked by nobody in Seerr: "text me when it's ready"
+        # (add_media since issue 31) files nothing an admin would have to approve.
+        _remember(ctx, service, external_id, title)
+        return _told(lang.gettext("{title} is already on its way; you will get a text when "
+                                  "it is ready.", title=title), requested=False)
     try:
         member = resolve_seerr_user(seerr.client, seerr.link)
     except SeerrError as exc:

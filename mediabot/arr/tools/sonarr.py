@@ -17,7 +17,6 @@ from mediabot.arr.tools.metadata import Metadata
 from mediabot.arr.tools.trim import (
     delete_added,
     lookup_record,
-    not_in_library,
     poster_url,
     queue_summary,
     require_added,
@@ -33,27 +32,23 @@ QUEUE_PAGE_SIZE = 50
 _MONITOR = {"all": "all", "latest": "latestSeason", "future": "future"}
 
 
-def search(api: SonarrAPI, query: str, limit: int) -> tuple[list[dict], int]:
-    """(the first ``limit`` lookup hits, how many there were), with the number of regular
-    seasons (so "which seasons?" can be asked); each poster URL under "_poster", which the
-    tool takes off."""
+def search(api: SonarrAPI, query: str, limit: int, now: dt.datetime,
+           language: Language | None = None) -> tuple[list[dict], int]:
+    """(the first ``limit`` lookup hits, how many there were): a series the library has is
+    its ``status`` (episodes on disk, what is missing: "do we have X?"), any other a search
+    hit with its number of regular seasons (so "which seasons?" can be asked); each poster
+    URL under "_poster", which the tool takes off. Times in ``now``'s zone, dates and sizes
+    in ``language``'s locale."""
     results, found = [], api.search_series(query)
     for series in found[:limit]:
-        hit = search_hit(series._data, "series", "tvdb_id")
-        hit["seasons"] = len(_regular_seasons(series._data))
-        hit["_poster"] = poster_url(series._data)
-        results.append(hit)
+        data = series._data
+        if data.get("id"):
+            hit = status(api._raw.get_series_id(data["id"]), now.tzinfo or UTC, language)
+        else:
+            hit = {**search_hit(data, "series", "tvdb_id"),
+                   "seasons": len(_regular_seasons(data))}
+        results.append({**hit, "_poster": poster_url(data)})
     return results, len(found)
-
-
-def library_matches(api: SonarrAPI, query: str, now: dt.datetime, language: Language | None = None,
-                    limit: int = 3) -> tuple[list[dict], list[dict]]:
-    """(status of library hits, lookup hits not in the library) for "do we have X?";
-    dates and sizes in ``language``'s locale."""
-    hits = [series._data for series in api.search_series(query)]
-    owned = [status(api.get_series(series_id=data["id"])._data, now.tzinfo or UTC, language)
-             for data in [hit for hit in hits if hit.get("id")][:limit]]
-    return owned, not_in_library(hits, "series", "tvdb_id", limit)
 
 
 def status(data: dict, zone: dt.tzinfo = UTC, language: Language | None = None) -> dict:
@@ -64,7 +59,7 @@ def status(data: dict, zone: dt.tzinfo = UTC, language: Language | None = None) 
                if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
     result = {
         "kind": "series", "title": data.get("title"), "year": data.get("year"),
-        "tvdb_id": data.get("tvdbId"),
+        "tvdb_id": data.get("tvdbId"), "in_library": True,
         "monitored": bool(data.get("monitored")), "status": data.get("status"),
         "episodes_on_disk": f"{stats.get('episodeFileCount', 0)}/"
                             f"{stats.get('totalEpisodeCount', 0)}",
@@ -113,7 +108,8 @@ def add(api: SonarrAPI, tvdb_id: int, seasons: str | list[int], quality_profile:
 
     Two requests: the lookup and the POST (root folders and profiles come from
     ``metadata``; arrapi's ``Series.add`` would fetch them again and repeat the lookup).
-    Raises AlreadyInLibrary (with whether all aired episodes are on disk) or ToolError for
+    Raises AlreadyInLibrary (with whether all aired episodes are on disk and whether more
+    will air) or ToolError for
     an unknown season, root folder or quality profile; arrapi's NotFound is translated by
     the caller's ``not_found`` message.
     """
@@ -121,7 +117,7 @@ def add(api: SonarrAPI, tvdb_id: int, seasons: str | list[int], quality_profile:
     if data.get("id"):
         stats = data.get("statistics") or {}
         complete = stats.get("episodeFileCount", 0) >= stats.get("episodeCount", 0)
-        raise AlreadyInLibrary(title_of(data), complete)
+        raise AlreadyInLibrary(title_of(data), complete, data.get("status") != "ended")
     monitor = _monitor_seasons(data, season_set(seasons))
     body = {**data, "monitored": True, "seriesType": "standard", "seasonFolder": True,
             "rootFolderPath": pick_root_folder(api, "Sonarr", config.root_folder, metadata),
@@ -164,15 +160,6 @@ def size_and_label(api: SonarrAPI, tvdb_id: int) -> tuple[str, int]:
 
 def remove(api: SonarrAPI, tvdb_id: int, delete_files: bool) -> str:
     return delete_added(api.get_series(tvdb_id=tvdb_id), delete_files)
-
-
-def lookup_title(api: SonarrAPI, tvdb_id: int) -> tuple[str, bool, bool]:
-    """(label, in library, ready): ready only for an ended series with every episode."""
-    data = lookup(api, tvdb_id)
-    stats = data.get("statistics") or {}
-    ready = (bool(data.get("id")) and data.get("status") == "ended"
-             and stats.get("episodeFileCount", 0) >= stats.get("totalEpisodeCount", 0) > 0)
-    return title_of(data), bool(data.get("id")), ready
 
 
 def queue(api: SonarrAPI) -> tuple[list[dict], int]:

@@ -84,11 +84,6 @@ def search_hit(data: dict, kind: str, id_key: str) -> dict:
             "in_library": bool(data.get("id"))}
 
 
-def not_in_library(hits: list[dict], kind: str, id_key: str, limit: int) -> list[dict]:
-    """Lookup hits that are not added yet, as title/year/id only (for "did you mean")."""
-    return [_identity(data, kind, id_key) for data in hits if not data.get("id")][:limit]
-
-
 def queue_summary(page: dict | None,
                   title_of: Callable[[dict], str | None]) -> tuple[list[dict], int]:
     """(downloads, total) from one queue page; ``title_of(record)`` names a download."""

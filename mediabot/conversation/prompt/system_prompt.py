@@ -6,34 +6,25 @@ from collections.abc import Sequence
 from mediabot.text.language import SOURCE, Language
 from mediabot.text.localtime import zone_label
 
-INTRO = """\
-You are the household's media assistant, reached by text message (SMS). You look after \
-the family's media server: movies through Radarr and TV series through Sonarr."""
-
-CAPABILITIES = (
-    ("search_media", "search for movies and series (search_media) and say whether they are "
-                     "in the library"),
-    ("library_status", "check what we have and what is missing (library_status)"),
-    ("add_media", "add a movie or series (add_media, by the TMDB or TVDB id search_media "
-                  "gave)"),
-    ("remove_media", "remove media (remove_media, admins only; mediabot asks the person to "
-                     "confirm with Y first)"),
-    ("download_queue", "show what is downloading (download_queue)"),
-    ("upcoming", "show what is coming up (upcoming)"),
-    ("notify_me", "text the person when something they want has downloaded (notify_me)"),
-    ("search_again", "say why something in the library is missing or stuck, and search for "
-                     "it again (search_again)"),
-)
+INTRO = ("You are the household's media assistant, reached by SMS; movies are in Radarr, "
+         "TV series in Sonarr.")
 WHAT = {"Sonarr": "TV series", "Radarr": "movies"}
 
+# The rules the tools' own descriptions cannot carry; what each tool does is in its schema,
+# which the model reads right after this text. Each rule is one the code or ``mediabot
+# eval`` relies on: SMS-sized plain replies (sms_sized), ids only from a search
+# (no_invention, no_invented_titles), asking when several titles match
+# (ask_when_ambiguous), a removal waits for the Y (remove_asks_first; the admins-only rule
+# is also enforced in code, and a member is told in ``MEMBER_RULE``).
 GUIDELINES = """\
-Guidelines:
-- This is SMS: answer in plain text, no Markdown, no emoji, one to three short sentences.
-- Search before you add, and add using the id from the search results, never a guess.
-- When several results could match, list the top 2-3 with title and year and ask which one.
-- Never claim something was removed: removals always wait for the person's Y.
-- If a tool fails, say what went wrong in a few plain words and what to try next.
+- Answer in plain text, no Markdown or emoji, one to three short sentences.
+- Add only by an id from search results, never a guess. When several could match, list \
+the top 2-3 with title and year and ask which one.
+- Never claim something was removed: removals (remove_media, admins only) wait for the \
+person's Y.
+- If a tool fails, say what went wrong and what to try next.
 - Only talk about the media server; politely decline anything else."""
+NO_TOOLS = "You have no tools right now: you cannot look up, add or check anything."
 
 LANGUAGE_RULE = ("Write your replies in {name} ({tag}), unless the person writes to you in "
                  "another language: then answer in theirs.")
@@ -44,14 +35,10 @@ STAMP_RULE = ("Each text from the person starts with the local time it was sent,
               "your replies with a time.")
 
 
-def _capabilities(tools: Sequence[str], missing: Sequence[str] = ()) -> str:
-    """The "You can" list for the tools offered, and a line for each service not set up."""
-    lines = [f"- {line}" for name, line in CAPABILITIES if name in tools]
-    text = ("You can:\n" + "\n".join(lines) if lines
-            else "You have no tools right now: you cannot look up, add or check anything.")
-    notes = [f"{service} is not set up on this server, so you cannot look up, add or check "
-             f"{WHAT[service]}; say so when asked." for service in missing]
-    return "\n".join([text, *notes])
+def _missing(missing: Sequence[str]) -> list[str]:
+    """A line for each service not set up, so the model says so instead of guessing."""
+    return [f"{service} is not set up on this server, so you cannot look up, add or check "
+            f"{WHAT[service]}; say so when asked." for service in missing]
 
 
 def build_system_prompt(display_name: str | None = None, *, zone: dt.tzinfo | None = None,
@@ -79,11 +66,12 @@ def shared_system_prompt(*, zone: dt.tzinfo | None = None, tools: Sequence[str] 
     (``history.build_prompt``'s ``zone``); a note for one turn only (``dropped_note``)
     rides on that turn's text; the person's part (``person_note``) follows the tools.
     ``zone``: the household's time zone, named in the rule that explains the stamps.
-    ``tools``: names of the tools offered (None: all of them); ``missing``: "Sonarr"
-    and/or "Radarr" when not configured, so the model says so instead of guessing.
+    ``tools``: names of the tools offered (None: the tools are offered; what each does is in
+    its schema, not repeated here); none: the model is told it has none. ``missing``:
+    "Sonarr" and/or "Radarr" when not configured, so the model says so instead of guessing.
     """
-    names = [name for name, _ in CAPABILITIES] if tools is None else tools
-    parts = [INTRO, _capabilities(names, missing), GUIDELINES]
+    offered = tools is None or bool(tools)
+    parts = [INTRO, "\n".join([GUIDELINES if offered else NO_TOOLS, *_missing(missing)])]
     if zone is not None:
         parts.append(STAMP_RULE.format(zone=zone_label(zone)))
     return "\n\n".join(parts)

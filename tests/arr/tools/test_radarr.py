@@ -36,18 +36,29 @@ def test_search_any_with_one_service_down_still_answers(stack):
     assert result["warnings"] == [f"Sonarr is not answering at {stack.servers['sonarr'].url}"]
 
 
-def test_library_status_of_downloaded_and_waiting_movies(stack):
-    owned = call(stack.context(sonarr=False), "library_status", query="dune")["in_library"]
-    dune, dune_two = owned
+def test_search_gives_the_status_of_downloaded_and_waiting_movies(stack):
+    """"Do we have X?" is a search (library_status was folded into search_media): a movie
+    the library has comes with what is on disk or what it waits for, one it lacks with
+    the overview that tells it apart."""
+    hits = call(stack.context(sonarr=False), "search_media", query="dune")["results"]
+    dune, dune_1984, dune_two = hits[:3]
     assert dune["downloaded"] and dune["size"] == "21 GB" and dune["quality"] == "Bluray-2160p"
     assert not dune_two["downloaded"] and "Radarr is searching" in dune_two["missing"]
+    assert dune_1984["overview"] and not dune_1984["in_library"]
+    assert "downloaded" not in dune_1984 and "overview" not in dune
 
 
-def test_library_status_of_an_unreleased_movie(stack):
-    [movie] = call(stack.context(sonarr=False), "library_status",
-                   query="project hail mary")["in_library"]
+def test_search_says_what_an_unreleased_movie_waits_for(stack):
+    [movie] = call(stack.context(sonarr=False), "search_media",
+                   query="project hail mary")["results"]
     assert movie["missing"].startswith("in cinemas since ")
     assert "; digital release " in movie["missing"]
+
+
+def test_library_status_by_its_former_name_is_a_search(stack):
+    ctx = stack.context(sonarr=False)
+    assert call(ctx, "library_status", query="dune", kind="any") == \
+        call(ctx, "search_media", query="dune")
 
 
 def test_add_movie_searches_and_records_the_request(stack):
@@ -66,15 +77,19 @@ def test_add_movie_with_a_named_profile(stack):
 
 
 def test_add_movie_already_downloaded(stack):
-    result = call(stack.context(sonarr=False), "add_movie", tmdb_id=DUNE_TMDB)
-    assert result == {"error": "Dune (2021) is already in the library"}
+    result = call(stack.context(sonarr=False), "add_media", tmdb_id=DUNE_TMDB)
+    assert result == {"ok": True, "added": False,
+                      "message": "Dune (2021) is already in the library and ready to watch."}
     assert stack.recorded == [] and not stack.radarr.requests_to("movie", "POST")
 
 
 def test_add_movie_already_added_but_not_downloaded_notifies(stack):
-    result = call(stack.context(sonarr=False), "add_movie", tmdb_id=DUNE_TWO_TMDB)
-    assert result["error"].startswith("Dune: Part Two (2024) is already in the library but")
+    result = call(stack.context(sonarr=False), "add_media", tmdb_id=DUNE_TWO_TMDB)
+    assert result == {"ok": True, "added": False, "message": (
+        "Dune: Part Two (2024) is already in the library, not downloaded yet; the user will "
+        "get a text when it is ready.")}
     assert stack.recorded == [("radarr", DUNE_TWO_TMDB, "Dune: Part Two (2024)")]
+    assert not stack.radarr.requests_to("movie", "POST")
 
 
 def test_add_unknown_movie(stack):
@@ -117,12 +132,21 @@ def test_upcoming_says_which_release(stack):
                                                      days=60)["movies"]]
 
 
-def test_notify_me_for_a_movie_not_in_the_library(stack):
-    result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=DUNE_1984_TMDB)
-    assert "not in the library yet" in result["message"] and "add_media" in result["message"]
-    assert stack.recorded == [("radarr", DUNE_1984_TMDB, "Dune (1984)")]
+def test_notify_me_by_its_former_name_is_an_add_that_tells_the_asker(stack):
+    """notify_me was folded into add_media: a stored or copied notify_me call registers the
+    asker for a title the library has, and adds nothing."""
     result = call(stack.context(sonarr=False), "notify_me", kind="movie", id=HAIL_MARY_TMDB)
-    assert result["message"] == "The user will get a text when Project Hail Mary (2026) is ready."
+    assert result["message"] == ("Project Hail Mary (2026) is already in the library, not "
+                                 "downloaded yet; the user will get a text when it is ready.")
+    assert stack.recorded == [("radarr", HAIL_MARY_TMDB, "Project Hail Mary (2026)")]
+    assert not stack.radarr.requests_to("movie", "POST")
+
+
+def test_an_add_the_library_has_without_a_way_to_text_back_promises_nothing(stack):
+    ctx = stack.context(sonarr=False)
+    ctx.record_request = None
+    assert call(ctx, "add_media", tmdb_id=DUNE_TWO_TMDB)["message"] == (
+        "Dune: Part Two (2024) is already in the library.")
 
 
 def test_series_tools_without_sonarr(stack):
@@ -138,9 +162,10 @@ def test_search_and_add_read_each_setting_once_in_a_fresh_process(stack):
     ctx = stack.context(sonarr=False)
     call(ctx, "search_media", query="dune", kind="movie")
     assert call(ctx, "add_movie", tmdb_id=DUNE_1984_TMDB)["ok"]
-    assert routes(stack.radarr) == [
-        ("GET", "system/status"), ("GET", "movie/lookup"), ("GET", "movie/lookup"),
-        ("GET", "rootfolder"), ("GET", "qualityprofile"), ("POST", "movie")]
+    assert routes(stack.radarr) == [   # the search reads the two Dunes the library has
+        ("GET", "system/status"), ("GET", "movie/lookup"), ("GET", "movie/1"),
+        ("GET", "movie/2"), ("GET", "movie/lookup"), ("GET", "rootfolder"),
+        ("GET", "qualityprofile"), ("POST", "movie")]
 
 
 def test_search_and_add_is_three_requests_once_settings_are_cached(stack):
@@ -149,7 +174,7 @@ def test_search_and_add_is_three_requests_once_settings_are_cached(stack):
     ctx = stack.context(sonarr=False, radarr=client)
     call(ctx, "add_movie", tmdb_id=1170608)          # another movie earlier in the day
     stack.radarr.requests.clear()
-    call(ctx, "search_media", query="dune", kind="movie")
+    call(ctx, "search_media", query="dune 1984", kind="movie")   # none of it in the library
     result = call(ctx, "add_movie", tmdb_id=DUNE_1984_TMDB)
     assert result["title"] == "Dune (1984)" and result["searching"]
     assert routes(stack.radarr) == [("GET", "movie/lookup"), ("GET", "movie/lookup"),

@@ -24,9 +24,10 @@ def test_search_lists_few_compact_hits_with_library_flag(stack):
     result = call(stack.context(radarr=False), "search_media", query="the office", kind="series")
     hits = result["results"]
     assert hits[0]["title"] == "The Office" and hits[0]["in_library"] is True
-    assert hits[0]["tvdb_id"] == OFFICE_TVDB and hits[0]["seasons"] == 9
+    assert hits[0]["tvdb_id"] == OFFICE_TVDB and len(hits[0]["seasons"]) == 9   # S1 6/6 ...
     assert 2 <= len(hits) <= 5 and not any(hit["in_library"] for hit in hits[1:])
-    assert all(len(hit["overview"]) <= 160 for hit in hits)
+    assert all(len(hit["overview"]) <= 160 for hit in hits[1:])
+    assert {hit["seasons"] for hit in hits[1:]} <= {1, 2, 3}, "how many, to ask which"
 
 
 def test_search_result_is_under_a_tenth_of_the_lookup(stack):
@@ -47,17 +48,18 @@ def test_search_backend_down_is_explained(stack):
     assert "Sonarr had a problem (503)" in result["error"]
 
 
-def test_library_status_counts_episodes_and_says_what_is_missing(stack):
-    result = call(stack.context(radarr=False), "library_status", query="severance")
-    [show] = result["in_library"]
-    assert show["episodes_on_disk"] == "13/19" and show["seasons"] == ["S1 9/9", "S2 4/10"]
+def test_search_counts_episodes_and_says_what_is_missing(stack):
+    result = call(stack.context(radarr=False), "search_media", query="severance")
+    [show] = result["results"]
+    assert show["in_library"] and show["episodes_on_disk"] == "13/19"
+    assert show["seasons"] == ["S1 9/9", "S2 4/10"]
     assert show["missing"] == "S2: 6 aired episodes" and show["size"] == "27 GB"
 
 
-def test_library_status_of_a_title_not_added_offers_matches(stack):
+def test_a_search_for_a_title_not_added_offers_matches(stack):
     result = call(stack.context(radarr=False), "library_status", query="office girls")
-    assert result["in_library"] == []
-    assert result["not_in_library"][0]["title"] == "Office Girls"
+    assert result["results"][0]["title"] == "Office Girls"
+    assert not any(hit["in_library"] for hit in result["results"])
 
 
 def test_add_series_monitors_the_asked_seasons_and_searches(stack):
@@ -110,14 +112,30 @@ def test_add_series_when_the_root_folder_is_unmounted(stack):
 
 
 def test_adding_a_complete_series_again(stack):
-    result = call(stack.context(radarr=False), "add_series", tvdb_id=OFFICE_TVDB)
-    assert result == {"error": "The Office (2005) is already in the library"}
-    assert stack.recorded == []
+    result = call(stack.context(radarr=False), "add_media", tvdb_id=OFFICE_TVDB)
+    assert result == {"ok": True, "added": False,
+                      "message": "The Office (2005) is already in the library and ready to "
+                                 "watch."}
+    assert stack.recorded == [] and not stack.sonarr.requests_to("series", "POST")
 
 
 def test_adding_an_incomplete_series_again_still_notifies(stack):
-    result = call(stack.context(radarr=False), "add_series", tvdb_id=SEVERANCE_TVDB)
-    assert "already in the library but not downloaded yet" in result["error"]
+    result = call(stack.context(radarr=False), "add_media", tvdb_id=SEVERANCE_TVDB)
+    assert result["message"] == ("Severance (2022) is already in the library, not downloaded "
+                                 "yet; the user will get a text when it is ready.")
+    assert stack.recorded == [("sonarr", SEVERANCE_TVDB, "Severance (2022)")]
+    assert not stack.sonarr.requests_to("series", "POST")
+
+
+def test_adding_a_series_that_has_every_aired_episode_tells_of_the_next_ones(stack):
+    """A series still airing with nothing missing: the asker hears when new episodes land
+    (what notify_me did for it)."""
+    severance = next(s for s in stack.sonarr.library if s["tvdbId"] == SEVERANCE_TVDB)
+    stats = severance["statistics"]
+    stats["episodeFileCount"] = stats["episodeCount"]
+    result = call(stack.context(radarr=False), "add_media", tvdb_id=SEVERANCE_TVDB)
+    assert result["message"] == ("Severance (2022) is already in the library with every aired "
+                                 "episode; the user will get a text when new episodes arrive.")
     assert stack.recorded == [("sonarr", SEVERANCE_TVDB, "Severance (2022)")]
 
 
@@ -173,7 +191,7 @@ def test_upcoming_lists_episodes_airing(stack):
     assert call(stack.context(radarr=False), "upcoming", days=1)["episodes"] == []
 
 
-def test_notify_me_records_the_request(stack):
+def test_notify_me_by_its_former_name_records_the_request(stack):
     result = call(stack.context(radarr=False), "notify_me", kind="series", id=SEVERANCE_TVDB)
     assert result["ok"] and stack.recorded == [("sonarr", SEVERANCE_TVDB, "Severance (2022)")]
     result = call(stack.context(radarr=False), "notify_me", kind="series", id=OFFICE_TVDB)
@@ -195,7 +213,8 @@ def test_sonarr_v3_search_and_add_is_three_requests_once_settings_are_cached():
         result = call(ctx, "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=[1, 2])
         assert result["monitored_seasons"] == [1, 2]
         assert [(r.method, r.path.removeprefix("/api/v3/")) for r in stack.sonarr.requests] \
-            == [("GET", "series/lookup"), ("GET", "series/lookup"), ("POST", "series")]
+            == [("GET", "series/lookup"), ("GET", "series/1"),   # The Office (2005), owned
+                ("GET", "series/lookup"), ("POST", "series")]
         assert stack.sonarr.requests[-1].body["languageProfileId"] == 1
     finally:
         stack.close()
@@ -279,7 +298,7 @@ def _spanish_results(ctx):
     assert [e["airs"] for e in result["episodes"]] == [
         "vie, 27 nov 2026 02:08 UTC", "vie, 4 dic 2026 02:08 UTC", "vie, 11 dic 2026 02:08 UTC"]
     assert result["movies"][0]["date"] == "sáb, 28 nov 2026"
-    [movie] = call(ctx, "library_status", query="project hail mary")["in_library"]
+    [movie] = call(ctx, "search_media", query="project hail mary")["results"]
     assert movie["missing"] == "in cinemas since 16 oct 2026; digital release 28 nov 2026"
     args = {"kind": "series", "id": OFFICE_TVDB, "delete_files": True}
     assert describe_action(get_tool("remove_media"), ctx, args) == (
