@@ -21,7 +21,7 @@ pytestmark = pytest.mark.e2e   # whole evaluations (seconds each) and `mediabot 
 THREE = "Dune: Part Three"
 
 GOOD = {
-    "do we have severance?": [("library_status", {"query": "severance"}),
+    "do we have severance?": [("search_media", {"query": "severance"}),
                               "Yes, we have Severance (2022); season 2 is still downloading."],
     "get dune": [("search_media", {"query": "dune", "kind": "movie"}),
                  "Which Dune: the 2021 film (we have it) or Dune (1984)?"],
@@ -36,12 +36,11 @@ GOOD = {
                             "Dune: Part Two is downloading, and Severance season 2."],
     "why isn't arrival downloading?": [
         ("search_media", {"query": "arrival", "kind": "movie"}),
-        ("search_again", {"kind": "movie", "id": 329865}),
+        ("search_again", {"tmdb_id": 329865}),
         "Arrival (2016) is out, but no release was found yet; I asked Radarr to look again."],
     "what's on this week?": [("upcoming", {"days": 7}),
                              "Slow Horses has a new episode in two days."],
-    "delete the office": [("remove_media", {"kind": "series", "id": 73244,
-                                            "delete_files": True})],
+    "delete the office": [("remove_media", {"tvdb_id": 73244, "delete_files": True})],
     "delete the office please": ["Sorry, only an admin can remove things."],
     "search for the office": [("search_media", {"query": "the office", "kind": "series"}),
                               "I found The Office (2005), which we have, and The Office (UK) "
@@ -49,13 +48,23 @@ GOOD = {
     "add the british one": [("add_media", {"tvdb_id": 78107, "seasons": "all"}),
                             "Added The Office (UK)."],
     "tell me everything about severance": [
-        ("library_status", {"query": "severance"}),
+        ("search_media", {"query": "severance"}),
         "Severance (2022): office workers with split memories. We have season 1; season 2 is "
         "downloading."],
     "do we have the movie zorblax returns?": [
-        ("library_status", {"query": "zorblax returns", "kind": "movie"}),
+        ("search_media", {"query": "zorblax returns", "kind": "movie"}),
         "No, I couldn't find a movie called Zorblax Returns."],
 }
+# The same model as it would have answered before issue 31: library_status for "do we have",
+# and a title named by kind and id (what stored calls and an older prompt hold).
+FORMER = {**GOOD,
+          "do we have severance?": [("library_status", {"query": "severance", "kind": "any"}),
+                                    GOOD["do we have severance?"][1]],
+          "why isn't arrival downloading?": [GOOD["why isn't arrival downloading?"][0],
+                                             ("search_again", {"kind": "movie", "id": 329865}),
+                                             GOOD["why isn't arrival downloading?"][2]],
+          "delete the office": [("remove_media", {"kind": "series", "id": 73244,
+                                                  "delete_files": True})]}
 BAD = {**GOOD,
        "get dune": [("search_media", {"query": "dune", "kind": "movie"}),
                     "Which one: Dune (2021), Dune (1984) or Dune: Messiah (2026)?"],
@@ -89,6 +98,13 @@ def test_a_model_that_does_the_right_thing_scores_every_task(fake_llm, config):
     failures = {row["task"]: row["failures"] for row in result["tasks"] if row["failures"]}
     assert failures == {}
     assert result["total"]["pass_rate"] == 1.0
+    assert result["total"]["passed"] == len(TASKS)
+
+
+def test_calls_by_the_former_names_and_arguments_score_the_same(fake_llm, config):
+    fake_llm.set_responder(scripted(FORMER))
+    result = run_eval(config, TASKS, repeat=1)
+    assert {row["task"]: row["failures"] for row in result["tasks"] if row["failures"]} == {}
     assert result["total"]["passed"] == len(TASKS)
 
 
