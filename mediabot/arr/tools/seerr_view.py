@@ -1,7 +1,7 @@
 """What Seerr knows of the titles a search found, beside each hit, for the model.
 
-With ``[seerr]`` set, ``search_media`` and ``library_status`` add a ``seerr`` line to each
-hit Seerr has a record of: available, partly available, processing, requested and waiting
+With ``[seerr]`` set, ``search_media`` adds a ``seerr`` line to each hit Seerr has a
+record of: available, partly available, processing, requested and waiting
 for approval, and by whom. So "do we have it?" and "is it coming?" are answered without
 filing a second request. One Seerr search for the query, plus the details (who asked) of
 the few hits that are requested; a Seerr that does not answer only leaves a warning.
