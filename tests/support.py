@@ -546,10 +546,24 @@ def result(call_id, text="{}"):
 
 
 def body(messages):
-    """The prompt after its one system message (which must be first and alone)."""
+    """The conversation after the one system message (which must be first and alone) and
+    the person's part, if the prompt has one (``prelude``)."""
     assert messages[0]["role"] == "system"
     assert all(m["role"] != "system" for m in messages[1:])
-    return messages[1:]
+    return messages[3:] if prelude(messages) else messages[1:]
+
+
+def prelude(messages):
+    """The text of the bracketed user message and its acknowledgement right after the system
+    message (the person's part and the window's context: what fell out, stored notes), or
+    "" when the prompt has none."""
+    from mediabot.conversation.prompt.build import PERSON_ACK
+
+    first = messages[1]["content"] if len(messages) > 2 else ""
+    if (messages[2:3] != [{"role": "assistant", "content": PERSON_ACK}]
+            or not (isinstance(first, str) and first.startswith("[") and first.endswith("]"))):
+        return ""
+    return first[1:-1]
 
 
 def contents(messages):
