@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mediabot.config import LLMConfig
-from mediabot.conversation.model_server import SlotPins
+from mediabot.conversation.slots import SlotPins
 
 if TYPE_CHECKING:
     import openai
@@ -122,9 +122,9 @@ class ChatModel:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = "auto"
             kwargs["parallel_tool_calls"] = False   # one call a round: every server takes it
-        pinned = self.pins.extra_body(person)
-        if pinned:
-            kwargs["extra_body"] = pinned
+        slot = self.pins.slot_for(person)
+        if slot is not None:
+            kwargs["extra_body"] = {"id_slot": slot}
         import openai
 
         try:
@@ -140,7 +140,9 @@ class ChatModel:
                              f"{self._server_words(exc)}", exc.status_code) from exc
         except openai.OpenAIError as exc:
             raise ModelError("error", type(exc).__name__) from exc
-        return _completion(response)
+        completion = _completion(response)
+        self.pins.observe(slot, person, completion.cached_tokens)
+        return completion
 
     def _server_words(self, exc: openai.APIStatusError) -> str:
         """The server's own error message for the log, with the API key blanked."""

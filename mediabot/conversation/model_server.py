@@ -15,17 +15,13 @@ never raises.
 
 from __future__ import annotations
 
-import logging
 import re
-import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
 from mediabot.config import LLMConfig
-
-log = logging.getLogger(__name__)
 
 PROBE_TIMEOUT = 5.0
 
@@ -109,56 +105,3 @@ def _maybe(get: Callable[[str], Any], path: str, wanted: bool) -> Any:
     except requests.RequestException:
         return None
 
-
-class SlotPins:
-    """Which of llama-server's slots each person's requests name (``id_slot``), so each
-    person's prompt stays in a slot of its own between texts.
-
-    llama-server (``--parallel``, 4 slots by default) otherwise gives a request the slot whose
-    prompt shares the most with it; with the household's shared system text and tools in
-    front, that is often the slot of whoever texted last, and the person's own history is read
-    again. A request naming its slot keeps it (the number wraps round the slot count, so a
-    household bigger than the slots shares some).
-
-    The server is asked once, at the first pinned call (never at import, at most
-    ``DETECT_TIMEOUT`` a question); anything but a llama-server reporting more than one slot
-    means no pinning: OpenAI and others refuse arguments they do not know. ``forget`` asks
-    again at the next call (the server was down: it may come back as something else).
-    """
-
-    DETECT_TIMEOUT = 2.0
-
-    def __init__(self, config: LLMConfig):
-        self._config = config
-        self._count: int | None = None
-        self._lock = threading.Lock()
-
-    def extra_body(self, person: int | None) -> dict | None:
-        """``{"id_slot": n}`` for ``person`` (a small stable number: their place in the
-        household), or None: not pinned, not llama-server, or only one slot."""
-        if person is None or not self._config.pin_slots:
-            return None
-        count = self.count()
-        return {"id_slot": person % count} if count > 1 else None
-
-    def count(self) -> int:
-        with self._lock:
-            if self._count is None:
-                self._count = self._detect()
-            return self._count
-
-    def forget(self) -> None:
-        with self._lock:
-            self._count = None
-
-    def _detect(self) -> int:
-        try:
-            server = identify(self._config, timeout=self.DETECT_TIMEOUT, details=False)
-        except Exception as exc:  # noqa: BLE001 - an optimisation, never the person's problem
-            log.warning("could not tell which model server this is (%s); not pinning "
-                        "people to slots", type(exc).__name__)
-            return 1
-        if server.slots > 1:
-            log.info("%s has %d slots: each person's requests keep to one", server.kind,
-                     server.slots)
-        return server.slots

@@ -88,7 +88,10 @@ class FakeOpenAI:
     def __init__(self, *, models=DEFAULT_MODELS, api_key: str | None = None,
                  default_text: str = "OK."):
         self.models = list(models)
-        self._last_prompt = ""
+        self._slot_prompts: dict = {}   # id_slot (None: not named) -> the last prompt there
+        # llama-server with one KV buffer and its host-memory cache: a request empties every
+        # other slot (--cache-idle-slots), so a prompt left in a slot is gone after another's
+        self.empties_idle_slots = False
         self.serves_any_model = False   # llama-server: lists its file, answers to any name
         # a tokenizer that counts this many tokens per token of mediabot's estimate (None: its
         # own count of the JSON); llama-server's ``timings`` object to send with each answer
@@ -159,6 +162,8 @@ class FakeOpenAI:
             self._template = None
             self._root.clear()
             self._root_asked.clear()
+            self._slot_prompts.clear()
+            self.empties_idle_slots = False
             self.usage_scale = None
             self.timings = None
 
@@ -322,11 +327,15 @@ class FakeOpenAI:
             return text_reply(answer)
         return self.tool_calls_reply(answer)
 
-    def _cached(self, prompt: str) -> int:
-        """Characters of ``prompt`` shared with the previous request's: a server's prompt
-        cache reuses that prefix (reported as usage.prompt_tokens_details.cached_tokens)."""
+    def _cached(self, prompt: str, slot=None) -> int:
+        """Characters of ``prompt`` shared with the previous request's on the same slot (the
+        ``id_slot`` it named; all that name none share one): a server's prompt cache reuses
+        that prefix (reported as usage.prompt_tokens_details.cached_tokens)."""
         with self._lock:
-            before, self._last_prompt = self._last_prompt, prompt
+            before = self._slot_prompts.get(slot, "")
+            if self.empties_idle_slots:
+                self._slot_prompts.clear()
+            self._slot_prompts[slot] = prompt
         return next((i for i, (a, b) in enumerate(zip(before, prompt, strict=False)) if a != b),
                     min(len(before), len(prompt)))
 
@@ -343,7 +352,8 @@ class FakeOpenAI:
             message["tool_calls"] = reply.tool_calls
         prompt = self._prompt_tokens(body)
         completion = len(json.dumps(message)) // 4
-        cached = self._cached(json.dumps([body.get("tools", []), body.get("messages")])) // 4
+        cached = self._cached(json.dumps([body.get("tools", []), body.get("messages")]),
+                              body.get("id_slot")) // 4
         return {
             **({"timings": self.timings} if self.timings is not None else {}),
             "id": f"chatcmpl-fake{next(self._ids)}", "object": "chat.completion",
