@@ -30,6 +30,9 @@ from mediabot.conversation.model_server import identify
 from mediabot.ops.check_report import OK, WARN, Line
 
 KEPT_LOADED = dt.timedelta(days=365)   # an expires_at further away: kept loaded for good
+# llama-server keeps each idle slot's prompt (so a person's slot still holds it at their next
+# text) only with these; its default empties idle slots (tools/server/server-context.cpp)
+KEEP_SLOTS_FIX = "--no-cache-idle-slots (or --cache-ram 0)"
 KEEP_ALIVE_FIX = ("start Ollama with OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. 24h) to keep "
                   "it loaded")
 
@@ -86,19 +89,23 @@ def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int)
         return Line(WARN, "model server", f"{text}; the prompt cache is off, so every text "
                     "reads its whole prompt — start llama-server without --no-cache-prompt")
     if count > 1 and pinned:
-        rest = (f"; with {household} people some share a slot, where the host-memory cache "
-                "(--cache-ram, on unless started with --cache-ram 0) keeps their prompts"
-                if household > count else "; --slot-save-path is not needed")
-        return Line(OK, "model server", f"{text}; each person is pinned to one slot ([llm] "
-                    f"pin_slots), so each keeps their own prompt between texts{rest}")
+        shared = (f"; with {household} people some share a slot, where the host-memory cache "
+                  "(--cache-ram) keeps their prompts" if household > count else "")
+        return Line(OK, "model server", f"{text}; mediabot keeps each person to a slot of "
+                    f"their own ([llm] pin_slots){shared}. Start llama-server with "
+                    f"{KEEP_SLOTS_FIX}: by default it empties idle slots into host memory and "
+                    "restores them by its own choice (mediabot then leaves the slot to it), "
+                    "and a text after another person's reads about a third of its prompt "
+                    "again; --slot-save-path is not needed")
     if household > 1:
-        why = ("mediabot does not pin people to slots ([llm] pin_slots = false)" if count > 1
+        why = ("mediabot does not keep people to slots ([llm] pin_slots = false)" if count > 1
                else f"the household's {household} people share one slot")
         return Line(WARN, "model server", f"{text}; {why}, so a text after another person's "
                     "reads the person's history again (the host-memory cache, --cache-ram, "
                     "brings it back only when most of the slot would be lost) — start "
-                    f"llama-server with --parallel {household} (-np {household}) and keep "
-                    "[llm] pin_slots = true, or with --slot-prompt-similarity 0.8")
+                    f"llama-server with --parallel {household} (-np {household}) "
+                    f"--kv-unified {KEEP_SLOTS_FIX} and keep [llm] pin_slots = true, or with "
+                    "--slot-prompt-similarity 0.8")
     return Line(OK, "model server", f"{text}; each slot keeps the prompt it read, and the "
                 "host-memory cache (--cache-ram, on unless started with --cache-ram 0) keeps "
                 "each person's prompt when the household shares a slot; --slot-save-path is "

@@ -144,14 +144,15 @@ def test_openai_is_named_by_its_host_without_a_request():
     assert line.text.startswith("OpenAI")
 
 
-def test_llama_server_with_several_slots_says_each_person_is_pinned_to_one(serve):
+def test_llama_server_with_several_slots_says_each_person_keeps_one(serve):
     props = {**LLAMA_PROPS, "total_slots": 4}
     line = check_server_kind(llm(serve({"/props": props, "/slots": LLAMA_SLOTS * 4})),
                              household=3)
     assert line.status == "ok"
-    assert line.text == ("llama.cpp b6500-1a2b3c4: 4 slots of 8,192 tokens; each person is "
-                         "pinned to one slot ([llm] pin_slots), so each keeps their own prompt "
-                         "between texts; --slot-save-path is not needed")
+    assert line.text.startswith("llama.cpp b6500-1a2b3c4: 4 slots of 8,192 tokens; mediabot "
+                                "keeps each person to a slot of their own ([llm] pin_slots). "
+                                "Start llama-server with --no-cache-idle-slots (or --cache-ram "
+                                "0): by default it empties idle slots")
 
 
 def test_a_household_bigger_than_the_slots_is_told_some_share_one(serve):
@@ -168,12 +169,18 @@ def test_a_household_on_one_slot_is_told_how_to_give_each_person_one(serve):
     assert line.text.startswith("llama.cpp b6500-1a2b3c4: 1 slot of 8,192 tokens; the "
                                 "household's 3 people share one slot, so a text after another "
                                 "person's reads the person's history again")
-    assert line.text.endswith("— start llama-server with --parallel 3 (-np 3) and keep [llm] "
+    assert line.text.endswith("— start llama-server with --parallel 3 (-np 3) --kv-unified "
+                              "--no-cache-idle-slots (or --cache-ram 0) and keep [llm] "
                               "pin_slots = true, or with --slot-prompt-similarity 0.8")
 
 
-def test_slots_not_pinned_by_choice_are_a_warning_with_the_same_fix(serve):
+def test_slots_not_kept_by_choice_are_a_warning_with_the_same_fix(serve):
     config = llm(serve({"/props": {**LLAMA_PROPS, "total_slots": 4}}))
     line = check_server_kind(dataclasses.replace(config, pin_slots=False), household=2)
     assert line.status == "warn"
-    assert "mediabot does not pin people to slots ([llm] pin_slots = false)" in line.text
+    assert "mediabot does not keep people to slots ([llm] pin_slots = false)" in line.text
+
+
+def test_one_person_on_one_slot_needs_nothing_more(serve):
+    line = check_server_kind(llm(serve({"/props": LLAMA_PROPS})), household=1)
+    assert line.status == "ok" and "--parallel" not in line.text
