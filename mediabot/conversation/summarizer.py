@@ -78,6 +78,10 @@ class Summarizer:
         content = (f"Previous summary: {previous}\n\n" if previous else "") + transcript
         messages = build_llm_messages(SUMMARY_PROMPT,    # the one portable shape
                                       [{"role": "user", "content": content}])
+        # Not pinned to the person's slot (``ChatModel.complete``'s ``person``): llama-server
+        # then gives this unrelated prompt its least recently used slot (a spare one when the
+        # household is smaller than the slots), not the slot of the person who just texted
+        # and is the likeliest to text next.
         completion = self.model.complete(messages, max_tokens=200)
         text = (completion.message.get("content") or "").strip()
         if not text:

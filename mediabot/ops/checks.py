@@ -34,6 +34,7 @@ from mediabot.ops.local_checks import (
 from mediabot.ops.model_checks import check_model
 from mediabot.ops.seerr_checks import check_seerr
 from mediabot.ops.service_checks import check_arr, check_twilio_line, check_whatsapp
+from mediabot.store import users
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
 
@@ -55,12 +56,17 @@ def run_checks(config: Config) -> list[Line]:
     for kind in ("sonarr", "radarr"):
         remote += _safely(kind, secrets, functools.partial(check_arr, kind, config))
     remote += _safely("seerr", secrets, lambda: check_seerr(config))
-    remote += _safely("llm", secrets, lambda: check_model(config.llm))
+    remote += _safely("llm", secrets, lambda: check_model(config.llm, _household(config)))
     remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
     remote += _safely("whatsapp", secrets, lambda: check_whatsapp(config))
     remote.append(check_household(config))
     return local + [dataclasses.replace(line, text=scrub(line.text, secrets))
                     for line in remote]
+
+
+def _household(config: Config) -> int:
+    """How many people text: [[users]], or those stored (``mediabot users add``) if more."""
+    return max(len(config.users), users.count_users_in(config.database.path) or 0)
 
 
 def _safely(subject: str, secrets: list[str], check: Callable[[], list[Line]]) -> list[Line]:

@@ -36,16 +36,18 @@ NO_TOOL_CALLS_FIX = ("the usual cause is the server's chat template, which drops
                      ".Tools (one tagged 'tools')")
 
 
-def check_model(config: LLMConfig) -> list[Line]:
+def check_model(config: LLMConfig, household: int = 0) -> list[Line]:
     """The model line, then (when the model answers) whether it calls tools, how fast, and
     which server it is with what keeps a text fast there (asked last: the probes before it
-    have just loaded the model, so an Ollama model's unload time is its keep-alive)."""
+    have just loaded the model, so an Ollama model's unload time is its keep-alive);
+    ``household``: how many people text, for llama-server's slots (0: not known)."""
     from mediabot.ops.server_kind import check_server_kind
 
     line = check_llm(config)
     if line.status == FAIL:
         return [line]
-    return [line, check_tool_calls(config), check_speed(config), check_server_kind(config)]
+    return [line, check_tool_calls(config), check_speed(config),
+            check_server_kind(config, household=household)]
 
 
 def check_speed(config: LLMConfig) -> Line:

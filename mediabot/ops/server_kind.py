@@ -3,94 +3,51 @@ fast: the model loaded between texts and the prompt it read (for ``check``).
 
 A text on a home server is fast when the server still holds the model and the prompt it
 read last time; it is slow (the whole prompt read again, ~2,000 tokens: 40-110 s for a 7-8B
-model on a CPU) after the model was unloaded or the prompt evicted. What to look at depends
-on the server, told apart by what it answers besides the OpenAI API:
+model on a CPU) after the model was unloaded or the prompt evicted. The server is told
+apart by ``conversation.model_server.identify``; what to look at depends on it:
 
-- Ollama: ``GET /api/version``; ``GET /api/ps`` gives each loaded model's ``expires_at``:
-  when it will be unloaded (its keep-alive after the last request, 5 minutes by default;
-  ``OLLAMA_KEEP_ALIVE=-1`` keeps it loaded, shown as a date in the year 2318);
-- llama.cpp's llama-server: ``GET /props`` (``default_generation_settings.n_ctx`` per slot,
-  ``total_slots``, ``build_info``) and ``GET /slots``. Its host-memory prompt cache
-  (``--cache-ram``, on by default in recent builds) and ``--slot-save-path`` are not
-  reported by the server, so the line names them;
-- vLLM: ``GET /version``; OpenAI: by its host.
+- Ollama: each loaded model's ``expires_at`` in ``/api/ps``: when it will be unloaded (its
+  keep-alive after the last request, 5 minutes by default; ``OLLAMA_KEEP_ALIVE=-1`` keeps it
+  loaded, shown as a date in the year 2318);
+- llama.cpp's llama-server: its slots (``total_slots``; the model client pins each person to
+  one when there are several, ``[llm] pin_slots``) and whether it caches prompts. Its
+  host-memory prompt cache (``--cache-ram``, on by default in recent builds),
+  ``--slot-prompt-similarity`` and ``--slot-save-path`` are not reported by the server, so
+  the line names them;
+- vLLM and OpenAI: their prefix caching, on by default.
 
-Every request is one GET bounded by ``[llm] timeout_seconds`` (at most ``PROBE_TIMEOUT``),
-never retried, never redirected; the key goes only to ``base_url``'s own server, as the
-API's requests send it, and is never shown.
+The key is never shown.
 """
 
 from __future__ import annotations
 
 import datetime as dt
 import re
-from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
 
 from mediabot.config import LLMConfig
+from mediabot.conversation.model_server import identify
 from mediabot.ops.check_report import OK, WARN, Line
 
-PROBE_TIMEOUT = 5.0
 KEPT_LOADED = dt.timedelta(days=365)   # an expires_at further away: kept loaded for good
+# llama-server keeps each idle slot's prompt (so a person's slot still holds it at their next
+# text) only with these; its default empties idle slots (tools/server/server-context.cpp)
+KEEP_SLOTS_FIX = "--no-cache-idle-slots (or --cache-ram 0)"
 KEEP_ALIVE_FIX = ("start Ollama with OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. 24h) to keep "
                   "it loaded")
 
 
-@dataclass(frozen=True)
-class Server:
-    """What the server said about itself: its kind and the facts the line reports."""
-
-    kind: str                     # "llama.cpp", "Ollama", "vLLM", "OpenAI" or "other"
-    version: str = ""
-    facts: dict[str, Any] = field(default_factory=dict)
-
-
-def root_of(base_url: str) -> str:
-    """The server's root: ``base_url`` without its OpenAI path (``/v1``)."""
-    return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
-
-
-def identify(config: LLMConfig) -> Server:
-    """Ask the server what it is; "other" when none of the known answers comes."""
-    import requests
-
-    if (urlsplit(config.base_url).hostname or "").endswith("openai.com"):
-        return Server("OpenAI")
-    root = root_of(config.base_url)
-    timeout = min(config.timeout_seconds, PROBE_TIMEOUT)
-    with requests.Session() as http:
-        if config.api_key:
-            http.headers["Authorization"] = f"Bearer {config.api_key}"
-
-        def get(path: str) -> Any:
-            try:
-                response = http.get(root + path, timeout=timeout, allow_redirects=False)
-                return response.json() if response.status_code == 200 else None
-            except (requests.RequestException, ValueError):
-                return None
-
-        found = get("/api/version")
-        if isinstance(found, dict) and "version" in found:
-            return Server("Ollama", str(found["version"]), {"ps": get("/api/ps")})
-        props = get("/props")
-        if isinstance(props, dict) and "default_generation_settings" in props:
-            return Server("llama.cpp", str(props.get("build_info") or ""),
-                          {"props": props, "slots": get("/slots")})
-        found = get("/version")
-        if isinstance(found, dict) and "version" in found:
-            return Server("vLLM", str(found["version"]))
-    return Server("other")
-
-
-def check_server_kind(config: LLMConfig, now: dt.datetime | None = None) -> Line:
-    """The server's kind, and for Ollama and llama.cpp what keeps a text fast."""
+def check_server_kind(config: LLMConfig, now: dt.datetime | None = None, *,
+                      household: int = 0) -> Line:
+    """The server's kind, and for Ollama and llama.cpp what keeps a text fast; ``household``
+    is how many people text (``[[users]]``; 0 when not known), for llama-server's slots."""
     server = identify(config)
     name = f"{server.kind} {server.version}".strip()
     if server.kind == "Ollama":
         return _ollama(name, config.model, server.facts["ps"], now or dt.datetime.now(dt.UTC))
     if server.kind == "llama.cpp":
-        return _llama_cpp(name, server.facts["props"], server.facts["slots"])
+        return _llama_cpp(name, server.facts["props"], server.facts["slots"],
+                          config.pin_slots, household)
     if server.kind == "OpenAI":
         return Line(OK, "model server", "OpenAI: it caches repeated prompt prefixes by itself")
     if server.kind == "vLLM":
@@ -119,7 +76,7 @@ def _ollama(name: str, model: str, ps: Any, now: dt.datetime) -> Line:
                 f"longer pause loads it again and reads its whole prompt — {KEEP_ALIVE_FIX}")
 
 
-def _llama_cpp(name: str, props: dict, slots: Any) -> Line:
+def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int) -> Line:
     settings = props.get("default_generation_settings") or {}
     count = int(props.get("total_slots") or 1)
     n_ctx = settings.get("n_ctx")
@@ -131,6 +88,24 @@ def _llama_cpp(name: str, props: dict, slots: Any) -> Line:
     if False in caching or (settings.get("params") or {}).get("cache_prompt") is False:
         return Line(WARN, "model server", f"{text}; the prompt cache is off, so every text "
                     "reads its whole prompt — start llama-server without --no-cache-prompt")
+    if count > 1 and pinned:
+        shared = (f"; with {household} people some share a slot, where the host-memory cache "
+                  "(--cache-ram) keeps their prompts" if household > count else "")
+        return Line(OK, "model server", f"{text}; mediabot keeps each person to a slot of "
+                    f"their own ([llm] pin_slots){shared}. Start llama-server with "
+                    f"{KEEP_SLOTS_FIX}: by default it empties idle slots into host memory and "
+                    "restores them by its own choice (mediabot then leaves the slot to it), "
+                    "and a text after another person's reads about a third of its prompt "
+                    "again; --slot-save-path is not needed")
+    if household > 1:
+        why = ("mediabot does not keep people to slots ([llm] pin_slots = false)" if count > 1
+               else f"the household's {household} people share one slot")
+        return Line(WARN, "model server", f"{text}; {why}, so a text after another person's "
+                    "reads the person's history again (the host-memory cache, --cache-ram, "
+                    "brings it back only when most of the slot would be lost) — start "
+                    f"llama-server with --parallel {household} (-np {household}) "
+                    f"--kv-unified {KEEP_SLOTS_FIX} and keep [llm] pin_slots = true, or with "
+                    "--slot-prompt-similarity 0.8")
     return Line(OK, "model server", f"{text}; each slot keeps the prompt it read, and the "
                 "host-memory cache (--cache-ram, on unless started with --cache-ram 0) keeps "
                 "each person's prompt when the household shares a slot; --slot-save-path is "

@@ -119,6 +119,12 @@ def ensure_config_users(users: Sequence[ConfigUser]) -> None:
         stale.execute()
 
 
+def household_place(user_id: int) -> int:
+    """How many people were added before this one: 0, 1, 2... a small number that stays the
+    person's while nobody added before them is removed (the model client's slot for them)."""
+    return User.select().where(User.id < user_id).count()
+
+
 def get_user(user_id: int) -> User:
     """The user with this id; raises ``User.DoesNotExist`` when there is none (a caller
     holding an id it was given expects the row)."""

@@ -17,6 +17,7 @@ def test_defaults_are_the_documented_ones():
     assert (config.llm.timeout_seconds, config.llm.max_retries,
             config.llm.max_tool_rounds) == (120, 1, 6)
     assert config.llm.max_reply_tokens == 400
+    assert config.llm.pin_slots is True, "each person keeps a llama-server slot"
     h = config.history
     assert (h.max_messages, h.max_context_tokens, h.fetch_limit, h.summaries, h.retention_days) == (
         20, 4000, 60, False, 90)

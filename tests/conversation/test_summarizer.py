@@ -6,7 +6,7 @@ turn nor allowed to wipe the last good one."""
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
 from mediabot.store import db
 from tests.fakes.openai import Reply
-from tests.support import ADMIN, answered, conversation, stamped, unstamped
+from tests.support import ADMIN, answered, conversation, prelude, stamped, unstamped
 
 
 def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_for, fake_llm):
@@ -91,7 +91,8 @@ class TestSummaries:
                  if not r["messages"][0]["content"].startswith(SUMMARY_PROMPT)]
         last = turns[-1]   # evicted in blocks, a summary may be the very last request
         assert last[-1]["content"] == stamped("message 11")
-        assert "A summary of them: Alex likes sci-fi" in last[0]["content"]
+        assert "A summary of them: Alex likes sci-fi" in prelude(last)   # after the shared part
+        assert "summary" not in last[0]["content"]
         assert [m["role"] for m in last].count("system") == 1
         assert db.Message.select().count() == 26, "stored messages are never rewritten"
 

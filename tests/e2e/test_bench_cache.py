@@ -20,9 +20,9 @@ from bench.cache_summary import compare, figures, summarise, tool_results
 from bench.cold_prompt import breakdown, cold_figures, read_cold, wire_bytes
 from bench.harness import ROOT
 from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
-from bench.prompt_cache import drive, export_revision, parse_args, variant_plan
+from bench.prompt_cache import drive, export_revision, parse_args, server_argv, variant_plan
 from tests.fakes.openai import FakeOpenAI
-from tests.support import person_part
+from tests.support import LLAMA_PROPS, person_part
 
 TOOLS = [{"type": "function", "function": {"name": "search_media", "description": "Find it",
                                            "parameters": {"type": "object"}}},
@@ -62,6 +62,18 @@ def test_variants_set_members_window_and_host_memory_cache():
     assert bare["cache_ram"] == 0 and bare["texts"] == house["texts"]
     with pytest.raises(SystemExit):
         parse_args(["--variant", "family"])
+
+
+def test_the_slots_variants_give_each_member_a_slot_of_one_shared_buffer(tmp_path):
+    slots, bare = variant_plan("household-slots", 512), variant_plan("household-slots-no-ram", 512)
+    assert (slots["parallel"], slots["cache_ram"], bare["parallel"], bare["cache_ram"]) == (
+        3, 512, 3, 0)
+    assert variant_plan("household", None, parallel=2)["parallel"] == 2
+    argv = server_argv(tmp_path / "llama-server", tmp_path / "m.gguf", 8080, True, False,
+                       0, (), slots["parallel"])
+    assert argv[argv.index("--parallel") + 1] == "3" and "--kv-unified" in argv
+    one = server_argv(tmp_path / "llama-server", tmp_path / "m.gguf", 8080, True, False)
+    assert one[one.index("--parallel") + 1] == "1" and "--kv-unified" not in one
 
 
 # ----------------------------------------------------------- the cold prompt and its parts
@@ -243,6 +255,29 @@ def test_the_driver_sends_each_members_texts_as_that_member(tmp_path):
         "one system text for the household (issue 31)"
     tools = [{t["function"]["name"] for t in r["tools"]} for r in requests]
     assert all(names == tools[0] for names in tools) and "remove_media" in tools[0]
+
+
+@pytest.mark.e2e
+def test_through_the_proxy_each_member_names_a_slot_of_their_own(tmp_path):
+    """The proxy passes mediabot's look at llama-server's /props on, so a server with slots
+    gets each member's requests on one slot each, as the -slots variants measure."""
+    fake = FakeOpenAI(default_text="Sure.").start()
+    fake.serves_any_model = True
+    fake.serve_root("/props", {**LLAMA_PROPS, "total_slots": 3})
+    plan = variant_plan("household-slots", None)
+    try:
+        with Proxy(urlparse(fake.url).port) as proxy:
+            drive(ROOT, {
+                "proxy": proxy.url, "texts": plan["texts"][:4], "timeout": 10,
+                "members": [dict(zip(("phone", "name", "role", "language"), m, strict=True))
+                            for m in plan["members"]],
+                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
+                "database": str(tmp_path / "bench.db")}, timeout=120)
+    finally:
+        fake.stop()
+    slots = {(row["member"], row["id_slot"]) for row in proxy.recorder.rows}
+    assert slots == {(0, 0), (1, 1), (2, 2)}
+    assert fake.root_asked.count("/props") == 1
 
 
 @pytest.mark.e2e

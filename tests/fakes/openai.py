@@ -14,6 +14,11 @@ for a wrong API key and 404 for an unknown model. Otherwise it pops the next scr
 
 With the queue empty it asks ``set_responder``'s function, else answers ``default_text``.
 
+``serve_root(path, answer)`` makes it answer a GET at the server's root as another server
+does: ``serve_root("/props", LLAMA_PROPS)`` is llama-server (its ``/props`` is not under
+``/v1``), ``"/api/version"`` Ollama; ``answer`` is the JSON body, or an int status for a
+failure. ``root_asked`` records those GETs' paths, in order.
+
 ``use_template(name)`` makes it a template server as well, like vLLM: each request's messages
 and tools are rendered through that vendored chat template (``tests.fakes.chat_templates``)
 before any reply, a template that raises gets vLLM's 400 with the template's own words, and
@@ -83,7 +88,10 @@ class FakeOpenAI:
     def __init__(self, *, models=DEFAULT_MODELS, api_key: str | None = None,
                  default_text: str = "OK."):
         self.models = list(models)
-        self._last_prompt = ""
+        self._slot_prompts: dict = {}   # id_slot (None: not named) -> the last prompt there
+        # llama-server with one KV buffer and its host-memory cache: a request empties every
+        # other slot (--cache-idle-slots), so a prompt left in a slot is gone after another's
+        self.empties_idle_slots = False
         self.serves_any_model = False   # llama-server: lists its file, answers to any name
         # a tokenizer that counts this many tokens per token of mediabot's estimate (None: its
         # own count of the JSON); llama-server's ``timings`` object to send with each answer
@@ -99,6 +107,8 @@ class FakeOpenAI:
         self._rendered: list[str] = []
         self._ids = itertools.count(1)
         self._random = random.Random(0)
+        self._root: dict[str, object] = {}
+        self._root_asked: list[str] = []
         self._server = LoopbackServer(self.wsgi_app)
         self._routes = Map([Rule("/v1/chat/completions", endpoint="chat", methods=["POST"]),
                             Rule("/v1/models", endpoint="models", methods=["GET"]),
@@ -132,6 +142,11 @@ class FakeOpenAI:
             return list(self._requests)
 
     @property
+    def root_asked(self) -> list[str]:
+        with self._lock:
+            return list(self._root_asked)
+
+    @property
     def rendered(self) -> list[str]:
         with self._lock:
             return list(self._rendered)
@@ -145,6 +160,10 @@ class FakeOpenAI:
             self._rendered.clear()
             self._responder = None
             self._template = None
+            self._root.clear()
+            self._root_asked.clear()
+            self._slot_prompts.clear()
+            self.empties_idle_slots = False
             self.usage_scale = None
             self.timings = None
 
@@ -155,6 +174,12 @@ class FakeOpenAI:
             raise ValueError(f"no vendored template {name!r}; choose from {sorted(TEMPLATES)}")
         with self._lock:
             self._template = None if name is None else (name, mode)
+
+    def serve_root(self, path: str, answer: object) -> None:
+        """Answer ``GET path`` (at the root, not ``/v1``) with ``answer``: JSON, or an int
+        status with an error body."""
+        with self._lock:
+            self._root[path] = answer
 
     def enqueue(self, reply: Reply) -> None:
         with self._lock:
@@ -215,6 +240,8 @@ class FakeOpenAI:
 
     def wsgi_app(self, environ, start_response):
         request = Request(environ)
+        if request.method == "GET" and not request.path.startswith("/v1/"):
+            return self._answer_root(request.path)(environ, start_response)
         try:
             endpoint, args = self._routes.bind_to_environ(environ).match()
             response = self._dispatch(request, endpoint, args)
@@ -236,6 +263,16 @@ class FakeOpenAI:
             return (_json(200, _model(args["model"])) if args["model"] in self.models
                     else _model_not_found(args["model"]))
         return self._chat(request)
+
+    def _answer_root(self, path: str) -> Response:
+        with self._lock:
+            self._root_asked.append(path)
+            answer = self._root.get(path)
+        if answer is None:
+            return _json(404, _error(f"File Not Found: {path}"))
+        if isinstance(answer, int):
+            return _json(answer, _error("Internal Server Error", "server_error"))
+        return Response(json.dumps(answer), mimetype="application/json")
 
     def _chat(self, request: Request) -> Response:
         body = request.get_json(silent=True)
@@ -290,11 +327,15 @@ class FakeOpenAI:
             return text_reply(answer)
         return self.tool_calls_reply(answer)
 
-    def _cached(self, prompt: str) -> int:
-        """Characters of ``prompt`` shared with the previous request's: a server's prompt
-        cache reuses that prefix (reported as usage.prompt_tokens_details.cached_tokens)."""
+    def _cached(self, prompt: str, slot=None) -> int:
+        """Characters of ``prompt`` shared with the previous request's on the same slot (the
+        ``id_slot`` it named; all that name none share one): a server's prompt cache reuses
+        that prefix (reported as usage.prompt_tokens_details.cached_tokens)."""
         with self._lock:
-            before, self._last_prompt = self._last_prompt, prompt
+            before = self._slot_prompts.get(slot, "")
+            if self.empties_idle_slots:
+                self._slot_prompts.clear()
+            self._slot_prompts[slot] = prompt
         return next((i for i, (a, b) in enumerate(zip(before, prompt, strict=False)) if a != b),
                     min(len(before), len(prompt)))
 
@@ -311,7 +352,8 @@ class FakeOpenAI:
             message["tool_calls"] = reply.tool_calls
         prompt = self._prompt_tokens(body)
         completion = len(json.dumps(message)) // 4
-        cached = self._cached(json.dumps([body.get("tools", []), body.get("messages")])) // 4
+        cached = self._cached(json.dumps([body.get("tools", []), body.get("messages")]),
+                              body.get("id_slot")) // 4
         return {
             **({"timings": self.timings} if self.timings is not None else {}),
             "id": f"chatcmpl-fake{next(self._ids)}", "object": "chat.completion",

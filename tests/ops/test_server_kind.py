@@ -5,25 +5,19 @@ llama-server's ``/props`` and ``/slots`` as captured from llama.cpp (llama-cpp-b
 RFC 3339 with nanoseconds; the year 2318 is ``OLLAMA_KEEP_ALIVE=-1``), vLLM's ``/version``.
 Everything else answers 404, as those servers do for paths they do not serve."""
 
+import dataclasses
 import datetime as dt
 import json
 
 import pytest
 
 from mediabot.config import parse_config
-from mediabot.ops.server_kind import check_server_kind, root_of
+from mediabot.ops.server_kind import check_server_kind
 from mediabot.trial.sim.loopback import LoopbackServer
+from tests.support import LLAMA_PROPS
 
 NOW = dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC)
 MODEL = "qwen2.5:7b"
-LLAMA_PROPS = {
-    "default_generation_settings": {"params": {"seed": 4294967295, "top_k": 40,
-                                               "n_predict": -1, "stream": False},
-                                    "n_ctx": 8192},
-    "total_slots": 1, "model_alias": "/models/qwen2.5-7b-instruct-q4_k_m.gguf",
-    "model_path": "/models/qwen2.5-7b-instruct-q4_k_m.gguf", "endpoint_slots": True,
-    "endpoint_props": False, "endpoint_metrics": False, "build_info": "b6500-1a2b3c4",
-    "is_sleeping": False}
 LLAMA_SLOTS = [{"id": 0, "n_ctx": 8192, "speculative": False, "is_processing": False}]
 NOT_FOUND = {"error": {"message": "File Not Found", "type": "not_found_error", "code": 404}}
 
@@ -150,11 +144,43 @@ def test_openai_is_named_by_its_host_without_a_request():
     assert line.text.startswith("OpenAI")
 
 
-@pytest.mark.parametrize("base_url, root", [
-    ("http://127.0.0.1:8080/v1", "http://127.0.0.1:8080"),
-    ("http://127.0.0.1:11434/v1/", "http://127.0.0.1:11434"),
-    ("http://llm.lan/proxy/v1", "http://llm.lan/proxy"),
-    ("http://llm.lan:8000", "http://llm.lan:8000"),
-])
-def test_the_root_is_the_base_url_without_the_api_path(base_url, root):
-    assert root_of(base_url) == root
+def test_llama_server_with_several_slots_says_each_person_keeps_one(serve):
+    props = {**LLAMA_PROPS, "total_slots": 4}
+    line = check_server_kind(llm(serve({"/props": props, "/slots": LLAMA_SLOTS * 4})),
+                             household=3)
+    assert line.status == "ok"
+    assert line.text.startswith("llama.cpp b6500-1a2b3c4: 4 slots of 8,192 tokens; mediabot "
+                                "keeps each person to a slot of their own ([llm] pin_slots). "
+                                "Start llama-server with --no-cache-idle-slots (or --cache-ram "
+                                "0): by default it empties idle slots")
+
+
+def test_a_household_bigger_than_the_slots_is_told_some_share_one(serve):
+    props = {**LLAMA_PROPS, "total_slots": 2}
+    line = check_server_kind(llm(serve({"/props": props})), household=3)
+    assert line.status == "ok"
+    assert "with 3 people some share a slot, where the host-memory cache" in line.text
+
+
+def test_a_household_on_one_slot_is_told_how_to_give_each_person_one(serve):
+    line = check_server_kind(llm(serve({"/props": LLAMA_PROPS, "/slots": LLAMA_SLOTS})),
+                             household=3)
+    assert line.status == "warn"
+    assert line.text.startswith("llama.cpp b6500-1a2b3c4: 1 slot of 8,192 tokens; the "
+                                "household's 3 people share one slot, so a text after another "
+                                "person's reads the person's history again")
+    assert line.text.endswith("— start llama-server with --parallel 3 (-np 3) --kv-unified "
+                              "--no-cache-idle-slots (or --cache-ram 0) and keep [llm] "
+                              "pin_slots = true, or with --slot-prompt-similarity 0.8")
+
+
+def test_slots_not_kept_by_choice_are_a_warning_with_the_same_fix(serve):
+    config = llm(serve({"/props": {**LLAMA_PROPS, "total_slots": 4}}))
+    line = check_server_kind(dataclasses.replace(config, pin_slots=False), household=2)
+    assert line.status == "warn"
+    assert "mediabot does not keep people to slots ([llm] pin_slots = false)" in line.text
+
+
+def test_one_person_on_one_slot_needs_nothing_more(serve):
+    line = check_server_kind(llm(serve({"/props": LLAMA_PROPS})), household=1)
+    assert line.status == "ok" and "--parallel" not in line.text

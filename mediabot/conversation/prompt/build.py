@@ -29,9 +29,11 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
    message): the model answered from them already, and a later text may still name a
    title or need an id, but not the overviews, sizes and progress. Between evictions they
    stay as they were sent, so the prefix only grows; the stored rows keep them whole;
-5. one system message: the system prompt, then what fell out ("Earlier messages were pruned.
-   Tool operations included: ..." or the caller's rolling ``summary``), then any stored
-   system notes of the window, as paragraphs of that one message. The pruned line names
+5. one system message, the system prompt alone (the same for the whole household), then
+   the person's part as a bracketed user message and a short acknowledgement: who they
+   are, then what fell out ("Earlier messages were pruned. Tool operations included: ..."
+   or the caller's rolling ``summary``), then any stored system notes of the window, as
+   its paragraphs (``with_person``). The pruned line names
    every tool operation evicted so far in the conversation: the evicted units' and, through
    ``earlier_tools`` (``conversation.history.tools_before``), those of stored rows older
    than the fetched history, since the last RESET; in the tool catalog's order
@@ -40,8 +42,9 @@ keeps what really happened; only the prompt is reshaped. A prompt is built in fi
 The layout is cache-stable by construction. A local server (llama.cpp, Ollama, vLLM) reuses
 the longest common prefix of this prompt and the last one it read and evaluates the rest
 again, so the order is: what never changes first (the system prompt, then the tool schemas,
-which most templates render right after it, in the catalog's order), what changes rarely
-next (the pruned line or summary, and notes: they change only when a block is evicted; the
+which most templates render right after it, in the catalog's order: the same for every
+member, so the household shares that prefix), what changes rarely next (the person's part,
+with the pruned line or summary, and notes: they change only when a block is evicted; the
 pruned line lists the tools in the catalog's order and forgets none, so after its first
 appearance it changes only when a kind of tool first falls out), the conversation last.
 Nothing that changes each text comes before it: the system prompt names no date or time;
@@ -56,7 +59,7 @@ The portable shape is what OpenAI *and* the chat templates of open-model servers
 no per-provider switch (the rules are ``find_violation(..., portable=True)``): exactly one
 system message, first; then a user message; then strictly user -> assistant -> user, where an
 assistant turn is zero or more call/result pairs followed by one text reply. Whatever comes
-before the oldest kept user message is evicted and named in the system message, so the first
+before the oldest kept user message is evicted and named in the person's part, so the first
 message after it is always a user message. How each stored shape is mended:
 
 - parallel calls: one stored message with N calls is sent as N consecutive pairs, each an
@@ -80,7 +83,7 @@ message after it is always a user message. How each stored shape is mended:
   call, or user -> user survived pruning) and is followed by a newer user message is closed
   by a short synthetic reply, ``shape.UNANSWERED_LINE`` (after any text the model wrote
   beside its calls), so the model knows no answer was sent and the newest user message stays;
-- stored system (or developer) rows inside the window are merged into the system message;
+- stored system (or developer) rows inside the window are merged into the person's part;
   outside it they fall out like anything else;
 - content-part lists are sent as their joined text; tool results with null content as "".
 
@@ -129,7 +132,8 @@ class Metrics:
 
     Every stored message lands in one bucket: ``total == pruned + dropped + evicted + kept``
     (``kept`` counts the stored messages the prompt carries, merged ones included). ``sent``
-    counts the prompt's messages after the system message; it differs from ``kept`` by the
+    counts the prompt's conversation messages (after the system message and the person's
+    part); it differs from ``kept`` by the
     reshaping: ``closed`` synthetic "interrupted" results and ``bridged`` synthetic replies
     (both counted over the whole history), parallel calls split, texts merged.
     ``estimated_tokens`` covers the whole prompt plus ``reserved_tokens`` (tool schemas).
@@ -218,7 +222,7 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
-    the estimate of the whole prompt, counting the system message with its notes and
+    the estimate of the whole prompt, counting the system and person messages and
     ``reserved_tokens`` (the tool schemas), on every request. ``prompt_tokens`` (None: none)
     is what a text's first request should cost, the same whole prompt counted: like
     ``max_messages`` it chooses the cut for a new text and lets that turn's tool rounds run
@@ -248,21 +252,22 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     soft = None if prompt_tokens is None else max(prompt_tokens * CHARS_PER_TOKEN - fixed,
                                                   MIN_HISTORY_TOKENS * CHARS_PER_TOKEN)
     cut = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
-                                     message_chars({"content": PARAGRAPH + line}),
+                                     message_chars({"content": PARAGRAPH + line})
+                                     + len(PERSON_ACK) + 2,
                                      earlier_tools is not None, soft))
     start = cut.start
     evicted = Evicted(units[:start], earlier_tools)
     kept = [_briefed(unit) if index < cut.brief_before else unit
             for index, unit in enumerate(units) if index >= start]
-    messages = with_person(with_turn_note(_assemble(system_prompt, evicted, kept,
-                                                    context_line(evicted, summary, tool_order)),
-                                          turn_note), person)
+    context = _context(evicted, kept, context_line(evicted, summary, tool_order))
+    part = PARAGRAPH.join(text for text in (person, context) if text)
+    messages = with_person(with_turn_note(_assemble(system_prompt, kept), turn_note), part)
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
                        pruned=len(history) - len(pruned) + len(sane) - len(clean),
                        dropped=dropped + left_out, closed=closed, bridged=bridged,
                        max_messages=max_messages, max_tokens=max_tokens,
-                       reserved_tokens=reserved_tokens,
+                       reserved_tokens=reserved_tokens, prelude=2 if part else 0,
                        evicted_tools=tuple(evicted_tools(evicted, tool_order)),
                        digested=sum(len(unit.sources) - 1 for unit in units[start:cut.brief_before]
                                     if unit.brief is not None))
@@ -277,17 +282,23 @@ def _briefed(unit: Unit) -> Unit:
     return unit if unit.brief is None else replace(unit, messages=unit.brief)
 
 
-def _assemble(system_prompt: str, evicted: Evicted, kept: list[Unit],
-              line: str) -> list[dict]:
-    """The one system message (prompt, context line, kept notes), then the kept units."""
-    parts = [system_prompt] if system_prompt else []
-    if evicted.any:
-        parts.append(line)
-    parts += [unit.note for unit in kept if unit.note]
-    messages = [{"role": "system", "content": PARAGRAPH.join(parts)}]
+def _assemble(system_prompt: str, kept: list[Unit]) -> list[dict]:
+    """The system message (the shared prompt, the same for the whole household), then the
+    kept units."""
+    messages = [{"role": "system", "content": system_prompt}]
     for unit in kept:
         messages += unit.messages
     return messages
+
+
+def _context(evicted: Evicted, kept: list[Unit], line: str) -> str:
+    """What this conversation's window says about itself: the context line when anything
+    fell out, then the stored system notes of the kept units. It goes with the person's
+    part, after the shared prefix: it changes only at a block eviction, but differently for
+    each member, so in the system message it would split the household's prefix (measured:
+    two members' prompts shared ~1,235 tokens until the first eviction, then ~370)."""
+    parts = [line] if evicted.any else []
+    return PARAGRAPH.join(parts + [unit.note for unit in kept if unit.note])
 
 
 def with_person(messages: list[dict], person: str) -> list[dict]:
@@ -296,7 +307,8 @@ def with_person(messages: list[dict], person: str) -> list[dict]:
     templates render the tools inside the system turn, so a second paragraph there would
     come before them) and before the conversation. A second system message would do the
     same, but Gemma's, Mistral's and other templates refuse one; a prefix on the first
-    text would move with the window. No person, the same list."""
+    text would move with the window. The person's part carries the window's context too
+    (``_context``). Nothing to say, the same list."""
     if not person:
         return messages
     return [messages[0], {"role": "user", "content": f"[{person}]"},
@@ -315,7 +327,7 @@ def _metrics(history: list[dict], units: list[Unit], start: int, messages: list[
         dropped=settings["dropped"],
         closed=settings["closed"],
         bridged=settings["bridged"],
-        sent=len(messages) - 1,
+        sent=len(messages) - 1 - settings["prelude"],
         estimated_tokens=estimate_tokens(messages) + settings["reserved_tokens"],
         max_tokens=settings["max_tokens"],
         max_messages=settings["max_messages"],

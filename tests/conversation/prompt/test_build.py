@@ -21,13 +21,15 @@ from mediabot.conversation.prompt.shape import (
     UNANSWERED_LINE,
     portable_arguments,
 )
-from tests.support import SYSTEM, body, calls, contents, reply, result, user
+from tests.support import SYSTEM, body, calls, contents, prelude, reply, result, user
 
 
 def context(messages):
-    """What the system message says after the system prompt itself."""
-    assert messages[0]["content"].startswith(SYSTEM)
-    return messages[0]["content"][len(SYSTEM):]
+    """What the prompt says of the window after the shared system prompt, which stays alone
+    in the system message: the person's part, as paragraphs after it (``prelude``)."""
+    assert messages[0]["content"] == SYSTEM
+    part = prelude(messages)
+    return "\n\n" + part if part else ""
 
 
 # --------------------------------------------------------------- seed 000: orphan pruning
@@ -71,8 +73,8 @@ def test_a_tool_call_unit_is_evicted_whole_and_named_in_the_pruned_line():
                result("call_1", "Analysis result"), user("Second request"),
                reply("Response to second request"), user("Third request")]
     out = build_llm_messages(SYSTEM, history, max_messages=3)
-    assert out[0] == {"role": "system", "content": SYSTEM + "\n\nEarlier messages were pruned. "
-                                                   "Tool operations included: analyze_data."}
+    assert context(out) == ("\n\nEarlier messages were pruned. "
+                            "Tool operations included: analyze_data.")
     assert body(out) == [user("Second request"), reply("Response to second request"),
                          user("Third request")]
 
@@ -100,7 +102,7 @@ def test_a_unit_that_fits_is_kept_with_all_its_results():
 def test_the_pruned_line_has_no_tool_part_when_no_tools_were_evicted():
     history = [user("old"), reply("old reply")] + [user("q"), reply("a")] * 3 + [user("now")]
     out = build_llm_messages(SYSTEM, history, max_messages=3)
-    assert out[0] == {"role": "system", "content": SYSTEM + "\n\nEarlier messages were pruned."}
+    assert context(out) == "\n\nEarlier messages were pruned."
 
 
 def test_tool_names_are_listed_once_in_first_use_order():
@@ -189,8 +191,8 @@ def test_only_the_token_budget_moves_the_window_inside_a_turn():
 def test_a_summary_takes_the_place_of_the_pruned_line_only_when_something_was_evicted():
     history = [user("old"), reply("older")] * 5 + [user("now")]
     out = build_llm_messages(SYSTEM, history, max_messages=3, summary="Alex likes sci-fi.")
-    assert out[0] == {"role": "system", "content": SYSTEM + "\n\nEarlier messages were pruned. "
-                                                   "A summary of them: Alex likes sci-fi."}
+    assert context(out) == ("\n\nEarlier messages were pruned. "
+                            "A summary of them: Alex likes sci-fi.")
     assert build_llm_messages(SYSTEM, [user("now")], summary="Alex likes sci-fi.") == [
         {"role": "system", "content": SYSTEM}, user("now")]
 
@@ -400,7 +402,7 @@ def test_arguments_always_go_out_as_a_json_object_string(stored, sent):
     assert out[2]["tool_calls"][0]["function"]["arguments"] == sent
 
 
-def test_stored_system_rows_in_the_window_join_the_one_system_message():
+def test_stored_system_rows_in_the_window_join_the_persons_part():
     history = [user("old"), {"role": "system", "content": "old note"}, reply("r"),
                user("q"), {"role": "developer", "content": "kept note"}, reply("a"),
                user("now")]

@@ -24,7 +24,7 @@ import pytest
 from bench.household_script import TEXTS
 from mediabot.store import db
 from tests.fakes.chat_templates import TEMPLATES
-from tests.support import ADMIN
+from tests.support import ADMIN, prelude
 
 
 def shared(before: str, after: str) -> int:
@@ -129,8 +129,8 @@ def test_a_tool_round_never_re_reads_what_the_turn_already_sent(evenings, engine
 
 
 def pruned_lines(requests) -> list[str]:
-    """The pruned-context paragraph of each request's system message that has one."""
-    paragraphs = (p for r in requests for p in r["messages"][0]["content"].split("\n\n"))
+    """The pruned-context paragraph of each request's person part that has one."""
+    paragraphs = (p for r in requests for p in prelude(r["messages"]).split("\n\n"))
     return [p for p in paragraphs if p.startswith("Earlier messages were pruned")]
 
 

@@ -1,0 +1,107 @@
+"""Which model server answers at ``[llm] base_url``, from what it answers besides the OpenAI
+API: the one detection the model client (slot pinning) and ``check`` both use.
+
+- Ollama: ``GET /api/version``; its ``GET /api/ps`` gives each loaded model's ``expires_at``;
+- llama.cpp's llama-server: ``GET /props`` (``default_generation_settings.n_ctx`` per slot,
+  ``total_slots``, ``build_info``) and ``GET /slots``;
+- vLLM: ``GET /version``; OpenAI: by its host, without a request.
+
+Every request is one GET to the server's root (not ``/v1``), bounded by ``[llm]
+timeout_seconds`` and at most ``PROBE_TIMEOUT``, never retried, never redirected; the key
+goes only to ``base_url``'s own server, as the API's requests send it. A server that is down
+or answers none of these is "other" (down: at its first unanswered question): detection
+never raises.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlsplit
+
+from mediabot.config import LLMConfig
+
+PROBE_TIMEOUT = 5.0
+
+
+@dataclass(frozen=True)
+class Server:
+    """What the server said about itself: its kind and the facts ``check`` reports."""
+
+    kind: str                     # "llama.cpp", "Ollama", "vLLM", "OpenAI" or "other"
+    version: str = ""
+    facts: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def slots(self) -> int:
+        """llama-server's slot count (``total_slots``); 1 for any other server or when it
+        does not say: one prompt cache, nothing to choose between."""
+        props = self.facts.get("props") if self.kind == "llama.cpp" else None
+        count = props.get("total_slots") if isinstance(props, dict) else None
+        return count if isinstance(count, int) and count > 1 else 1
+
+
+def root_of(base_url: str) -> str:
+    """The server's root: ``base_url`` without its OpenAI path (``/v1``)."""
+    return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
+
+
+def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
+             details: bool = True) -> Server:
+    """Ask the server what it is; "other" when none of the known answers comes.
+
+    ``details`` False skips what only ``check`` reports (Ollama's ``/api/ps``, llama-server's
+    ``/slots``), for the model client's one look at the server.
+    """
+    import requests
+
+    if (urlsplit(config.base_url).hostname or "").endswith("openai.com"):
+        return Server("OpenAI")
+    root = root_of(config.base_url)
+    timeout = min(config.timeout_seconds, timeout)
+    with requests.Session() as http:
+        if config.api_key:
+            http.headers["Authorization"] = f"Bearer {config.api_key}"
+
+        def get(path: str) -> Any:
+            """The JSON answer; None for another status or no JSON; raises RequestException
+            when the server does not answer at all (no point asking it the next question)."""
+            response = http.get(root + path, timeout=timeout, allow_redirects=False)
+            try:
+                return response.json() if response.status_code == 200 else None
+            except ValueError:
+                return None
+
+        try:
+            return _ask(get, details)
+        except requests.RequestException:
+            return Server("other")
+
+
+def _ask(get: Callable[[str], Any], details: bool) -> Server:
+    found = get("/api/version")
+    if isinstance(found, dict) and "version" in found:
+        return Server("Ollama", str(found["version"]), {"ps": _maybe(get, "/api/ps", details)})
+    props = get("/props")
+    if isinstance(props, dict) and "default_generation_settings" in props:
+        return Server("llama.cpp", str(props.get("build_info") or ""),
+                      {"props": props, "slots": _maybe(get, "/slots", details)})
+    found = get("/version")
+    if isinstance(found, dict) and "version" in found:
+        return Server("vLLM", str(found["version"]))
+    return Server("other")
+
+
+def _maybe(get: Callable[[str], Any], path: str, wanted: bool) -> Any:
+    """``get(path)`` when ``wanted``; a failure here loses only this fact, not the kind."""
+    import requests
+
+    if not wanted:
+        return None
+    try:
+        return get(path)
+    except requests.RequestException:
+        return None
+
