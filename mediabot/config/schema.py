@@ -98,8 +98,9 @@ class HistoryConfig:
     max_messages: int = 20
     max_context_tokens: int = 4000   # the hard cap, from the model's context size
     # What a text's first request may cost (conversation.prompt.window): a cold read on a
-    # home server's CPU at 20-60 tokens a second is 20-60 s at this size.
-    max_prompt_tokens: int = 1200
+    # home server's CPU at 20-60 tokens a second is 25-70 s at this size, of which the shared
+    # rules and tools take ~750 (docs/models.md, "What a text costs").
+    max_prompt_tokens: int = 1400
     fetch_limit: int = 60
     summaries: bool = False
     retention_days: int = 90

@@ -39,8 +39,8 @@ def chat(turns: int, words: int = 30) -> list[dict]:
     return history
 
 
-def test_the_default_budget_is_a_cold_read_of_about_1200_tokens():
-    assert HistoryConfig().max_prompt_tokens == 1200
+def test_the_default_budget_is_a_cold_read_of_about_1400_tokens():
+    assert HistoryConfig().max_prompt_tokens == 1400
     assert HistoryConfig().max_context_tokens == 4000
     assert HistoryConfig().max_messages == 20
 

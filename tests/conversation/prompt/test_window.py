@@ -93,6 +93,9 @@ def shares(requests, rendered, template):
 # 33,245 characters at 20, 40,525 -> 33,540 at 8; Hermes 20,559 -> 22,151 and 17,339 ->
 # 17,794, more history fitting the same token budget): 0.875 -> 0.86 and 0.84 -> 0.82 for
 # Qwen, and a tool round's median share 0.95 -> 0.92, with its size held below instead.
+# The default cold-read budget then went 1200 -> 1400 with at least ~400 tokens of history
+# (was ~600): a smaller window again (the same round is 0.919 of it), so 0.91; the round's
+# size (ROUND_CHARS) and that it re-reads nothing (the test after this one) are the guard.
 OVERALL = {("qwen2.5", 20): 0.86, ("qwen2.5", 8): 0.82,
            ("vllm-hermes", 20): 0.90, ("vllm-hermes", 8): 0.90}
 ROUND_CHARS = 400   # what a tool round adds, median: the call and its result (~340 here)
@@ -110,7 +113,7 @@ def test_each_prompt_starts_with_the_one_before_it(evenings, engine_for, fake_ll
     assert len(first) == 28 and len(after_tool) > 20
     assert statistics.median(first) >= 0.90, sorted(first)
     if max_messages == 20:   # at 8 the result itself is a larger share of a smaller prompt
-        assert statistics.median(after_tool) >= 0.92, [round(x, 3) for x in sorted(after_tool)]
+        assert statistics.median(after_tool) >= 0.91, [round(x, 3) for x in sorted(after_tool)]
     added = [size - held for role, held, _, size in rows if role == "tool"]
     assert statistics.median(added) <= ROUND_CHARS, sorted(added)
     assert sum(r[1] for r in rows) / sum(r[3] for r in rows) >= OVERALL[template, max_messages]
