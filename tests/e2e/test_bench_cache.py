@@ -230,6 +230,16 @@ def test_a_baseline_revision_is_exported_as_a_plain_tree(tmp_path):
                                     capture_output=True, text=True).stdout.strip()
 
 
+def drive_household(proxy, plan, texts, tmp_path):
+    """The bench's driver sending ``texts`` as the plan's members through ``proxy``."""
+    return drive(ROOT, {
+        "proxy": proxy.url, "texts": texts, "timeout": 10,
+        "members": [dict(zip(("phone", "name", "role", "language"), m, strict=True))
+                    for m in plan["members"]],
+        "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
+        "database": str(tmp_path / "bench.db")}, timeout=120)
+
+
 @pytest.mark.e2e
 def test_the_driver_sends_each_members_texts_as_that_member(tmp_path):
     fake = FakeOpenAI(default_text="Sure.").start()
@@ -237,12 +247,7 @@ def test_the_driver_sends_each_members_texts_as_that_member(tmp_path):
     plan = variant_plan("household", None)
     try:
         with Proxy(urlparse(fake.url).port) as proxy:
-            texts, cpu = drive(ROOT, {
-                "proxy": proxy.url, "texts": plan["texts"][1:4], "timeout": 10,
-                "members": [dict(zip(("phone", "name", "role", "language"), m, strict=True))
-                            for m in plan["members"]],
-                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
-                "database": str(tmp_path / "bench.db")}, timeout=120)
+            texts, cpu = drive_household(proxy, plan, plan["texts"][1:4], tmp_path)
     finally:
         fake.stop()
     rows, requests = proxy.recorder.rows, proxy.recorder.requests
@@ -267,12 +272,7 @@ def test_through_the_proxy_each_member_names_a_slot_of_their_own(tmp_path):
     plan = variant_plan("household-slots", None)
     try:
         with Proxy(urlparse(fake.url).port) as proxy:
-            drive(ROOT, {
-                "proxy": proxy.url, "texts": plan["texts"][:4], "timeout": 10,
-                "members": [dict(zip(("phone", "name", "role", "language"), m, strict=True))
-                            for m in plan["members"]],
-                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
-                "database": str(tmp_path / "bench.db")}, timeout=120)
+            drive_household(proxy, plan, plan["texts"][:4], tmp_path)
     finally:
         fake.stop()
     slots = {(row["member"], row["id_slot"]) for row in proxy.recorder.rows}
