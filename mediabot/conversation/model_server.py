@@ -65,6 +65,14 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
         if config.api_key:
             http.headers["Authorization"] = f"Bearer {config.api_key}"
 
+        def post(path: str, body: dict) -> Any:
+            response = http.post(root + path, json=body, timeout=timeout,
+                                 allow_redirects=False)
+            try:
+                return response.json() if response.status_code == 200 else None
+            except ValueError:
+                return None
+
         def get(path: str) -> Any:
             """The JSON answer; None for another status or no JSON; raises RequestException
             when the server does not answer at all (no point asking it the next question)."""
@@ -75,9 +83,12 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
                 return None
 
         try:
-            return _ask(get, details)
+            server = _ask(get, details)
         except requests.RequestException:
             return Server("other")
+        if details and server.slots > 1:
+            server.facts["keeps_idle_slots"] = keeps_idle_slots(post)
+        return server
 
 
 def _ask(get: Callable[[str], Any], details: bool) -> Server:
@@ -105,3 +116,26 @@ def _maybe(get: Callable[[str], Any], path: str, wanted: bool) -> Any:
     except requests.RequestException:
         return None
 
+
+PROBE_PROMPTS = ("mediabot check: does slot 0 keep this prompt?",
+                 "mediabot check: and slot 1 this one?")
+
+
+def keeps_idle_slots(post: Callable[[str, dict], Any]) -> bool | None:
+    """Whether llama-server keeps the prompt of a slot that sat idle while another slot
+    worked: a short prompt in slot 0, another in slot 1, the first in slot 0 again, whose
+    ``timings.cache_n`` says (its default, one KV buffer with the host-memory cache, empties
+    idle slots: then nothing is reused, and a person pinned to a slot reads everything).
+    None when the server does not answer so. Three prompts of ~10 tokens; slots 0 and 1 hold
+    them afterwards, so the two people pinned there read their next prompt whole."""
+    import requests
+
+    bodies = [{"prompt": PROBE_PROMPTS[slot], "n_predict": 1, "id_slot": slot,
+               "cache_prompt": True} for slot in (0, 1, 0)]
+    try:
+        answers = [post("/completion", body) for body in bodies]
+    except requests.RequestException:
+        return None
+    timings = answers[-1].get("timings") if isinstance(answers[-1], dict) else None
+    cached = timings.get("cache_n") if isinstance(timings, dict) else None
+    return cached > 0 if isinstance(cached, int) else None

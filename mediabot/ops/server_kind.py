@@ -10,10 +10,11 @@ apart by ``conversation.model_server.identify``; what to look at depends on it:
   keep-alive after the last request, 5 minutes by default; ``OLLAMA_KEEP_ALIVE=-1`` keeps it
   loaded, shown as a date in the year 2318);
 - llama.cpp's llama-server: its slots (``total_slots``; the model client pins each person to
-  one when there are several, ``[llm] pin_slots``) and whether it caches prompts. Its
-  host-memory prompt cache (``--cache-ram``, on by default in recent builds),
-  ``--slot-prompt-similarity`` and ``--slot-save-path`` are not reported by the server, so
-  the line names them;
+  one when there are several, ``[llm] pin_slots``), whether it caches prompts, and, with
+  several slots, whether it keeps an idle slot's prompt (``model_server.keeps_idle_slots``:
+  three ~10-token prompts). Its host-memory prompt cache (``--cache-ram``, on by default in
+  recent builds), ``--slot-prompt-similarity`` and ``--slot-save-path`` are not reported by
+  the server, so the line names them;
 - vLLM and OpenAI: their prefix caching, on by default.
 
 The key is never shown.
@@ -47,7 +48,7 @@ def check_server_kind(config: LLMConfig, now: dt.datetime | None = None, *,
         return _ollama(name, config.model, server.facts["ps"], now or dt.datetime.now(dt.UTC))
     if server.kind == "llama.cpp":
         return _llama_cpp(name, server.facts["props"], server.facts["slots"],
-                          config.pin_slots, household)
+                          config.pin_slots, household, server.facts.get("keeps_idle_slots"))
     if server.kind == "OpenAI":
         return Line(OK, "model server", "OpenAI: it caches repeated prompt prefixes by itself")
     if server.kind == "vLLM":
@@ -76,7 +77,8 @@ def _ollama(name: str, model: str, ps: Any, now: dt.datetime) -> Line:
                 f"longer pause loads it again and reads its whole prompt — {KEEP_ALIVE_FIX}")
 
 
-def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int) -> Line:
+def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int,
+               keeps_idle: bool | None = None) -> Line:
     settings = props.get("default_generation_settings") or {}
     count = int(props.get("total_slots") or 1)
     n_ctx = settings.get("n_ctx")
@@ -88,9 +90,19 @@ def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int)
     if False in caching or (settings.get("params") or {}).get("cache_prompt") is False:
         return Line(WARN, "model server", f"{text}; the prompt cache is off, so every text "
                     "reads its whole prompt — start llama-server without --no-cache-prompt")
+    if count > 1 and pinned and keeps_idle is False and household != 1:
+        return Line(WARN, "model server", f"{text}; it empties a slot while another works "
+                    "(its default with the host-memory cache, --cache-idle-slots), so the slot "
+                    "mediabot keeps for each person is empty at their next text and a text "
+                    "after another person's reads about half its prompt again — start "
+                    f"llama-server with {KEEP_SLOTS_FIX}")
     if count > 1 and pinned:
         shared = (f"; with {household} people some share a slot, where the host-memory cache "
                   "(--cache-ram) keeps their prompts" if household > count else "")
+        if keeps_idle:
+            return Line(OK, "model server", f"{text}; mediabot keeps each person to a slot of "
+                        f"their own ([llm] pin_slots) and the server keeps each slot's prompt "
+                        f"between texts{shared}; --slot-save-path is not needed")
         return Line(OK, "model server", f"{text}; mediabot keeps each person to a slot of "
                     f"their own ([llm] pin_slots){shared}. Start llama-server with "
                     f"{KEEP_SLOTS_FIX}: by default it empties idle slots into host memory and "

@@ -242,6 +242,8 @@ class FakeOpenAI:
         request = Request(environ)
         if request.method == "GET" and not request.path.startswith("/v1/"):
             return self._answer_root(request.path)(environ, start_response)
+        if request.method == "POST" and request.path == "/completion" and "/props" in self._root:
+            return self._raw_completion(request)(environ, start_response)
         try:
             endpoint, args = self._routes.bind_to_environ(environ).match()
             response = self._dispatch(request, endpoint, args)
@@ -273,6 +275,19 @@ class FakeOpenAI:
         if isinstance(answer, int):
             return _json(answer, _error("Internal Server Error", "server_error"))
         return Response(json.dumps(answer), mimetype="application/json")
+
+    def _raw_completion(self, request: Request) -> Response:
+        """llama-server's own ``POST /completion`` (a prompt, no template), where it serves
+        ``/props``: ``timings.cache_n`` is what the named slot still held of the prompt."""
+        body = request.get_json(silent=True) or {}
+        prompt = str(body.get("prompt") or "")
+        with self._lock:
+            self._root_asked.append("POST /completion")
+        cached = self._cached(prompt, body.get("id_slot")) // 4
+        return Response(json.dumps({
+            "content": "", "id_slot": body.get("id_slot"), "stop": True,
+            "timings": {"cache_n": cached, "prompt_n": max(len(prompt) // 4 - cached, 1)}}),
+            mimetype="application/json")
 
     def _chat(self, request: Request) -> Response:
         body = request.get_json(silent=True)

@@ -184,3 +184,28 @@ def test_slots_not_kept_by_choice_are_a_warning_with_the_same_fix(serve):
 def test_one_person_on_one_slot_needs_nothing_more(serve):
     line = check_server_kind(llm(serve({"/props": LLAMA_PROPS})), household=1)
     assert line.status == "ok" and "--parallel" not in line.text
+
+
+def test_llama_server_that_empties_idle_slots_is_told_the_flag_that_keeps_them(fake_llm):
+    """llama-server's default (one KV buffer, the host-memory cache) empties a slot while
+    another works: check sees it from three short prompts (slot 0, slot 1, slot 0 again: the
+    third reuses nothing) and says what to start the server with."""
+    fake_llm.serve_root("/props", {**LLAMA_PROPS, "total_slots": 4})
+    fake_llm.empties_idle_slots = True
+    line = check_server_kind(llm(fake_llm.url), household=3)
+    assert line.status == "warn"
+    assert line.text.startswith("llama.cpp b6500-1a2b3c4: 4 slots of 8,192 tokens; it empties "
+                                "a slot while another works")
+    assert line.text.endswith("— start llama-server with --no-cache-idle-slots (or "
+                              "--cache-ram 0)")
+    assert fake_llm.root_asked.count("POST /completion") == 3
+    assert fake_llm.requests == [], "no chat request, nothing of the household's"
+
+
+def test_llama_server_that_keeps_idle_slots_is_ok_without_a_fix(fake_llm):
+    fake_llm.serve_root("/props", {**LLAMA_PROPS, "total_slots": 4})
+    line = check_server_kind(llm(fake_llm.url), household=3)
+    assert line.status == "ok"
+    assert line.text == ("llama.cpp b6500-1a2b3c4: 4 slots of 8,192 tokens; mediabot keeps each "
+                         "person to a slot of their own ([llm] pin_slots) and the server keeps "
+                         "each slot's prompt between texts; --slot-save-path is not needed")
