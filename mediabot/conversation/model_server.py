@@ -53,7 +53,8 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
     """Ask the server what it is; "other" when none of the known answers comes.
 
     ``details`` False skips what only ``check`` reports (Ollama's ``/api/ps``, llama-server's
-    ``/slots``), for the model client's one look at the server.
+    ``/slots`` and whether it keeps idle slots, ``keeps_idle_slots``), for the model
+    client's one look at the server.
     """
     import requests
 
@@ -65,22 +66,21 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
         if config.api_key:
             http.headers["Authorization"] = f"Bearer {config.api_key}"
 
-        def post(path: str, body: dict) -> Any:
-            response = http.post(root + path, json=body, timeout=timeout,
-                                 allow_redirects=False)
+        def answer(method: str, path: str, body: dict | None = None) -> Any:
+            """The JSON answer; None for another status or no JSON; raises RequestException
+            when the server does not answer at all (no point asking it the next question)."""
+            response = http.request(method, root + path, json=body, timeout=timeout,
+                                    allow_redirects=False)
             try:
                 return response.json() if response.status_code == 200 else None
             except ValueError:
                 return None
 
         def get(path: str) -> Any:
-            """The JSON answer; None for another status or no JSON; raises RequestException
-            when the server does not answer at all (no point asking it the next question)."""
-            response = http.get(root + path, timeout=timeout, allow_redirects=False)
-            try:
-                return response.json() if response.status_code == 200 else None
-            except ValueError:
-                return None
+            return answer("GET", path)
+
+        def post(path: str, body: dict) -> Any:
+            return answer("POST", path, body)
 
         try:
             server = _ask(get, details)
