@@ -3,10 +3,11 @@ API: the one detection the model client (slot pinning) and ``check`` both use.
 
 - Ollama: ``GET /api/version``; its ``GET /api/ps`` gives each loaded model's ``expires_at``;
 - llama.cpp's llama-server: ``GET /props`` (``default_generation_settings.n_ctx`` per slot,
-  ``total_slots``, ``build_info``) and ``GET /slots``;
+  ``total_slots``, ``build_info``), ``GET /slots`` and, for ``check`` with several slots,
+  three short ``POST /completion`` (``keeps_idle_slots``);
 - vLLM: ``GET /version``; OpenAI: by its host, without a request.
 
-Every request is one GET to the server's root (not ``/v1``), bounded by ``[llm]
+Every request goes to the server's root (not ``/v1``), bounded by ``[llm]
 timeout_seconds`` and at most ``PROBE_TIMEOUT``, never retried, never redirected; the key
 goes only to ``base_url``'s own server, as the API's requests send it. A server that is down
 or answers none of these is "other" (down: at its first unanswered question): detection
