@@ -4,15 +4,30 @@ marks its tests e2e). Plain helpers (texting the webhook, payloads, a config.tom
 in tests/support.py."""
 
 import datetime as dt
+import os
 import signal
 
 import pytest
+from hypothesis import settings
 
 from mediabot.store import db, migrations
 from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.seerr import FakeSeerr
 from tests.support import ADMIN, ADMIN2, MEMBER, SANDBOX, SECRET, Clock, Serve, make_config
+
+
+def pytest_configure(config):
+    """The property tests' profiles (docs/testing.md, "Property tests"): CI draws the same
+    examples on every run (``derandomize``), so a CI result never depends on the draw; a
+    developer's run draws fresh ones (kept in ``.hypothesis/`` to replay a failure); ``deep``
+    draws ten times as many, for the developers' own hunt. ``HYPOTHESIS_PROFILE`` picks one."""
+    settings.register_profile("ci", max_examples=300, deadline=None, derandomize=True,
+                              database=None, print_blob=True)
+    settings.register_profile("dev", max_examples=300, deadline=None, print_blob=True)
+    settings.register_profile("deep", max_examples=3000, deadline=None, print_blob=True)
+    settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI")
+                                                                   else "dev"))
 
 
 @pytest.fixture

@@ -183,6 +183,7 @@ class Engine:
         ratio = calibration.ratio_for(config.llm.model)
         summarizer.update(answer.user, system_prompt=frame.system,
                           reserved_tokens=frame.reserved, zone=frame.zone,
+                          person=frame.person, tool_order=list(frame.tools),
                           max_tokens=calibration.estimate_budget(
                               config.history.max_context_tokens, ratio),
                           prompt_tokens=calibration.estimate_budget(

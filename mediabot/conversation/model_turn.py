@@ -200,7 +200,7 @@ class ModelTurn:
                               summary=summary, reserved_tokens=self.frame.reserved,
                               zone=self.frame.zone, earlier_tools=self.earlier,
                               tool_order=list(self.frame.tools), turn_note=self.frame.note,
-                              person=person)
+                              person=person, summary_through=self.user.summary_through)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}

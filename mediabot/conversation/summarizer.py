@@ -9,6 +9,8 @@ working).
 
 import datetime as dt
 import logging
+from collections.abc import Sequence
+from typing import Any
 
 from mediabot.config import HistoryConfig
 from mediabot.conversation import history
@@ -31,19 +33,23 @@ class Summarizer:
 
     def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0,
                zone: dt.tzinfo | None = None, max_tokens: int | None = None,
-               prompt_tokens: int | None = None) -> bool:
+               prompt_tokens: int | None = None, person: str = "",
+               tool_order: Sequence[str] = ()) -> bool:
         """Summarise newly evicted messages if there are enough; True when it did.
 
         ``system_prompt``, ``reserved_tokens`` (the tool schemas) and ``zone`` (the time
         stamps on user messages) are what the turn's prompt counts against the budget, and
         ``max_tokens`` and ``prompt_tokens`` the budgets (the calibrated ones; ``[history]
-        max_context_tokens`` and ``max_prompt_tokens`` when not given), so "evicted" means
-        what the model no longer sees.
+        max_context_tokens`` and ``max_prompt_tokens`` when not given), with ``person`` (the
+        person's part) and ``tool_order`` as the turn gave them, so "evicted" means what the
+        model no longer sees.
         """
         user_id = user.id
         budget = (self.config.max_context_tokens if max_tokens is None else max_tokens,
                   self.config.max_prompt_tokens if prompt_tokens is None else prompt_tokens)
-        fresh = self._newly_evicted(user, system_prompt, reserved_tokens, zone, budget)
+        fresh = self._newly_evicted(user, budget, system_prompt=system_prompt,
+                                    reserved_tokens=reserved_tokens, zone=zone, person=person,
+                                    tool_order=tool_order)
         failed_through = self._failed_through.get(user_id, 0)
         if len(fresh) < self.every or sum(m["_id"] > failed_through for m in fresh) < self.every:
             return False
@@ -60,15 +66,15 @@ class Summarizer:
                  fresh[-1]["_id"])
         return True
 
-    def _newly_evicted(self, user: db.User, system_prompt: str, reserved_tokens: int,
-                       zone: dt.tzinfo | None, budget: tuple[int, int]) -> list[dict]:
+    def _newly_evicted(self, user: db.User, budget: tuple[int, int], *, system_prompt: str,
+                       **prompt: Any) -> list[dict]:
         rows = history.recent_history(user.id, self.config.fetch_limit)
         earlier = history.tools_before(user.id, rows)
-        prompt = build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
-                              max_tokens=budget[0], prompt_tokens=budget[1],
-                              summary=user.summary,
-                              reserved_tokens=reserved_tokens, zone=zone, earlier_tools=earlier)
-        first_kept = prompt.metrics.first_kept_id
+        built = build_prompt(system_prompt, rows, max_messages=self.config.max_messages,
+                             max_tokens=budget[0], prompt_tokens=budget[1],
+                             summary=user.summary, summary_through=user.summary_through,
+                             earlier_tools=earlier, **prompt)
+        first_kept = built.metrics.first_kept_id
         through = user.summary_through or 0
         return [m for m in rows
                 if through < m["_id"] and (first_kept is None or m["_id"] < first_kept)]

@@ -1,7 +1,7 @@
 """Reply formatting, segment counting and signature checks (mediabot.text.sms)."""
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from twilio.request_validator import RequestValidator
 
@@ -165,7 +165,6 @@ latin_and_noise = st.text(alphabet=st.one_of(
 ), max_size=700)
 
 
-@settings(max_examples=300, deadline=None)
 @given(text=latin_and_noise, max_chars=st.integers(min_value=1, max_value=600))
 def test_property_latin_text_is_gsm7_and_fits(text, max_chars):
     result = format_reply(text, max_chars=max_chars)
@@ -175,7 +174,6 @@ def test_property_latin_text_is_gsm7_and_fits(text, max_chars):
         assert result.strip()
 
 
-@settings(max_examples=200, deadline=None)
 @given(text=st.text(max_size=600), max_chars=st.integers(min_value=1, max_value=500),
        allow_emoji=st.booleans())
 def test_property_any_text_fits_and_has_no_emoji_unless_allowed(text, max_chars, allow_emoji):

@@ -111,8 +111,9 @@ from mediabot.conversation.prompt.shape import (
 from mediabot.conversation.prompt.window import (
     Evicted,
     Limits,
-    context_line,
+    Part,
     evicted_tools,
+    part_lines,
     window_start,
 )
 
@@ -222,7 +223,8 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                  reserved_tokens: int = 0, zone: dt.tzinfo | None = None,
                  earlier_tools: Sequence[str] | None = None,
                  tool_order: Sequence[str] = (), turn_note: str = "",
-                 prompt_tokens: int | None = None, person: str = "") -> Prompt:
+                 prompt_tokens: int | None = None, person: str = "",
+                 summary_through: int | None = None) -> Prompt:
     """Prune, sanitise, shape, window and prefix ``history``; return messages and metrics.
 
     ``max_messages`` caps the prompt messages after the system message; ``max_tokens`` caps
@@ -243,35 +245,37 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     what belongs to this person (``person_note``), sent as a bracketed user message and a
     short acknowledgement right after the system message, so the system message and the
     tools the templates render after it are the same for the whole household
-    (``with_person``). Raises ValueError only on a bug (an invalid result).
+    (``with_person``). ``summary_through``: the newest stored ``_id`` the ``summary``
+    covers; the window starts after it, so what the summary says is not sent again. Raises
+    ValueError only on a bug (an invalid result).
     """
     pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
     units, left_out, bridged = shape(clean)
-    fixed = (message_chars({"content": system_prompt}) + len(turn_note)
-             + (len(person) + len(PERSON_ACK) + 2 if person else 0)
+    fixed = (message_chars({"content": system_prompt}) + _turn_note_chars(turn_note)
+             + (len(f"[{person}]{PERSON_ACK}") if person else 0)
              + reserved_tokens * CHARS_PER_TOKEN)
-    line = context_line(Evicted(units, earlier_tools), summary)   # the longest it can be
     soft = None if prompt_tokens is None else max(prompt_tokens * CHARS_PER_TOKEN - fixed,
                                                   MIN_HISTORY_TOKENS * CHARS_PER_TOKEN)
+    part = Part(part_lines(units, earlier_tools, summary, tool_order), person=bool(person),
+                frame=len(f"[]{PERSON_ACK}") - len(PARAGRAPH))
     cut = window_start(units, Limits(max_messages, max_tokens * CHARS_PER_TOKEN - fixed,
-                                     message_chars({"content": PARAGRAPH + line})
-                                     + len(PERSON_ACK) + 2,
-                                     earlier_tools is not None, soft))
+                                     part, soft),
+                       _covered(units, summary_through if summary else None))
     start = cut.start
     evicted = Evicted(units[:start], earlier_tools)
     kept = [_briefed(unit) if index < cut.brief_before else unit
             for index, unit in enumerate(units) if index >= start]
-    context = _context(evicted, kept, context_line(evicted, summary, tool_order))
-    part = PARAGRAPH.join(text for text in (person, context) if text)
-    messages = with_person(with_turn_note(_assemble(system_prompt, kept), turn_note), part)
+    context = _context(kept, part.lines[start])
+    said = PARAGRAPH.join(text for text in (person, context) if text)
+    messages = with_person(with_turn_note(_assemble(system_prompt, kept), turn_note), said)
     validate_messages(messages)
     metrics = _metrics(history, units, start, messages,
                        pruned=len(history) - len(pruned) + len(sane) - len(clean),
                        dropped=dropped + left_out, closed=closed, bridged=bridged,
                        max_messages=max_messages, max_tokens=max_tokens,
-                       reserved_tokens=reserved_tokens, prelude=2 if part else 0,
+                       reserved_tokens=reserved_tokens, prelude=2 if said else 0,
                        evicted_tools=tuple(evicted_tools(evicted, tool_order)),
                        digested=sum(len(unit.sources) - 1 for unit in units[start:cut.brief_before]
                                     if unit.brief is not None))
@@ -280,6 +284,22 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
 
 
 # ----------------------------------------------------------------- 4. window, 5. system
+
+def _covered(units: list[Unit], through: int | None) -> int:
+    """How many leading units a summary through ``through`` covers (their stored rows are all
+    at or before it)."""
+    if through is None:
+        return 0
+    return next((index for index, unit in enumerate(units)
+                 if any(source.get("_id", through + 1) > through for source in unit.sources)),
+                len(units))
+
+
+def _turn_note_chars(note: str) -> int:
+    """What ``with_turn_note`` adds to the newest user message: counted as it is sent."""
+    return message_chars({"content": with_turn_note([{"role": "user", "content": ""}],
+                                                    note)[0]["content"]})
+
 
 def _briefed(unit: Unit) -> Unit:
     """A call unit with its results as digests (``shape.digest``); other units as they are."""
@@ -295,14 +315,13 @@ def _assemble(system_prompt: str, kept: list[Unit]) -> list[dict]:
     return messages
 
 
-def _context(evicted: Evicted, kept: list[Unit], line: str) -> str:
+def _context(kept: list[Unit], line: str) -> str:
     """What this conversation's window says about itself: the context line when anything
     fell out, then the stored system notes of the kept units. It goes with the person's
     part, after the shared prefix: it changes only at a block eviction, but differently for
     each member, so in the system message it would split the household's prefix (measured:
     two members' prompts shared ~1,235 tokens until the first eviction, then ~370)."""
-    parts = [line] if evicted.any else []
-    return PARAGRAPH.join(parts + [unit.note for unit in kept if unit.note])
+    return PARAGRAPH.join([line] * bool(line) + [unit.note for unit in kept if unit.note])
 
 
 def with_person(messages: list[dict], person: str) -> list[dict]:

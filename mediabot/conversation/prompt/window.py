@@ -13,7 +13,7 @@ import itertools
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from mediabot.conversation.prompt.shape import Unit
+from mediabot.conversation.prompt.shape import PARAGRAPH, Unit
 
 PRUNED_LINE = "Earlier messages were pruned."
 SUMMARY_LEAD = "A summary of them:"
@@ -53,9 +53,39 @@ def context_line(evicted: Evicted, summary: str | None, order: Sequence[str] = (
 
 
 @dataclass(frozen=True)
+class Part:
+    """What the person's part adds to a window, to the character, besides what the caller
+    counts already (the person's own text with its frame, in the fixed cost) and what the
+    units count (each stored note as ``PARAGRAPH + note``).
+
+    ``lines[first]`` is the context line a window starting at unit ``first`` carries ("" when
+    nothing fell out there): exactly the line the prompt will have, not the longest it could
+    be. ``frame`` is what wraps a part that says anything when the person has no text of
+    their own (its brackets and the acknowledgement, less the paragraph break that a part of
+    one paragraph does not have); with ``person`` the caller counted the frame already."""
+
+    lines: Sequence[str]
+    person: bool = False
+    frame: int = 0
+
+    def chars(self, first: int, notes: bool) -> int:
+        line = self.lines[first] if first < len(self.lines) else ""
+        size = len(PARAGRAPH + line) if line else 0
+        return size + (self.frame if not self.person and (line or notes) else 0)
+
+
+def part_lines(units: list[Unit], earlier: Sequence[str] | None, summary: str | None,
+               order: Sequence[str] = ()) -> list[str]:
+    """The context line of a window starting at each unit (and after the last): what
+    ``Part.lines`` holds."""
+    return [context_line(evicted, summary, order) if evicted.any else ""
+            for evicted in (Evicted(units[:first], earlier) for first in range(len(units) + 1))]
+
+
+@dataclass(frozen=True)
 class Limits:
-    """What a window may hold: prompt messages, characters, and the room a pruned line needs
-    (reserved whenever anything is evicted, or older messages exist: ``earlier``).
+    """What a window may hold: prompt messages, characters, and what the person's part adds
+    (``part``, counted exactly, so the assembled prompt costs what the cut was chosen for).
 
     ``chars`` is the hard cap (the model's context), which holds on every request;
     ``messages`` and ``soft_chars`` (what a text's first request should cost a cold read;
@@ -64,16 +94,13 @@ class Limits:
 
     messages: int
     chars: int
-    line_chars: int
-    earlier: bool = False
+    part: Part
     soft_chars: int | None = None
 
-    def fit(self, count: int, chars: int, evicting: bool, share: float = 1.0,
-            counted: bool = True) -> bool:
-        size = chars + (self.line_chars if evicting or self.earlier else 0)
-        soft = self.soft_chars is None or size <= self.soft_chars * share
+    def fit(self, count: int, chars: int, share: float = 1.0, counted: bool = True) -> bool:
+        soft = self.soft_chars is None or chars <= self.soft_chars * share
         return (not counted or (count <= self.messages * share and soft)) \
-            and size <= self.chars * share
+            and chars <= self.chars * share
 
 
 @dataclass(frozen=True)
@@ -85,7 +112,7 @@ class Cut:
     brief_before: int = 0
 
 
-def window_start(units: list[Unit], limits: Limits) -> Cut:
+def window_start(units: list[Unit], limits: Limits, floor: int = 0) -> Cut:
     """The first kept unit, and which results are digests: both move only at a block eviction,
     so most prompts only grow.
 
@@ -100,7 +127,9 @@ def window_start(units: list[Unit], limits: Limits) -> Cut:
     results of its tool rounds are appended to the window its first request chose, past the
     message cap if need be, and the cap is applied again when the turn is over. The cut
     depends only on the history, never moves back, and moves only at a block eviction, so
-    the prompt before the new text is the prompt a server last read.
+    the prompt before the new text is the prompt a server last read. The window never starts
+    before ``floor`` (the units a rolling summary covers: the model reads them there), so a
+    budget that grows back (a calibration that moved) never sends them twice.
     """
     user_starts = [i for i, unit in enumerate(units) if unit.kind == "user"]
     if not user_starts:
@@ -108,13 +137,15 @@ def window_start(units: list[Unit], limits: Limits) -> Cut:
     counts = list(itertools.accumulate((len(u.messages) for u in units), initial=0))
     chars = list(itertools.accumulate((u.chars for u in units), initial=0))
     brief = list(itertools.accumulate((u.brief_chars for u in units), initial=0))
+    notes = list(itertools.accumulate((bool(u.note) for u in units), initial=0))
     held_after = _turn_in_progress(units, user_starts[-1])
-    cut = Cut(user_starts[0])
+    cut = Cut(next((i for i in user_starts if i >= floor), user_starts[-1]))
 
     def fits(first: int, last: int, share: float = 1.0) -> bool:
         middle = min(max(cut.brief_before, first), last + 1)
-        size = brief[middle] - brief[first] + chars[last + 1] - chars[middle]
-        return limits.fit(counts[last + 1] - counts[first], size, first > 0, share,
+        size = (brief[middle] - brief[first] + chars[last + 1] - chars[middle]
+                + limits.part.chars(first, notes[last + 1] > notes[first]))
+        return limits.fit(counts[last + 1] - counts[first], size, share,
                           counted=last <= held_after)
 
     for last in range(cut.start, len(units)):

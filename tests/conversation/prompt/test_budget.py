@@ -101,3 +101,21 @@ def test_a_budget_of_zero_is_refused_with_the_key_named():
     with pytest.raises(ConfigError, match=r"\[history\] max_prompt_tokens = 0 must be greater"):
         parse_config({"server": {"public_url": "https://sms.example.com"},
                       "history": {"max_prompt_tokens": 0}}, environ={})
+
+
+def test_what_a_summary_covers_is_not_sent_again_when_the_budget_grows_back():
+    """A calibration that moves lets a later turn's budget grow; the window then starts
+    after the rows the rolling summary covers, not at an earlier block it would replay."""
+    history = [dict(m, _id=i) for i, m in enumerate(chat(12) + [
+        {"role": "user", "content": "and now?"}], 1)]
+    tight = build_prompt(SYSTEM, history, max_messages=40, max_tokens=100_000,
+                         prompt_tokens=BUDGET)
+    through = tight.metrics.first_kept_id - 1
+    wide = build_prompt(SYSTEM, history, max_messages=40, max_tokens=100_000,
+                        prompt_tokens=BUDGET * 3, summary="They talked.",
+                        summary_through=through)
+    unsummarised = build_prompt(SYSTEM, history, max_messages=40, max_tokens=100_000,
+                                prompt_tokens=BUDGET * 3)
+    assert unsummarised.metrics.first_kept_id <= through, "the wider budget reaches back"
+    assert wide.metrics.first_kept_id == through + 1
+    assert "They talked." in json.dumps(wide.messages)
