@@ -122,7 +122,7 @@ def test_decided_in_the_web_ui_first_nobody_decides_it_again(home, seerr, fake_t
     text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN2)
     settle(daemon)
     assert sent_to(fake_twilio, ADMIN2)[-1] == ("Request 1 (Dune: Part Two (2024)) was already "
-                                                "denied.")
+                                                "denied by Alex."), "by whom, as Seerr says"
     assert seerr.request_status(request_id) == 3
     assert seerr.calls_to("POST", f"/request/{request_id}/approve") == []
 
@@ -231,10 +231,10 @@ def test_each_admin_is_asked_in_their_language_and_an_unlinked_requester_by_seer
     kim = seerr.add_user("kim", permissions=Permission.REQUEST)   # nobody's link
     request_id = seerr.request_in_web_ui(kim, "movie", DUNE_TWO)
     seerr_says(daemon, seerr, Notification.MEDIA_PENDING, request_id)
-    assert sent_to(fake_twilio, ADMIN) == ["kim asked for Dune: Part Two (2024). Reply "
-                                           "APPROVE 1 or DENY 1"]
-    assert sent_to(fake_twilio, ADMIN2) == ["kim pidio Dune: Part Two (2024). Responde "
-                                            "APROBAR 1 o RECHAZAR 1"]   # SMS folds accents
+    assert sent_to(fake_twilio, ADMIN) == ["A Seerr user, kim, asked for Dune: Part Two (2024). "
+                                           "Reply APPROVE 1 or DENY 1"]
+    assert sent_to(fake_twilio, ADMIN2) == ["Un usuario de Seerr, kim, pidio Dune: Part Two "
+                                            "(2024). Responde APROBAR 1 o RECHAZAR 1"]
     text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
     settle(daemon)
     assert sent_to(fake_twilio, ADMIN)[-1] == "Approved request 1 (Dune: Part Two (2024)) in Seerr."
