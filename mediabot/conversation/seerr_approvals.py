@@ -312,12 +312,10 @@ def _refused(client: SeerrClient, exc: SeerrError, row: db.SeerrApproval, now: d
     not the admin's to decide (403); anything else is raised (it did not answer)."""
     if exc.kind == "not_found":
         return _gone(row, now, lang)
-    if exc.kind == "duplicate":
-        try:
-            return _decided_in_seerr(client, row, client.get_request(row.seerr_request),
-                                     now, lang)
-        except SeerrError:
-            return household.already_decided(lang, row)
+    if exc.kind == "duplicate":   # decided meanwhile: Seerr's record says by whom
+        current = client.get_request(row.seerr_request)
+        if current.status != RequestStatus.PENDING:
+            return _decided_in_seerr(client, row, current, now, lang)
     if exc.kind == "forbidden":
         return lang.gettext("Seerr refused: your Seerr user needs the Manage Requests "
                             "permission to decide request {number} ({title}). An "

@@ -73,7 +73,7 @@ def _link_lines(client: SeerrClient, members: list[Member]) -> list[Line]:
                                              "user — use their Seerr id, email or username "
                                              "(Seerr's Users page lists them)"))
             continue
-        linked.append(f"{name or phone} = {user.display_name} (id {user.id})")
+        linked.append(f"{name or phone} = {_known_as(user)} (id {user.id})")
         shared.setdefault(user.id, []).append(who)
         lines += _permission_lines(who, role, user)
     lines += [_shared_line(people, user_id) for user_id, people in shared.items()
@@ -81,6 +81,11 @@ def _link_lines(client: SeerrClient, members: list[Member]) -> list[Line]:
     if linked:
         lines.insert(0, Line(OK, "seerr", "linked: " + ", ".join(linked)))
     return lines
+
+
+def _known_as(user: SeerrUser) -> str:
+    """A Seerr user by a name its owner cannot set (Plex, Jellyfin, email), else Seerr's."""
+    return user.plex_username or user.jellyfin_username or user.email or user.display_name
 
 
 def _shared_line(people: list[str], user_id: int) -> Line:

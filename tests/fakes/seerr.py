@@ -24,10 +24,11 @@ answers it (400/404) and a response that breaks the spec becomes a 500; both are
 
 The control surface stands in for Seerr's web UI and library scans: ``add_user``,
 ``request_in_web_ui``, ``approve_in_web_ui``/``decline_in_web_ui``, ``set_media_status``,
-``blocklist``, ``fail_request``, ``set_display_name``, ``cancel_in_web_ui``. Each change that Seerr notifies about is recorded in
-``notifications`` and, once ``configure_webhook`` is called, posted from the default
-template (``seerr_webhook``) to that URL with that Authorization header, in order, on a
-background thread (``wait_for_webhooks``; what was posted is in ``deliveries``).
+``blocklist``, ``fail_request``, ``set_display_name`` (the user's own Display Name),
+``cancel_in_web_ui``; ``refuse_next`` scripts a refusal. Each change that Seerr notifies
+about is recorded in ``notifications`` and, once ``configure_webhook`` is called, posted
+from the default template (``seerr_webhook``) to that URL with that Authorization header,
+in order, on a background thread (``wait_for_webhooks``; what was posted is in ``deliveries``).
 """
 
 import datetime as dt
@@ -233,3 +234,7 @@ class FakeSeerr:
 
     def fail_next(self, count: int, status: int = 503) -> None:
         self.http.fail_next(count, status)
+
+    def refuse_next(self, method: str, path: str, status: int, message: str,
+                    meanwhile: Callable[[], None] | None = None) -> None:
+        self.http.refuse_next(method, path, status, message, meanwhile)
