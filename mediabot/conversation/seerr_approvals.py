@@ -241,16 +241,23 @@ class SeerrApprovals:
                 lang.gettext("Approved request {number} ({title}) in Seerr.", **told))
 
     def tell_decision(self, member: db.User, approved: bool, request_id: int, title: str,
-                      by: str) -> None:
+                      by: str, *, outsider: bool = False) -> None:
         """Tell the requester their request was approved or declined: once, whether the
-        admin's text or Seerr's webhook comes first (one key for both)."""
-        theirs = self.speaks(member)
-        if approved:
+        admin's text or Seerr's webhook comes first (one key for both). ``outsider``: ``by``
+        is Seerr's name for someone of no household member."""
+        theirs, fields = self.speaks(member), {"name": by, "title": title}
+        if approved and outsider:
+            text = theirs.gettext("A Seerr user, {name}, approved {title}: it's added, and "
+                                  "I'll text you when it's ready.", **fields)
+        elif approved:
             text = theirs.gettext("{name} approved {title}: it's added, and I'll text you when "
-                                  "it's ready.", name=by, title=title)
+                                  "it's ready.", **fields)
+        elif outsider:
+            text = theirs.gettext("A Seerr user, {name}, didn't approve {title}, so it "
+                                  "wasn't added.", **fields)
         else:
             text = theirs.gettext("{name} didn't approve {title}, so it wasn't added.",
-                                  name=by, title=title)
+                                  **fields)
         kind = "MEDIA_APPROVED" if approved else "MEDIA_DECLINED"
         self.notify_member(member, text, event_key(request_id, kind))
 

@@ -31,7 +31,7 @@ from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import sms_safe_title
 from mediabot.conversation.household import name_of
 from mediabot.conversation.seerr_approvals import SeerrApprovals, event_key, remember_request
-from mediabot.conversation.seerr_members import member_for, seerr_label, seerr_name
+from mediabot.conversation.seerr_members import member_for, seerr_label
 from mediabot.seerr import SeerrClient, SeerrRequest
 from mediabot.seerr.webhook import Kind, SeerrNotification
 from mediabot.store import db, users
@@ -78,10 +78,12 @@ class SeerrNotices:
         if note.kind == Kind.AUTO_APPROVED:
             return "remembered"
         modifier = request.modified_by
-        by = (seerr_name(self.client, self.approvals.speaks(member), modifier)
-              if modifier is not None else "Seerr")
+        decider = member_for(self.client, modifier) if modifier is not None else None
+        by = (name_of(decider) if decider is not None else
+              seerr_label(modifier) if modifier is not None else "Seerr")
         self.approvals.tell_decision(member, note.kind == Kind.APPROVED, request.id,
-                                     _title(note), by)
+                                     _title(note), by,
+                                     outsider=modifier is not None and decider is None)
         return "told"
 
     def _remember(self, member: db.User, note: SeerrNotification, request: SeerrRequest,

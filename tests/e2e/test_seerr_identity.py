@@ -122,6 +122,8 @@ def test_approve_that_seerr_refuses_as_already_decided_says_by_whom(household, s
         "Request 1 (Dune: Part Two (2024)) was already denied by a Seerr user, owner."])
     assert seerr.request_status(request_id) == 3, "the owner's decision stands"
     assert outbox(daemon, "SELECT status FROM seerr_approvals") == [("denied",)]
+    assert wait_for(lambda: sent_to(fake_twilio, MEMBER) == [   # Seerr's MEDIA_DECLINED
+        "A Seerr user, owner, didn't approve Dune: Part Two (2024), so it wasn't added."])
 
 
 def test_a_member_told_someone_else_asked_hears_when_it_is_ready(household, seerr,
