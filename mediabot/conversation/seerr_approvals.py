@@ -24,19 +24,22 @@ import logging
 
 import peewee as pw
 
+from mediabot.arr import requests
+from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import sms_safe_title
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation import household
 from mediabot.conversation.household import Notify, name_of
-from mediabot.mailbox import outbox
-from mediabot.seerr import (
-    RequestStatus,
-    SeerrClient,
-    SeerrError,
-    SeerrRequest,
-    SeerrUser,
-    resolve_seerr_user,
+from mediabot.conversation.seerr_members import (
+    LINK_PROBLEMS,
+    member_for,
+    outsider_name,
+    seerr_id_of,
+    seerr_label,
+    seerr_name,
 )
+from mediabot.mailbox import outbox
+from mediabot.seerr import RequestStatus, SeerrClient, SeerrError, SeerrRequest
 from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus
 from mediabot.text.keywords import Verdict
@@ -60,20 +63,19 @@ def event_key(request_id: int, notification_type: str) -> str:
     return f"seerr:{request_id}:{notification_type}"
 
 
-def member_for(seerr_user: SeerrUser) -> db.User | None:
-    """The household member linked to this Seerr user (``seerr_user``: its id, email or
-    one of its names, case-insensitively), or None."""
-    for user in users.seerr_linked():
-        link = (user.seerr_user or "").strip().lower()
-        if link == str(seerr_user.id) or link == (seerr_user.email or "").lower() \
-                or link in seerr_user.names:
-            return user
-    return None
-
-
-def requester_name(request: SeerrRequest) -> str:
-    member = member_for(request.requested_by)
-    return name_of(member) if member is not None else request.requested_by.display_name
+def remember_request(member: db.User, request: SeerrRequest, title: str, now: dt.datetime,
+                     external: int | None = None) -> db.Request | None:
+    """The member's request as Radarr's/Sonarr's webhook and Seerr's MEDIA_AVAILABLE look it
+    up (films by TMDB id, series by TVDB id), so whoever is told "I'll text you when it's
+    ready" is; None when Seerr gave no id to look it up by."""
+    if request.media_type == "tv":
+        service, external = Service.SONARR, external or request.tvdb_id
+    else:
+        service, external = Service.RADARR, external or request.tmdb_id
+    if external is None:
+        return None
+    return requests.ensure_request(member.id, service, external,
+                                   title or f"Seerr request {request.id}", now)
 
 
 class SeerrApprovals:
@@ -102,10 +104,8 @@ class SeerrApprovals:
             return "already asked"
         admins = users.active_admins() if self.notify is not None else []
         for admin in admins:
-            self.notify_member(admin, self.speaks(admin).gettext(
-                "{name} asked for {title}. Reply APPROVE {number} or DENY {number}",
-                name=row.requested_by, title=row.title, number=row.id),
-                ask_key(row.id, admin.id))
+            self.notify_member(admin, _ask_text(self.speaks(admin), row, request),
+                               ask_key(row.id, admin.id))
         log.info("Seerr request %s waits for approval as number %s (%d admins told)",
                  request.id, row.id, len(admins))
         return "asked"
@@ -132,30 +132,19 @@ class SeerrApprovals:
                 highest = max(household.highest_number(),
                               db.SeerrApproval.select(pw.fn.MAX(db.SeerrApproval.id)).scalar()
                               or 0)
-                member = member_for(request.requested_by)
+                member = member_for(self.client, request.requested_by)
                 return db.SeerrApproval.create(
                     id=highest + 1, seerr_request=request.id,
                     requester=member.id if member else None,
-                    requested_by=(name_of(member) if member
-                                  else request.requested_by.display_name)[:255],
+                    requested_by=(name_of(member) if member else outsider_name(
+                        users.language_of(None, self.language), request.requested_by))[:255],
                     title=title[:255], created_at=now)
         except pw.IntegrityError:
             return None
 
     def settle(self, request: SeerrRequest, now: dt.datetime) -> bool:
-        """Seerr says the request no longer waits: close its row (no one decided it here).
-        True when a waiting row was closed."""
-        if request.status == RequestStatus.PENDING:
-            return False
-        status = (ApprovalStatus.DENIED if request.status == RequestStatus.DECLINED
-                  else ApprovalStatus.APPROVED)
-        closed = db.SeerrApproval.update(status=status, decided_at=now).where(
-            db.SeerrApproval.seerr_request == request.id,
-            db.SeerrApproval.status == ApprovalStatus.WAITING).execute() == 1
-        if closed:
-            log.info("Seerr request %s was %s in Seerr; nobody is asked any more", request.id,
-                     status)
-        return closed
+        """Close the request's row when Seerr says it no longer waits (``settle``)."""
+        return settle(request, now)
 
     def sweep(self, now: dt.datetime) -> int:
         """The scheduler's job: ask about pending requests whose webhook never came, and
@@ -201,34 +190,45 @@ class SeerrApprovals:
 
     def _carry_out(self, admin: db.User, verdict: Verdict, row: db.SeerrApproval,
                    now: dt.datetime, lang: Language) -> str:
-        if row.status == ApprovalStatus.WAITING:
-            self.settle(self.client.get_request(row.seerr_request), now)
+        """Seerr is asked first whether the request still waits (404: it is gone; decided:
+        by whom), then the admin's answer is claimed and carried out as their Seerr user."""
+        if row.status != ApprovalStatus.WAITING and row.decided_by is not None:
+            return household.already_decided(lang, row)
+        try:
+            current = self.client.get_request(row.seerr_request)
+        except SeerrError as exc:
+            if exc.kind != "not_found":
+                raise
+            return _gone(row, now, lang)
+        if current.status != RequestStatus.PENDING:
+            return _decided_in_seerr(self.client, row, current, now, lang)
         if not _claim(row, admin, verdict, now):
             return household.already_decided(lang, db.SeerrApproval.get_by_id(row.id))
         try:
-            acting = resolve_seerr_user(self.client, admin.seerr_user)
-            decide = self.client.approve if verdict == Verdict.APPROVE else self.client.decline
-            request = decide(row.seerr_request, as_user=acting.id)
+            acting = seerr_id_of(self.client, admin)
         except SeerrError as exc:
             _unclaim(row, admin)
-            if exc.kind in ("unlinked", "not_found", "ambiguous"):
+            if exc.kind in LINK_PROBLEMS:
                 return lang.gettext("Your number is not linked to a Seerr user, so request "
                                     "{number} can't be decided by text. The operator can link "
                                     "you (seerr_user in [[users]]).", number=row.id)
-            if exc.kind == "forbidden":
-                return lang.gettext("Seerr refused: your Seerr user needs the Manage Requests "
-                                    "permission to decide request {number} ({title}). An "
-                                    "admin can grant it in Seerr's Users settings.",
-                                    number=row.id, title=row.title)
             raise
+        decide = self.client.approve if verdict == Verdict.APPROVE else self.client.decline
+        try:
+            request = decide(row.seerr_request, as_user=acting)
+        except SeerrError as exc:
+            _unclaim(row, admin)
+            return _refused(self.client, exc, row, now, lang)
         log.info("Seerr request %s %sd by user %s as Seerr user %s", row.seerr_request,
-                 verdict, admin.id, acting.id)
-        return self._answered(admin, verdict, row, request, lang)
+                 verdict, admin.id, acting)
+        return self._answered(admin, verdict, row, request, lang, now)
 
     def _answered(self, admin: db.User, verdict: Verdict, row: db.SeerrApproval,
-                  request: SeerrRequest, lang: Language) -> str:
+                  request: SeerrRequest, lang: Language, now: dt.datetime) -> str:
         member = row.requester
         told = {"number": row.id, "title": row.title, "name": row.requested_by}
+        if member is not None and verdict == Verdict.APPROVE:
+            remember_request(member, request, row.title, now)
         if member is not None:
             self.tell_decision(member, verdict == Verdict.APPROVE, request.id, row.title,
                                name_of(admin))
@@ -241,16 +241,23 @@ class SeerrApprovals:
                 lang.gettext("Approved request {number} ({title}) in Seerr.", **told))
 
     def tell_decision(self, member: db.User, approved: bool, request_id: int, title: str,
-                      by: str) -> None:
+                      by: str, *, outsider: bool = False) -> None:
         """Tell the requester their request was approved or declined: once, whether the
-        admin's text or Seerr's webhook comes first (one key for both)."""
-        theirs = self.speaks(member)
-        if approved:
+        admin's text or Seerr's webhook comes first (one key for both). ``outsider``: ``by``
+        is Seerr's name for someone of no household member."""
+        theirs, fields = self.speaks(member), {"name": by, "title": title}
+        if approved and outsider:
+            text = theirs.gettext("A Seerr user, {name}, approved {title}: it's added, and "
+                                  "I'll text you when it's ready.", **fields)
+        elif approved:
             text = theirs.gettext("{name} approved {title}: it's added, and I'll text you when "
-                                  "it's ready.", name=by, title=title)
+                                  "it's ready.", **fields)
+        elif outsider:
+            text = theirs.gettext("A Seerr user, {name}, didn't approve {title}, so it "
+                                  "wasn't added.", **fields)
         else:
             text = theirs.gettext("{name} didn't approve {title}, so it wasn't added.",
-                                  name=by, title=title)
+                                  **fields)
         kind = "MEDIA_APPROVED" if approved else "MEDIA_DECLINED"
         self.notify_member(member, text, event_key(request_id, kind))
 
@@ -270,6 +277,86 @@ class SeerrApprovals:
         """Text someone of the household (not opted out), once per ``key``."""
         if self.notify is not None and not user.opted_out:
             self.notify(user, text, key=key)
+
+
+def _ask_text(lang: Language, row: db.SeerrApproval, request: SeerrRequest) -> str:
+    """The question to an admin: who asked (a member, or a Seerr user from outside the
+    household, so named), for what, 4K when it is; one whole sentence each."""
+    fields = {"title": row.title, "number": row.id, "name": row.requested_by}
+    if row.requester is not None and request.is_4k:
+        return lang.gettext("{name} asked for {title} in 4K. Reply APPROVE {number} or "
+                            "DENY {number}", **fields)
+    if row.requester is not None:
+        return lang.gettext("{name} asked for {title}. Reply APPROVE {number} or DENY "
+                            "{number}", **fields)
+    fields["name"] = seerr_label(request.requested_by)
+    if request.is_4k:
+        return lang.gettext("A Seerr user, {name}, asked for {title} in 4K. Reply APPROVE "
+                            "{number} or DENY {number}", **fields)
+    return lang.gettext("A Seerr user, {name}, asked for {title}. Reply APPROVE {number} or "
+                        "DENY {number}", **fields)
+
+
+def settle(request: SeerrRequest, now: dt.datetime) -> bool:
+    """Seerr says the request no longer waits: close its row (no one decided it here).
+    True when a waiting row was closed."""
+    if request.status == RequestStatus.PENDING:
+        return False
+    status = (ApprovalStatus.DENIED if request.status == RequestStatus.DECLINED
+              else ApprovalStatus.APPROVED)
+    closed = db.SeerrApproval.update(status=status, decided_at=now).where(
+        db.SeerrApproval.seerr_request == request.id,
+        db.SeerrApproval.status == ApprovalStatus.WAITING).execute() == 1
+    if closed:
+        log.info("Seerr request %s was %s in Seerr; nobody is asked any more", request.id,
+                 status)
+    return closed
+
+
+def _refused(client: SeerrClient, exc: SeerrError, row: db.SeerrApproval, now: dt.datetime,
+             lang: Language) -> str:
+    """What Seerr's answer to the decision says: gone (404), decided meanwhile (409),
+    not the admin's to decide (403); anything else is raised (it did not answer)."""
+    if exc.kind == "not_found":
+        return _gone(row, now, lang)
+    if exc.kind == "duplicate":   # decided meanwhile: Seerr's record says by whom
+        current = client.get_request(row.seerr_request)
+        if current.status != RequestStatus.PENDING:
+            return _decided_in_seerr(client, row, current, now, lang)
+    if exc.kind == "forbidden":
+        return lang.gettext("Seerr refused: your Seerr user needs the Manage Requests "
+                            "permission to decide request {number} ({title}). An "
+                            "admin can grant it in Seerr's Users settings.",
+                            number=row.id, title=row.title)
+    raise exc
+
+
+def _gone(row: db.SeerrApproval, now: dt.datetime, lang: Language) -> str:
+    """Seerr has no such request any more (cancelled or removed there): the row closes,
+    as the sweep closes it."""
+    _close(row, ApprovalStatus.DENIED, now)
+    log.info("Seerr request %s is no longer in Seerr; its approval is closed",
+             row.seerr_request)
+    return lang.gettext("Request {number} ({title}) is no longer in Seerr: it was "
+                        "cancelled or removed there, so there is nothing to decide.",
+                        number=row.id, title=row.title)
+
+
+def _decided_in_seerr(client: SeerrClient, row: db.SeerrApproval, request: SeerrRequest,
+                      now: dt.datetime, lang: Language) -> str:
+    """Seerr says it was decided: the row closes, and the admin hears by whom when Seerr
+    names who (``modifiedBy``)."""
+    settle(request, now)
+    closed = db.SeerrApproval.get_by_id(row.id)
+    if closed.decided_by is not None or request.modified_by is None:
+        return household.already_decided(lang, closed)
+    fields = {"number": row.id, "title": row.title,
+              "name": seerr_name(client, lang, request.modified_by)}
+    if closed.status == ApprovalStatus.DENIED:
+        return lang.gettext("Request {number} ({title}) was already denied by {name}.",
+                            **fields)
+    return lang.gettext("Request {number} ({title}) was already approved by {name}.",
+                        **fields)
 
 
 def waiting_row(request_id: int) -> db.SeerrApproval | None:

@@ -30,12 +30,8 @@ from mediabot.arr import notices, requests
 from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import sms_safe_title
 from mediabot.conversation.household import name_of
-from mediabot.conversation.seerr_approvals import (
-    SeerrApprovals,
-    event_key,
-    member_for,
-    requester_name,
-)
+from mediabot.conversation.seerr_approvals import SeerrApprovals, event_key, remember_request
+from mediabot.conversation.seerr_members import member_for, seerr_label
 from mediabot.seerr import SeerrClient, SeerrRequest
 from mediabot.seerr.webhook import Kind, SeerrNotification
 from mediabot.store import db, users
@@ -74,7 +70,7 @@ class SeerrNotices:
     def _decided(self, note: SeerrNotification, request: SeerrRequest,
                  now: dt.datetime) -> str:
         self.approvals.settle(request, now)
-        member = member_for(request.requested_by)
+        member = member_for(self.client, request.requested_by)
         if member is None:
             return "requester not in the household"
         if note.kind != Kind.DECLINED:
@@ -82,38 +78,55 @@ class SeerrNotices:
         if note.kind == Kind.AUTO_APPROVED:
             return "remembered"
         modifier = request.modified_by
-        by = ((name_of(found) if (found := member_for(modifier)) else modifier.display_name)
-              if modifier is not None else "Seerr")
+        decider = member_for(self.client, modifier) if modifier is not None else None
+        by = (name_of(decider) if decider is not None else
+              seerr_label(modifier) if modifier is not None else "Seerr")
         self.approvals.tell_decision(member, note.kind == Kind.APPROVED, request.id,
-                                     _title(note), by)
+                                     _title(note), by,
+                                     outsider=modifier is not None and decider is None)
         return "told"
 
     def _remember(self, member: db.User, note: SeerrNotification, request: SeerrRequest,
                   now: dt.datetime) -> db.Request | None:
-        """The member's request as Radarr's/Sonarr's webhook looks it up (films by TMDB id,
-        series by TVDB id); None when Seerr gave no id to look it up by."""
-        service, external = _service_of(note, request)
-        if external is None:
-            return None
-        return requests.ensure_request(member.id, service, external, _title(note) or
-                                       f"Seerr request {request.id}", now)
+        return remember_request(member, request, _title(note), now,
+                                _service_of(note, request)[1])
 
     def _available(self, note: SeerrNotification, request: SeerrRequest,
                    now: dt.datetime) -> str:
-        member = member_for(request.requested_by)
-        if member is None:
-            return "requester not in the household"
+        """The requester, and every other member who was told they would hear (an add
+        Seerr answered "already requested", a "text me when it's ready"), each once."""
+        member = member_for(self.client, request.requested_by)
+        told = self._tell_requester(member, note, request, now) if member is not None else 0
+        service, external = _service_of(note, request)
+        others = [] if external is None else [
+            req for req in requests.requests_for(service, external, untold=True)
+            if member is None or req.user.id != member.id]
+        for req in others:
+            if (service == Service.SONARR and notices.told_by_sonarr(req)) or \
+                    not requests.claim_told(req.id, now):
+                continue
+            key = (notices.movie_ready_key(req) if service == Service.RADARR else
+                   f"{event_key(request.id, note.notification_type)}:{req.user.id}")
+            self.approvals.notify_member(req.user, self._ready_text(req.user, note, request),
+                                         key)
+            told += 1
+        if not told:
+            return "already told" if member is not None else "requester not in the household"
+        return "told" if told == 1 else f"told {told}"
+
+    def _tell_requester(self, member: db.User, note: SeerrNotification,
+                        request: SeerrRequest, now: dt.datetime) -> int:
         req = self._remember(member, note, request, now)
         if req is not None and req.service == Service.RADARR:
             if not requests.claim_told(req.id, now):
-                return "already told"
+                return 0
             key = notices.movie_ready_key(req)
         elif req is not None and notices.told_by_sonarr(req):
-            return "told by Sonarr"
+            return 0
         else:
             key = event_key(request.id, note.notification_type)
         self.approvals.notify_member(member, self._ready_text(member, note, request), key)
-        return "told"
+        return 1
 
     def _ready_text(self, member: db.User, note: SeerrNotification,
                     request: SeerrRequest) -> str:
@@ -138,20 +151,28 @@ class SeerrNotices:
         return url if url.startswith(("https://", "http://")) and len(url) < 300 else None
 
     def _failed(self, note: SeerrNotification, request: SeerrRequest) -> str:
-        title, member = _title(note), member_for(request.requested_by)
+        """The requester and every admin, each once: an admin's own request is told them as
+        an admin."""
+        title, member = _title(note), member_for(self.client, request.requested_by)
+        admins = users.active_admins()
         told = 0
-        if member is not None:
+        if member is not None and member.id not in {a.id for a in admins}:
             self.approvals.notify_member(member, self.approvals.speaks(member).gettext(
                 "{title} could not be requested: Seerr couldn't pass it on to Radarr or "
                 "Sonarr. The admins have been told.", title=title),
                 event_key(request.id, note.notification_type))
             told += 1
-        for admin in users.active_admins():
-            self.approvals.notify_member(admin, self.approvals.speaks(admin).gettext(
+        fields = {"title": title, "number": request.id, "name": name_of(member) if member
+                  else seerr_label(request.requested_by)}
+        for admin in admins:
+            lang = self.approvals.speaks(admin)
+            self.approvals.notify_member(admin, lang.gettext(
                 "Seerr couldn't pass {name}'s request for {title} on to Radarr or Sonarr "
-                "(Seerr request {number} failed). Retry it in Seerr.",
-                name=requester_name(request), title=title, number=request.id),
-                f"{event_key(request.id, note.notification_type)}:{admin.id}")
+                "(Seerr request {number} failed). Retry it in Seerr.", **fields)
+                if member else lang.gettext(
+                "Seerr couldn't pass a request for {title} by a Seerr user, {name}, on to "
+                "Radarr or Sonarr (Seerr request {number} failed). Retry it in Seerr.",
+                **fields), f"{event_key(request.id, note.notification_type)}:{admin.id}")
             told += 1
         return f"told {told}"
 

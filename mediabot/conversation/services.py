@@ -29,6 +29,7 @@ from mediabot.conversation.prompt.system_prompt import (
     shared_system_prompt,
 )
 from mediabot.conversation.seerr_approvals import SeerrApprovals
+from mediabot.conversation.seerr_members import seerr_id_of, seerr_name
 from mediabot.conversation.summarizer import Summarizer
 from mediabot.seerr import SeerrClient
 from mediabot.store import db, users
@@ -166,4 +167,7 @@ def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
                     "[[users]]; mediabot check lists every link.",
                     name=user.display_name or user.phone, title=title, phone=user.phone)
                 rules.notify(admin, text, key=f"seerr-unlinked:{user.id}:{admin.id}")
-    return SeerrLink(services.seerr, user.seerr_user, user.role == Role.ADMIN, hint_admins)
+    client = services.seerr
+    return SeerrLink(client, user.seerr_user, user.role == Role.ADMIN, hint_admins,
+                     lambda: seerr_id_of(client, user),
+                     lambda lang, seerr_user: seerr_name(client, lang, seerr_user))

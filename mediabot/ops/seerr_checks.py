@@ -54,6 +54,7 @@ def _members(config: Config) -> list[Member]:
 
 def _link_lines(client: SeerrClient, members: list[Member]) -> list[Line]:
     linked, lines = [], []
+    shared: dict[int, list[str]] = {}
     for phone, name, role, link in members:
         who = f"{name} ({phone})" if name else phone
         if not link:
@@ -72,11 +73,28 @@ def _link_lines(client: SeerrClient, members: list[Member]) -> list[Line]:
                                              "user — use their Seerr id, email or username "
                                              "(Seerr's Users page lists them)"))
             continue
-        linked.append(f"{name or phone} = {user.display_name} (id {user.id})")
+        linked.append(f"{name or phone} = {_known_as(user)} (id {user.id})")
+        shared.setdefault(user.id, []).append(who)
         lines += _permission_lines(who, role, user)
+    lines += [_shared_line(people, user_id) for user_id, people in shared.items()
+              if len(people) > 1]
     if linked:
         lines.insert(0, Line(OK, "seerr", "linked: " + ", ".join(linked)))
     return lines
+
+
+def _known_as(user: SeerrUser) -> str:
+    """A Seerr user by a name its owner cannot set (Plex, Jellyfin, email), else Seerr's."""
+    return user.plex_username or user.jellyfin_username or user.email or user.display_name
+
+
+def _shared_line(people: list[str], user_id: int) -> Line:
+    """Two members on one Seerr user: Seerr files, approves and tells them as one person."""
+    return Line(WARN, "seerr", f"{' and '.join(people)} resolve to the same Seerr user "
+                               f"(id {user_id}), so Seerr takes their requests as one person's "
+                               "(the first one's notices, approvals and quota) — give each "
+                               "their own Seerr user: seerr_user = that user's id, email or "
+                               "Plex/Jellyfin username")
 
 
 def _permission_lines(who: str, role: str, user: SeerrUser) -> list[Line]:
@@ -86,6 +104,13 @@ def _permission_lines(who: str, role: str, user: SeerrUser) -> list[Line]:
         lines.append(Line(WARN, "seerr", f"{who}: Seerr user {user.display_name} may not "
                                          "request anything — give them Request in Seerr's "
                                          "Users > Edit > Permissions"))
+    if role == Role.MEMBER and user.permissions & Permission.ADMIN:
+        lines.append(Line(WARN, "seerr", f"{who} is a member here, but Seerr user "
+                                         f"{user.display_name} is a Seerr admin, so Seerr "
+                                         "approves every request they text and they may "
+                                         "decide anyone's in Seerr — link them to their own "
+                                         "non-admin Seerr user, or make them role = "
+                                         "\"admin\" here"))
     if role == Role.ADMIN and not user.has(Permission.MANAGE_REQUESTS):
         lines.append(Line(WARN, "seerr", f"{who} is an admin here, but Seerr user "
                                          f"{user.display_name} lacks Manage Requests, so "

@@ -98,8 +98,8 @@ class SeerrClient:
         return _parsed(SeerrUser.from_json, self._get(f"/user/{int(user_id)}"))
 
     def find_user(self, link: str) -> SeerrUser | None:
-        """The Seerr user a member's link names: an id, an email, or a username (Seerr's
-        own, Plex's or Jellyfin's), case-insensitively. None when nobody matches;
+        """The Seerr user a member's link names (``SeerrUser.named_by``: an id, an email, or
+        a Plex or Jellyfin username; never a Display Name). None when nobody matches;
         ``SeerrError("ambiguous")`` when several do."""
         wanted = link.strip()
         if not wanted:
@@ -111,12 +111,8 @@ class SeerrClient:
                 if exc.kind == "not_found":
                     return None
                 raise
-        lowered = wanted.lower()
         candidates = self.users(take=100, query=wanted).results
-        if "@" in wanted:
-            matches = [u for u in candidates if (u.email or "").lower() == lowered]
-        else:
-            matches = [u for u in candidates if lowered in u.names]
+        matches = [u for u in candidates if u.named_by(wanted)]
         if len(matches) > 1:
             ids = ", ".join(str(u.id) for u in matches)
             raise SeerrError("ambiguous", f"{wanted!r} names several Seerr users ({ids}); "

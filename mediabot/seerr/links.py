@@ -1,9 +1,16 @@
 """A household member's link to their Seerr user (``[[users]] seerr_user``), resolved.
 
-The link is what the operator wrote: a Seerr user id ("7"), an email, or a username
-(Seerr's own, Plex's or Jellyfin's). Everything done for a member in Seerr is done as the
-user it names (``X-API-User``), never as the main key's owner, so a link that names nobody
-is an error, not a fallback.
+The link is what the operator wrote, and it names a Seerr user one way only:
+
+- a Seerr user id ("7") names that id;
+- an email ("sam@example.com") names the one user with that email (Seerr keeps emails
+  unique);
+- anything else names the user whose Plex or Jellyfin username it is, as Seerr reports it.
+
+A Display Name never names anyone: Seerr stores it as the user's ``username`` and lets each
+user set their own, so "12" or a member's email typed there is only a name. Everything done
+for a member in Seerr is done as the user the link names (``X-API-User``), never as the
+main key's owner, so a link that names nobody is an error, not a fallback.
 """
 
 from mediabot.seerr.client import SeerrClient

@@ -97,11 +97,18 @@ class SeerrUser:
         """Seerr's own check: ADMIN holds every permission."""
         return bool(self.permissions & (Permission.ADMIN | permission))
 
-    @property
-    def names(self) -> tuple[str, ...]:
-        """Every name a household member might give for this user, lower-cased."""
-        found = (self.username, self.plex_username, self.jellyfin_username, self.display_name)
-        return tuple(dict.fromkeys(n.lower() for n in found if n))
+    def named_by(self, link: str) -> bool:
+        """Does a member's link name this user? An id link this id, an email link this
+        email, anything else this Plex or Jellyfin username (case-insensitively); never the
+        Display Name, which its owner chose (``seerr.links``)."""
+        wanted = link.strip().lower()
+        if not wanted:
+            return False
+        if wanted.isdigit():
+            return int(wanted) == self.id
+        if "@" in wanted:
+            return (self.email or "").lower() == wanted
+        return wanted in (n.lower() for n in (self.plex_username, self.jellyfin_username) if n)
 
     @classmethod
     def from_json(cls, body: Json) -> SeerrUser:

@@ -48,7 +48,7 @@ class SeerrNotification:
     tvdb_id: int | None = None
     media_status: str = ""         # "AVAILABLE", "PARTIALLY_AVAILABLE", ...
     request_id: int | None = None
-    is_4k: bool = False            # the event names a 4K request ("4K Movie Request ...")
+    is_4k: bool = False            # the event names a 4K request ("New 4K Movie Request")
 
 
 def read_notification(body: bytes) -> SeerrNotification:
@@ -72,11 +72,17 @@ def read_notification(body: bytes) -> SeerrNotification:
     note = SeerrNotification(
         kind, name, _text(payload, "subject"), _text(media, "media_type"),
         _id(media, "tmdbId"), _id(media, "tvdbId"), _text(media, "status"),
-        _id(request, "request_id"), _text(payload, "event").startswith("4K "))
+        _id(request, "request_id"), _names_4k(_text(payload, "event")))
     if kind not in (Kind.TEST, Kind.OTHER) and note.request_id is None:
         raise WebhookError(f"{name} without request.request_id; keep the {{{{request}}}} "
                            "object of Seerr's default JSON payload")
     return note
+
+
+def _names_4k(event: str) -> bool:
+    """Seerr's event names a 4K request: "New 4K Movie Request", "4K Series Request
+    Approved" (``server/lib/notifications``)."""
+    return "4K" in event.split()
 
 
 def _object(payload: dict, key: str) -> dict:

@@ -116,6 +116,9 @@ class User(BaseModel):
     sms_blocked_since = pw.DateTimeField(null=True)
     # Their Seerr user (an id, email or username); NULL: not linked (seerr.resolve_seerr_user)
     seerr_user = pw.CharField(null=True)
+    # The Seerr user id that link was resolved to, once, and kept (a Display Name changed
+    # later moves nobody); NULL: not resolved yet. Cleared when the link changes.
+    seerr_id = pw.IntegerField(null=True)
 
     class Meta:
         table_name = "users"

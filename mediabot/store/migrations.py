@@ -278,12 +278,17 @@ def m018_seerr_approvals(db: pw.SqliteDatabase) -> None:
     db.execute_sql("CREATE INDEX seerr_approvals_status ON seerr_approvals (status)")
 
 
+def m019_user_seerr_id(db: pw.SqliteDatabase) -> None:
+    """The Seerr user id each user's link was resolved to, kept; NULL: not resolved yet."""
+    db.execute_sql("ALTER TABLE users ADD COLUMN seerr_id INTEGER")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
               m011_request_added_at, m012_channels, m013_token_calibration,
               m014_user_language, m015_sms_blocked, m016_inbox_opt_out,
-              m017_user_seerr_link, m018_seerr_approvals]
+              m017_user_seerr_link, m018_seerr_approvals, m019_user_seerr_id]
 
 
 class StorageError(Exception):

@@ -110,8 +110,8 @@ def ensure_config_users(users: Sequence[ConfigUser]) -> None:
                        "language": entry.language or None}
             if entry.name:
                 changes["display_name"] = entry.name
-            if entry.seerr_user:
-                changes["seerr_user"] = entry.seerr_user
+            if entry.seerr_user and entry.seerr_user != user.seerr_user:
+                changes.update(seerr_user=entry.seerr_user, seerr_id=None)
             User.update(changes).where(User.id == user.id).execute()
         stale = User.update(from_config=False).where(User.from_config == True)  # noqa: E712
         if phones:
@@ -214,6 +214,16 @@ def set_sms_blocked(user: User, since: dt.datetime | None) -> bool:
 def set_summary(user_id: int, summary: str | None, through: int | None) -> None:
     """The rolling summary and the last message id it covers (None, None forgets it)."""
     User.update(summary=summary, summary_through=through).where(User.id == user_id).execute()
+
+
+def seerr_member(seerr_id: int) -> User | None:
+    """The user whose link was resolved to this Seerr user id (the oldest, should two be)."""
+    return User.select().where(User.seerr_id == seerr_id).order_by(User.id).first()
+
+
+def keep_seerr_id(user_id: int, seerr_id: int) -> None:
+    """Keep the Seerr user id this user's link resolved to."""
+    User.update(seerr_id=seerr_id).where(User.id == user_id).execute()
 
 
 def seerr_linked() -> list[User]:

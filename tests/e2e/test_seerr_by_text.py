@@ -122,7 +122,7 @@ def test_decided_in_the_web_ui_first_nobody_decides_it_again(home, seerr, fake_t
     text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN2)
     settle(daemon)
     assert sent_to(fake_twilio, ADMIN2)[-1] == ("Request 1 (Dune: Part Two (2024)) was already "
-                                                "denied.")
+                                                "denied by Alex."), "by whom, as Seerr says"
     assert seerr.request_status(request_id) == 3
     assert seerr.calls_to("POST", f"/request/{request_id}/approve") == []
 
@@ -231,10 +231,10 @@ def test_each_admin_is_asked_in_their_language_and_an_unlinked_requester_by_seer
     kim = seerr.add_user("kim", permissions=Permission.REQUEST)   # nobody's link
     request_id = seerr.request_in_web_ui(kim, "movie", DUNE_TWO)
     seerr_says(daemon, seerr, Notification.MEDIA_PENDING, request_id)
-    assert sent_to(fake_twilio, ADMIN) == ["kim asked for Dune: Part Two (2024). Reply "
-                                           "APPROVE 1 or DENY 1"]
-    assert sent_to(fake_twilio, ADMIN2) == ["kim pidio Dune: Part Two (2024). Responde "
-                                            "APROBAR 1 o RECHAZAR 1"]   # SMS folds accents
+    assert sent_to(fake_twilio, ADMIN) == ["A Seerr user, kim, asked for Dune: Part Two (2024). "
+                                           "Reply APPROVE 1 or DENY 1"]
+    assert sent_to(fake_twilio, ADMIN2) == ["Un usuario de Seerr, kim, pidio Dune: Part Two "
+                                            "(2024). Responde APROBAR 1 o RECHAZAR 1"]
     text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
     settle(daemon)
     assert sent_to(fake_twilio, ADMIN)[-1] == "Approved request 1 (Dune: Part Two (2024)) in Seerr."
@@ -300,3 +300,55 @@ def test_an_answer_while_seerr_is_down_keeps_the_request_waiting(home, seerr, fa
     settle(daemon)
     assert seerr.request_status(request_id) == 2
     assert sent_to(fake_twilio, ADMIN)[-1].startswith("Approved request 1:")
+
+
+def test_approved_by_text_with_only_radarrs_hook_sam_hears_it_is_ready(home, seerr,
+                                                                       fake_twilio):
+    """No Seerr webhook: the sweep finds Sam's web-UI request, Alex approves it by text and
+    Sam is told he will hear when it is ready; Radarr's import is what tells him."""
+    daemon, ids = home()
+    seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO)
+    daemon.scheduler.get_job("seerr-pending").func()
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    promised = "Alex approved Dune: Part Two (2024): it's added, and I'll text you when it's ready."
+    assert sent_to(fake_twilio, MEMBER) == [promised]
+    response = daemon.app.test_client().post("/hooks/radarr", json=radarr_download(DUNE_TWO),
+                                             headers=basic(SECRET, user="radarr"))
+    assert response.status_code == 200
+    assert sent_to(fake_twilio, MEMBER) == [promised, "Dune: Part Two is ready to watch."]
+
+
+def test_a_4k_request_is_marked_4k_in_the_admins_text(home, seerr, fake_twilio):
+    daemon, ids = home()
+    seerr.user(ids["sam"]).permissions |= Permission.REQUEST_4K
+    request_id = seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO, is_4k=True)
+    seerr_says(daemon, seerr, Notification.MEDIA_PENDING, request_id)
+    assert sent_to(fake_twilio, ADMIN) == [
+        "Sam asked for Dune: Part Two (2024) in 4K. Reply APPROVE 1 or DENY 1"]
+
+
+def test_a_failure_of_an_admins_own_request_texts_that_admin_once(home, seerr, fake_twilio):
+    daemon, ids = home()
+    seerr.user(ids["alex"]).permissions |= Permission.REQUEST
+    request_id = seerr.request_in_web_ui(ids["alex"], "movie", ARRIVAL)   # auto-approved
+    seerr.fail_request(request_id)
+    seerr_says(daemon, seerr, Notification.MEDIA_FAILED, request_id)
+    assert sent_to(fake_twilio, ADMIN) == [
+        "Seerr couldn't pass Alex's request for Arrival (2016) on to Radarr or Sonarr (Seerr "
+        "request 1 failed). Retry it in Seerr."]
+
+
+def test_a_link_once_resolved_is_kept_whatever_names_change_later(home, seerr, fake_twilio):
+    """Sam's link "sam" resolved to his Seerr id on his first request; Theo then takes
+    "sam" as his Display Name: Theo's request is a stranger's, Sam's stays Sam's."""
+    daemon, ids = home()
+    first = seerr.request_in_web_ui(ids["sam"], "movie", DUNE_TWO)
+    seerr_says(daemon, seerr, Notification.MEDIA_PENDING, first)
+    assert db.User.get(db.User.phone == MEMBER).seerr_id == ids["sam"]
+    theo = seerr.add_user("theo", permissions=Permission.REQUEST)
+    seerr.set_display_name(theo, "sam")
+    second = seerr.request_in_web_ui(theo, "movie", ARRIVAL)
+    seerr_says(daemon, seerr, Notification.MEDIA_PENDING, second)
+    assert sent_to(fake_twilio, ADMIN) == [
+        QUESTION, "A Seerr user, sam, asked for Arrival (2016). Reply APPROVE 2 or DENY 2"]

@@ -123,6 +123,8 @@ def test_over_quota_seerr_refuses_and_the_member_hears_what_is_left(seerr_house,
 
 
 def test_a_title_someone_already_requested_names_them(seerr_house, seerr, fake_llm):
+    """Jo is a Seerr user of no household member: named as Seerr names them, marked as
+    not of the household."""
     seerr.add_user("sam", permissions=Permission.REQUEST)
     jo = seerr.add_user("Jo", permissions=Permission.REQUEST)
     seerr.request_in_web_ui(jo, "movie", DUNE_TWO_TMDB)
@@ -130,8 +132,8 @@ def test_a_title_someone_already_requested_names_them(seerr_house, seerr, fake_l
 
     said = ask(daemon, fake_llm, "add_movie", {"tmdb_id": DUNE_TWO_TMDB})
 
-    assert said == (f"{DUNE_TWO} was already requested in Seerr by Jo; you will get a text "
-                    "when it is ready.")
+    assert said == (f"{DUNE_TWO} was already requested in Seerr by a Seerr user, Jo; you "
+                    "will get a text when it is ready.")
     assert db.Request.get(db.Request.external_id == DUNE_TWO_TMDB).user.phone == MEMBER, \
         "Sam hears when it lands all the same"
 

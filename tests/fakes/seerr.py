@@ -24,10 +24,11 @@ answers it (400/404) and a response that breaks the spec becomes a 500; both are
 
 The control surface stands in for Seerr's web UI and library scans: ``add_user``,
 ``request_in_web_ui``, ``approve_in_web_ui``/``decline_in_web_ui``, ``set_media_status``,
-``blocklist``, ``fail_request``. Each change that Seerr notifies about is recorded in
-``notifications`` and, once ``configure_webhook`` is called, posted from the default
-template (``seerr_webhook``) to that URL with that Authorization header, in order, on a
-background thread (``wait_for_webhooks``; what was posted is in ``deliveries``).
+``blocklist``, ``fail_request``, ``set_display_name`` (the user's own Display Name),
+``cancel_in_web_ui``; ``refuse_next`` scripts a refusal. Each change that Seerr notifies
+about is recorded in ``notifications`` and, once ``configure_webhook`` is called, posted
+from the default template (``seerr_webhook``) to that URL with that Authorization header,
+in order, on a background thread (``wait_for_webhooks``; what was posted is in ``deliveries``).
 """
 
 import datetime as dt
@@ -103,15 +104,19 @@ class FakeSeerr:
     # ------------------------------------------------------------------ the web UI and scans
 
     def add_user(self, name: str, *, email: str | None = None, permissions: int = 0,
-                 plex_username: str | None = None, local: bool = False,
+                 plex_username: str | None = None, jellyfin_username: str | None = None,
+                 local: bool = False,
                  movie_quota: tuple[int, int] | None = None,
                  tv_quota: tuple[int, int] | None = None) -> int:
-        """A Seerr user; ``name`` is the username of a local user (``local``), else the
+        """A Seerr user; ``name`` is the username (the Display Name) of a local user
+        (``local``), else the Jellyfin username when ``jellyfin_username`` is given, else the
         Plex username unless ``plex_username`` is given. Quotas are (limit, days)."""
         with self._lock:
             user = User(self.state.next_id("user"), (email or f"{name}@example.com").lower(),
                         name if local else None,
-                        None if local else (plex_username or name), None, 2 if local else 1,
+                        None if local or jellyfin_username else (plex_username or name),
+                        None if local else jellyfin_username,
+                        2 if local else 3 if jellyfin_username else 1,
                         int(permissions), self.clock())
             user.movie_quota_limit, user.movie_quota_days = movie_quota or (None, None)
             user.tv_quota_limit, user.tv_quota_days = tv_quota or (None, None)
@@ -120,6 +125,19 @@ class FakeSeerr:
 
     def user(self, user_id: int) -> User:
         return self.state.users[user_id]
+
+    def set_display_name(self, user_id: int, name: str) -> None:
+        """What the user's own Settings > General > Display Name saves
+        (``POST /user/{id}/settings/main``): Seerr's ``username`` column, which
+        ``displayName`` shows first."""
+        with self._lock:
+            self.state.users[user_id].username = name
+
+    def cancel_in_web_ui(self, request_id: int) -> None:
+        """The requester cancels (or an admin deletes) the request: ``DELETE /request/{id}``
+        removes it, so every later call about it is 404 "Request not found."."""
+        with self._lock:
+            self.state.remove(self.state.requests[request_id])
 
     def request_in_web_ui(self, user_id: int, media_type: str, tmdb_id: int, *,
                           seasons: list[int] | str | None = None, is_4k: bool = False) -> int:
@@ -216,3 +234,7 @@ class FakeSeerr:
 
     def fail_next(self, count: int, status: int = 503) -> None:
         self.http.fail_next(count, status)
+
+    def refuse_next(self, method: str, path: str, status: int, message: str,
+                    meanwhile: Callable[[], None] | None = None) -> None:
+        self.http.refuse_next(method, path, status, message, meanwhile)

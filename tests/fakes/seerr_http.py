@@ -54,6 +54,7 @@ class SeerrHttp:
         self.violations: list[str] = []
         self.delay = 0.0                 # seconds before each answer (for timeouts)
         self._failures: list[int] = []
+        self._refusals: list[tuple[str, str, int, str, Callable[[], None] | None]] = []
         self._map = Map([Rule(path, endpoint=name, methods=[method])
                          for path, name, method in _RULES])
 
@@ -61,6 +62,25 @@ class SeerrHttp:
         """The next ``count`` calls meet a proxy answering ``status`` before Seerr."""
         with self.lock:
             self._failures.extend([status] * count)
+
+    def refuse_next(self, method: str, path: str, status: int, message: str,
+                    meanwhile: Callable[[], None] | None = None) -> None:
+        """The next ``method path`` is answered ``status {"message": message}`` instead of
+        being done, after ``meanwhile`` (what happened in Seerr just before) has run.
+        Seerr 3.1 itself answers a second decision with 200 and decides again; this stands
+        for a Seerr or a proxy in front of it that refuses one."""
+        with self.lock:
+            self._refusals.append((method, "/api/v1" + path, status, message, meanwhile))
+
+    def _refusal(self, request: Request) -> Response | None:
+        with self.lock:
+            for index, (method, path, status, message, meanwhile) in enumerate(self._refusals):
+                if method == request.method and path == request.path:
+                    del self._refusals[index]
+                    if meanwhile is not None:
+                        meanwhile()
+                    return _json(status, {"message": message})
+        return None
 
     def __call__(self, environ: dict[str, Any], start_response: Any) -> Any:
         request = Request(environ)
@@ -78,6 +98,9 @@ class SeerrHttp:
         if failure is not None:
             return Response("<html><body>Service Unavailable</body></html>", status=failure,
                             mimetype="text/html")
+        refused = self._refusal(request)
+        if refused is not None:
+            return refused
         rejection = check_request(request)
         if rejection is not None:
             if rejection[0] != 401:

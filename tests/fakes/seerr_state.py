@@ -95,6 +95,18 @@ class SeerrState:
                         else Notification.MEDIA_DECLINED, request)
         self.update_parent(request)
 
+    def remove(self, request: MediaRequest) -> None:
+        """``DELETE /request/{id}`` and ``handleRemoveParentUpdate``: the request goes; a
+        title no request of that kind (4K or not) is left for, and not available, is
+        UNKNOWN again."""
+        del self.requests[request.id]
+        media, key = request.media, request.media.key(request.is_4k)
+        left = any(r.media is media and r.is_4k == request.is_4k
+                   for r in self.requests.values())
+        if not left and getattr(media, key) != MediaStatus.AVAILABLE:
+            setattr(media, key, MediaStatus.UNKNOWN)
+        media.updated_at = self.clock()
+
     def fail(self, request: MediaRequest) -> None:
         """Radarr or Sonarr refused the approved request (``sendToRadarr``'s catch)."""
         request.status = RequestStatus.FAILED

@@ -73,3 +73,37 @@ def test_a_wrong_key_and_a_seerr_that_is_down(tmp_path, seerr):
     seerr.down()
     lines = run_check(tmp_path, seerr=seerr)
     assert lines[0].startswith(f"FAIL seerr: cannot reach Seerr at {seerr.url}/api/v1")
+
+
+def test_two_members_on_one_seerr_user_and_a_member_on_a_seerr_admin_are_warned(tmp_path,
+                                                                               seerr):
+    """Bob linked by id to Alice's Seerr user: every request of his would be filed, approved
+    and told as hers. Kim, a member here, linked to a Seerr admin: Seerr approves all she
+    asks and she may decide anyone's. Both are said, with the fix."""
+    seerr.add_user("alice", email="alice@example.com", permissions=Permission.REQUEST)
+    seerr.add_user("kim", permissions=Permission.ADMIN)
+    lines = run_check(tmp_path, seerr=seerr, users=[
+        {"phone": ADMIN, "name": "Alice", "role": "admin", "seerr_user": "alice@example.com"},
+        {"phone": MEMBER, "name": "Bob", "seerr_user": "2"},
+        {"phone": THIRD, "name": "Kim", "seerr_user": "kim"}])
+    assert (f"warn seerr: Kim ({THIRD}) is a member here, but Seerr user kim is a Seerr "
+            "admin, so Seerr approves every request they text and they may decide anyone's "
+            "in Seerr — link them to their own non-admin Seerr user, or make them role = "
+            "\"admin\" here") in lines
+    assert (f"warn seerr: Alice ({ADMIN}) and Bob ({MEMBER}) resolve to the same Seerr user "
+            "(id 2), so Seerr takes their requests as one person's (the first one's notices, "
+            "approvals and quota) — give each their own Seerr user: seerr_user = that user's "
+            "id, email or Plex/Jellyfin username") in lines
+
+
+def test_a_display_name_set_to_a_members_link_takes_nobody_for_them(tmp_path, seerr):
+    """Theo set his Seerr Display Name to Sam's link: check links Sam to Sam's own user,
+    not "several users"."""
+    sam = seerr.add_user("sam", email="sam@example.com", permissions=Permission.REQUEST)
+    theo = seerr.add_user("theo", permissions=Permission.REQUEST)
+    seerr.set_display_name(theo, "sam")
+    lines = run_check(tmp_path, seerr=seerr, users=[
+        {"phone": ADMIN, "name": "Alex", "role": "admin", "seerr_user": "theo"},
+        {"phone": MEMBER, "name": "Sam", "seerr_user": "sam"}])
+    assert f"ok   seerr: linked: Alex = theo (id {theo}), Sam = sam (id {sam})" in lines
+    assert not [line for line in lines if line.startswith("FAIL")]

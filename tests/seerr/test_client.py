@@ -74,18 +74,36 @@ def test_all_users_reads_every_page(seerr, client):
     assert users[1].email == "user0@example.com" and users[1].plex_username == "user0"
 
 
-def test_a_link_finds_a_user_by_id_email_or_any_username(seerr, client):
+def test_a_link_finds_a_user_by_id_email_or_plex_or_jellyfin_username(seerr, client):
     sam = seerr.add_user("sam", email="Sam@Home.example", permissions=MEMBER)
-    local = seerr.add_user("grandma", local=True, permissions=MEMBER)
+    local = seerr.add_user("grandma", local=True, email="gran@home.example",
+                           permissions=MEMBER)
+    kim = seerr.add_user("kim", jellyfin_username="KimJF", permissions=MEMBER)
     assert client.find_user(str(sam)).id == sam
     assert client.find_user("sam@home.EXAMPLE").id == sam
     assert client.find_user("SAM").id == sam
-    assert client.find_user("grandma").id == local
+    assert client.find_user("kimjf").id == kim
+    assert client.find_user("gran@home.example").id == local
     assert client.find_user("nobody") is None and client.find_user("99") is None
 
 
+def test_a_display_name_names_nobody(seerr, client):
+    """Seerr's Display Name is the user's own ``username``: "grandma", another member's
+    email or id typed there, match no link."""
+    seerr.add_user("sam", email="sam@home.example", permissions=MEMBER)
+    seerr.add_user("grandma", local=True, email="gran@home.example", permissions=MEMBER)
+    theo = seerr.add_user("theo", permissions=MEMBER)
+    seerr.set_display_name(theo, "sam@home.example")
+    assert client.find_user("grandma") is None
+    assert client.find_user("sam@home.example").id == 2
+    seerr.set_display_name(theo, "2")
+    assert client.find_user("2").id == 2
+    seerr.set_display_name(theo, "sam")
+    assert client.find_user("sam").id == 2
+
+
 def test_a_link_that_names_two_users_is_ambiguous(seerr, client):
-    seerr.add_user("jo", local=True, email="jo@a.example", permissions=MEMBER)
+    seerr.add_user("jo", jellyfin_username="jo", email="jo@a.example", permissions=MEMBER)
     seerr.add_user("jo", email="jo@b.example", permissions=MEMBER)
     error = refusal(client.find_user, "jo")
     assert error.kind == "ambiguous" and "(2, 3)" in error.message

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mediabot.arr.tools.base import Service, ToolContext, ToolError
+from mediabot.arr.tools.format import sms_safe_title
 from mediabot.seerr import (
     MediaStatus,
     RequestStatus,
@@ -50,6 +51,19 @@ class SeerrLink:
     admin: bool = False   # the asker can fix a link, so is told how
     # Tells the admins that the asker has no working link, naming the title asked for.
     hint_admins: Callable[[str], None] | None = None
+    # The Seerr user id the link names: kept, or resolved now and kept (``seerr_members``);
+    # None: resolved here from ``link`` each time.
+    resolve: Callable[[], int] | None = None
+    # How a text names a Seerr user: a member by their name, anyone else as not of the
+    # household ("a Seerr user, theo"); None: Seerr's name for them.
+    name_for: Callable[[Language, SeerrUser], str] | None = None
+
+    def user_id(self) -> int:
+        """The Seerr user the asker files as; raises ``SeerrError`` (unlinked, not_found,
+        ambiguous, or what the call met)."""
+        if self.resolve is not None:
+            return self.resolve()
+        return resolve_seerr_user(self.client, self.link).id
 
 
 def request_movie(ctx: ToolContext, seerr: SeerrLink, tmdb_id: int) -> dict:
@@ -105,14 +119,14 @@ def _file(ctx: ToolContext, seerr: SeerrLink, media: SeerrMedia, service: Servic
         return _told(lang.gettext("{title} is already on its way; you will get a text when "
                                   "it is ready.", title=title), requested=False)
     try:
-        member = resolve_seerr_user(seerr.client, seerr.link)
+        member = seerr.user_id()
     except SeerrError as exc:
         if exc.kind not in LINK_PROBLEMS:
             raise _cannot(exc) from None
         return _no_link(lang, seerr, exc, title)
     kind: Kind = "movie" if service == Service.RADARR else "tv"
     try:
-        request = seerr.client.request_media(kind, media.tmdb_id, as_user=member.id,
+        request = seerr.client.request_media(kind, media.tmdb_id, as_user=member,
                                              seasons=seasons, tvdb_id=media.tvdb_id)
     except SeerrError as exc:
         if exc.kind not in TOLD:
@@ -130,7 +144,7 @@ def _file(ctx: ToolContext, seerr: SeerrLink, media: SeerrMedia, service: Servic
 
 
 def _refused(ctx: ToolContext, seerr: SeerrLink, exc: SeerrError, media: SeerrMedia,
-             member: SeerrUser, service: Service, external_id: int) -> dict:
+             member: int, service: Service, external_id: int) -> dict:
     """Seerr's refusal as one sentence; the asker still hears when a title already asked
     for arrives."""
     lang, title = ctx.language, _label(media)
@@ -138,7 +152,7 @@ def _refused(ctx: ToolContext, seerr: SeerrLink, exc: SeerrError, media: SeerrMe
         return _told(_quota_text(lang, seerr.client, member, media), requested=False)
     if exc.kind == "duplicate":
         _remember(ctx, service, external_id, title)
-        return _told(_duplicate_text(lang, seerr.client, member, media), requested=False)
+        return _told(_duplicate_text(lang, seerr, member, media), requested=False)
     if exc.kind == "blocklisted":
         return _told(lang.gettext("{title} is on Seerr's blocklist, so it cannot be "
                                   "requested.", title=title), requested=False)
@@ -152,12 +166,12 @@ def _refused(ctx: ToolContext, seerr: SeerrLink, exc: SeerrError, media: SeerrMe
                  requested=False)
 
 
-def _quota_text(lang: Language, client: SeerrClient, member: SeerrUser,
+def _quota_text(lang: Language, client: SeerrClient, member: int,
                 media: SeerrMedia) -> str:
     """Over quota, with what Seerr says is left (asked as the member, which needs no
     permission); without the figures when Seerr will not give them."""
     try:
-        quota = client.quota(member.id, acting_as=member.id)
+        quota = client.quota(member, acting_as=member)
     except SeerrError:
         return lang.gettext("Seerr did not file {title}: you have reached your request "
                             "limit.", title=_label(media))
@@ -176,18 +190,20 @@ def _quota_text(lang: Language, client: SeerrClient, member: SeerrUser,
                          line.limit or 0, **values)
 
 
-def _duplicate_text(lang: Language, client: SeerrClient, member: SeerrUser,
+def _duplicate_text(lang: Language, seerr: SeerrLink, member: int,
                     media: SeerrMedia) -> str:
     """Already requested: by the asker, or by whom Seerr names."""
     title = _label(media)
     try:
-        requests = client.media("movie" if media.media_type == "movie" else "tv",
+        requests = seerr.client.media("movie" if media.media_type == "movie" else "tv",
                                 media.tmdb_id).requests
     except SeerrError:
         requests = media.requests
-    names = list(dict.fromkeys(r.requested_by.display_name for r in requests
-                               if r.requested_by.id != member.id))
-    if any(r.requested_by.id == member.id for r in requests) and not names:
+    names = list(dict.fromkeys(
+        seerr.name_for(lang, r.requested_by) if seerr.name_for is not None
+        else sms_safe_title(r.requested_by.display_name, limit=40)
+        for r in requests if r.requested_by.id != member))
+    if any(r.requested_by.id == member for r in requests) and not names:
         return lang.gettext("You already asked Seerr for {title}; you will get a text when it "
                             "is ready.", title=title)
     if names:
