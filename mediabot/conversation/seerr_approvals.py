@@ -73,7 +73,7 @@ def member_for(seerr_user: SeerrUser) -> db.User | None:
 
 def requester_name(request: SeerrRequest) -> str:
     member = member_for(request.requested_by)
-    return name_of(member) if member is not None else request.requested_by.display_name
+    return name_of(member) if member is not None else request.requested_by.shown_name
 
 
 class SeerrApprovals:
@@ -137,7 +137,7 @@ class SeerrApprovals:
                     id=highest + 1, seerr_request=request.id,
                     requester=member.id if member else None,
                     requested_by=(name_of(member) if member
-                                  else request.requested_by.display_name)[:255],
+                                  else request.requested_by.shown_name)[:255],
                     title=title[:255], created_at=now)
         except pw.IntegrityError:
             return None

@@ -82,7 +82,7 @@ class SeerrNotices:
         if note.kind == Kind.AUTO_APPROVED:
             return "remembered"
         modifier = request.modified_by
-        by = ((name_of(found) if (found := member_for(modifier)) else modifier.display_name)
+        by = ((name_of(found) if (found := member_for(modifier)) else modifier.shown_name)
               if modifier is not None else "Seerr")
         self.approvals.tell_decision(member, note.kind == Kind.APPROVED, request.id,
                                      _title(note), by)

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any, Generic, TypeVar
 
+from mediabot.text.outside import NAME_CHARS, outside_text
+
 Json = Mapping[str, Any]
 T = TypeVar("T")
 
@@ -96,6 +98,13 @@ class SeerrUser:
     def has(self, permission: Permission) -> bool:
         """Seerr's own check: ADMIN holds every permission."""
         return bool(self.permissions & (Permission.ADMIN | permission))
+
+    @property
+    def shown_name(self) -> str:
+        """Seerr's name for this user as it may stand in a text or a prompt. Its owner chose
+        it (a Display Name is anyone's to set), so it gets ``outside_text``'s rule: one
+        line, no links or phone numbers, bounded; the user's id when nothing is left."""
+        return outside_text(self.display_name, NAME_CHARS, fallback=f"Seerr user {self.id}")
 
     @property
     def names(self) -> tuple[str, ...]:

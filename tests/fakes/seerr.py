@@ -118,6 +118,12 @@ class FakeSeerr:
             self.state.users[user.id] = user
             return user.id
 
+    def set_display_name(self, user_id: int, name: str) -> None:
+        """The user's own profile page: Seerr keeps the Display Name as ``username``,
+        whatever its owner types (line breaks and links included)."""
+        with self._lock:
+            self.state.users[user_id].username = name
+
     def user(self, user_id: int) -> User:
         return self.state.users[user_id]
 

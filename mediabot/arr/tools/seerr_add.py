@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from mediabot.arr.tools.base import Service, ToolContext, ToolError
+from mediabot.arr.tools.format import sms_safe_title
 from mediabot.seerr import (
     MediaStatus,
     RequestStatus,
@@ -185,7 +186,7 @@ def _duplicate_text(lang: Language, client: SeerrClient, member: SeerrUser,
                                 media.tmdb_id).requests
     except SeerrError:
         requests = media.requests
-    names = list(dict.fromkeys(r.requested_by.display_name for r in requests
+    names = list(dict.fromkeys(r.requested_by.shown_name for r in requests
                                if r.requested_by.id != member.id))
     if any(r.requested_by.id == member.id for r in requests) and not names:
         return lang.gettext("You already asked Seerr for {title}; you will get a text when it "
@@ -228,7 +229,7 @@ def _told(message: str, *, requested: bool, **more: object) -> dict:
 
 
 def _label(media: SeerrMedia) -> str:
-    return f"{media.title} ({media.year})" if media.year else media.title
+    return sms_safe_title(f"{media.title} ({media.year})" if media.year else media.title)
 
 
 def _cannot(exc: SeerrError) -> ToolError:
