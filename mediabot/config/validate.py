@@ -8,6 +8,7 @@ that talk to that service. Each problem is one line naming the file, the key, th
 """
 
 import re
+import unicodedata
 from urllib.parse import urlparse
 
 from mediabot.config.schema import (
@@ -351,6 +352,21 @@ def read_users(entries: object, source: str, problems: list[str],
 def _is_http_url(url: str) -> bool:
     parsed = urlparse(url)
     return parsed.scheme in ("http", "https") and bool(parsed.netloc)
+
+
+def header_unsafe(secret: str) -> str | None:
+    """The first character of ``secret`` that an HTTP header cannot carry, named by its
+    code point ("U+FEFF ZERO WIDTH NO-BREAK SPACE"), or None when there is none.
+
+    Every secret travels in a header (an API key, Twilio's Basic auth, the webhook secret
+    Sonarr, Radarr and Seerr send back). requests refuses what is not Latin-1 and line
+    breaks, httpx (the model's client) what is not ASCII, and servers control characters:
+    so only printable ASCII is safe. A real key never holds anything else, so the name of
+    the stray character gives nothing of the secret away."""
+    for ch in secret:
+        if not " " <= ch <= "~":
+            return f"U+{ord(ch):04X} {unicodedata.name(ch, 'a control character')}"
+    return None
 
 
 def show_value(key: str, value: object) -> str:
