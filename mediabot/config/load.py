@@ -21,7 +21,7 @@ from typing import Any
 
 from mediabot.config.schema import SECRET_KEYS, SECTIONS, Config, ConfigError, DatabaseConfig, Need
 from mediabot.config.validate import find_problems, header_unsafe, read_users, show_value
-from mediabot.text.envfile import parse_env_file
+from mediabot.text.envfile import parse_env_file, secret_text
 
 log = logging.getLogger(__name__)
 DEFAULT_PATH = "config.toml"
@@ -300,17 +300,11 @@ def _read_secret(path: str, where: str, secret: str, problems: list[str]) -> str
         return "(unread)"
     if not text:
         problems.append(f"{where}: the file is empty; put the {secret} in it")
-    elif bad := header_unsafe(text):
+    elif bad := header_unsafe(secret, text):
         problems.append(f"{where}: the {secret} in it holds a character HTTP headers cannot "
                         f"carry ({bad}); save the file again with the {secret} alone, as "
                         "plain UTF-8 text")
     return text or "(unread)"
-
-
-def secret_text(text: str) -> str:
-    """A secret as a file holds it, less a leading byte-order mark (Windows editors write
-    one) and the whitespace around it (the newline an editor adds)."""
-    return text.strip().removeprefix("\ufeff").strip()
 
 
 def _unsafe_secrets(section: str, table: dict[str, Any], source: str,
@@ -319,9 +313,7 @@ def _unsafe_secrets(section: str, table: dict[str, Any], source: str,
     character HTTP headers cannot carry; never the secret itself."""
     problems = []
     for key in sorted(SECRET_KEYS & table.keys()):
-        value = table[key]
-        bad = header_unsafe(value) if isinstance(value, str) else None
-        if bad:
+        if bad := header_unsafe(key, table[key]):
             problems.append(f"{_origin(section, key, source, from_env)}: the {key} holds a "
                             f"character HTTP headers cannot carry ({bad}); set it again, "
                             "copied as plain text")

@@ -269,8 +269,14 @@ def test_a_secret_headers_cannot_carry_is_refused_naming_the_variable_never_the_
     problems += problems_of(raw_with(twilio={"auth_token": secret}), {})
     assert "cfg.toml: [twilio] auth_token: the auth_token holds a character HTTP headers " \
            f"cannot carry ({named}); set it again, copied as plain text" in problems
-    problems += problems_of(raw_with(), {"MEDIABOT_NOTIFICATIONS_WEBHOOK_SECRET": secret})
-    assert "environment: MEDIABOT_NOTIFICATIONS_WEBHOOK_SECRET: the webhook_secret holds a " \
-           f"character HTTP headers cannot carry ({named}); set it again, copied as plain " \
-           "text" in problems
+    problems += problems_of(raw_with(), {"MEDIABOT_LLM_API_KEY": secret})
+    assert "environment: MEDIABOT_LLM_API_KEY: the api_key holds a character HTTP headers " \
+           f"cannot carry ({named}); set it again, copied as plain text" in problems
     assert not any("s3cr" in problem for problem in problems)
+
+
+def test_the_webhook_secret_only_comes_back_so_any_text_serves():
+    """Sonarr sends it base64-encoded in Basic auth: "Café" travels (test_hooks)."""
+    config = parse_config(raw_with(notifications={"webhook_secret": "Café-Lumon-Straße"}),
+                          source="cfg.toml", environ={})
+    assert config.notifications.webhook_secret == "Café-Lumon-Straße"
