@@ -12,6 +12,7 @@ pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 
 import dataclasses
 import logging
+import math
 import os
 import tomllib
 from collections.abc import Mapping
@@ -19,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from mediabot.config.schema import SECRET_KEYS, SECTIONS, Config, ConfigError, DatabaseConfig, Need
-from mediabot.config.validate import find_problems, read_users, show_value
-from mediabot.text.envfile import parse_env_file
+from mediabot.config.validate import find_problems, header_unsafe, read_users, show_value
+from mediabot.text.envfile import parse_env_file, secret_text
 
 log = logging.getLogger(__name__)
 DEFAULT_PATH = "config.toml"
@@ -122,7 +123,7 @@ def _env_file(path: Path) -> tuple[dict[str, str], list[str]]:
     ``EnvironmentFile=`` gives the daemon), so a command run by hand reads the same
     secrets. None there: nothing. Unreadable: one problem naming the file and the fix."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")   # a Windows editor's BOM is no key
     except FileNotFoundError:
         return {}, []
     except (OSError, UnicodeDecodeError) as exc:
@@ -183,7 +184,7 @@ def _credentials(environ: Environ) -> dict[str, str]:
     for entry in os.scandir(directory):
         if entry.name.startswith(ENV_PREFIX) and entry.is_file():
             with open(entry.path, encoding="utf-8") as handle:
-                found[entry.name] = handle.read().strip()
+                found[entry.name] = secret_text(handle.read())
     return found
 
 
@@ -205,6 +206,7 @@ def parse_config(raw: Raw, *, source: str = "<config>", environ: Environ | None 
         if not isinstance(value, dict):
             problems.append(f"{source}: {name} = {value!r} must be a [{name}] table")
             continue
+        problems += _unsafe_secrets(name, value, source, from_env)
         value = _read_secret_files(name, value, source, problems, from_env)
         sections[name] = _build_section(name, value, source, problems)
     users = read_users(raw.get("users", []), source, problems, sections.get("sms"))
@@ -238,7 +240,7 @@ def _apply_env(raw: Raw, environ: Environ, source: str, problems: list[str],
                             f"use MEDIABOT_<SECTION>_<KEY>, e.g. MEDIABOT_LLM_API_KEY")
             continue
         try:
-            value = _convert_env(text, _expected_type(fields[key].type))
+            value = _convert_env(text, _expected_type(fields[key].type), fields[key].default)
         except ValueError as exc:
             problems.append(f"environment: {var} = {show_value(key, text)}: {exc}")
             continue
@@ -290,7 +292,7 @@ def _read_secret(path: str, where: str, secret: str, problems: list[str]) -> str
     secret does not report the same problem twice (the ConfigError is raised anyway)."""
     try:
         with open(path, encoding="utf-8") as handle:
-            text = handle.read().strip()
+            text = secret_text(handle.read())
     except (OSError, UnicodeDecodeError) as exc:
         reason = getattr(exc, "strerror", None) or "not UTF-8 text"
         problems.append(f"{where}: cannot read it ({reason}); check the path, and that the "
@@ -298,11 +300,30 @@ def _read_secret(path: str, where: str, secret: str, problems: list[str]) -> str
         return "(unread)"
     if not text:
         problems.append(f"{where}: the file is empty; put the {secret} in it")
+    elif bad := header_unsafe(secret, text):
+        problems.append(f"{where}: the {secret} in it holds a character HTTP headers cannot "
+                        f"carry ({bad}); save the file again with the {secret} alone, as "
+                        "plain UTF-8 text")
     return text or "(unread)"
 
 
-def _convert_env(text: str, expected: type) -> str | int | float | bool:
-    """An environment string as the field's type (``_expected_type``); ValueError says why."""
+def _unsafe_secrets(section: str, table: dict[str, Any], source: str,
+                    from_env: set[tuple[str, str]]) -> list[str]:
+    """A problem for each secret given directly (in the file or a variable) that holds a
+    character HTTP headers cannot carry; never the secret itself."""
+    problems = []
+    for key in sorted(SECRET_KEYS & table.keys()):
+        if bad := header_unsafe(key, table[key]):
+            problems.append(f"{_origin(section, key, source, from_env)}: the {key} holds a "
+                            f"character HTTP headers cannot carry ({bad}); set it again, "
+                            "copied as plain text")
+    return problems
+
+
+def _convert_env(text: str, expected: type, example: object = None
+                 ) -> str | int | float | bool:
+    """An environment string as the field's type (``_expected_type``); ValueError says why
+    (a number refused names ``example``, the key's default, as one to write)."""
     if expected is bool:
         lowered = text.strip().lower()
         if lowered in ("1", "true", "yes", "on"):
@@ -317,9 +338,13 @@ def _convert_env(text: str, expected: type) -> str | int | float | bool:
             raise ValueError("expected a whole number") from None
     if expected is float:
         try:
-            return float(text)
+            number = float(text)
         except ValueError:
             raise ValueError("expected a number") from None
+        if not math.isfinite(number):
+            raise ValueError(f"expected a finite number, not {text.strip()}; write a plain "
+                             f"number such as {example}") from None
+        return number
     return text
 
 
@@ -335,6 +360,11 @@ def _build_section(name: str, table: dict[str, Any], source: str, problems: list
                             f"known keys are {', '.join(fields)}")
             continue
         expected = _expected_type(fields[key].type)
+        if expected is float and isinstance(value, float) and not math.isfinite(value):
+            problems.append(f"{source}: [{name}] {key} = {show_value(key, value)} must be a "
+                            f"finite number, not inf or nan; write a plain number such as "
+                            f"{fields[key].default}")
+            continue
         if not _type_ok(value, expected):
             problems.append(f"{source}: [{name}] {key} = {show_value(key, value)} must be "
                             f"{_TYPE_WORDS[expected]}")

@@ -8,6 +8,7 @@ that talk to that service. Each problem is one line naming the file, the key, th
 """
 
 import re
+import unicodedata
 from urllib.parse import urlparse
 
 from mediabot.config.schema import (
@@ -35,6 +36,7 @@ from mediabot.text.phones import (
     split_channel,
 )
 
+SENT_SECRETS = ("api_key", "auth_token")   # sent by mediabot in a header
 ACCENTS = ("fold", "keep", "")   # "": the language's default (text.sms.accents_for)
 POSITIVE_KEYS = {
     "server": ("port", "connection_limit", "channel_timeout_seconds", "drain_seconds"),
@@ -351,6 +353,25 @@ def read_users(entries: object, source: str, problems: list[str],
 def _is_http_url(url: str) -> bool:
     parsed = urlparse(url)
     return parsed.scheme in ("http", "https") and bool(parsed.netloc)
+
+
+def header_unsafe(key: str, secret: object) -> str | None:
+    """The first character of a secret mediabot sends (``SENT_SECRETS``) that an HTTP
+    header cannot carry, named by its code point ("U+FEFF ZERO WIDTH NO-BREAK SPACE"), or
+    None when there is none.
+
+    An API key goes in a header and Twilio's token in Basic auth: requests refuses what is
+    not Latin-1 and line breaks, httpx (the model's client) what is not ASCII, and servers
+    control characters, so only printable ASCII is safe. A real key never holds anything
+    else, so naming the stray character gives nothing of the secret away. The webhook
+    secret only comes back, base64-encoded in Basic auth, so any text serves there
+    (``local_checks`` warns of one Sonarr cannot send)."""
+    if key not in SENT_SECRETS or not isinstance(secret, str):
+        return None
+    for ch in secret:
+        if not " " <= ch <= "~":
+            return f"U+{ord(ch):04X} {unicodedata.name(ch, 'a control character')}"
+    return None
 
 
 def show_value(key: str, value: object) -> str:

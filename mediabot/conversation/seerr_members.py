@@ -7,7 +7,6 @@ moves nobody. A Seerr user no link resolves to is nobody here: no member is text
 their requests, and a text that must name them says "a Seerr user, <Seerr's name>".
 """
 
-from mediabot.arr.tools.format import sms_safe_title
 from mediabot.conversation.household import name_of
 from mediabot.seerr import SeerrClient, SeerrError, SeerrUser, resolve_seerr_user
 from mediabot.store import db, users
@@ -49,7 +48,7 @@ def member_for(client: SeerrClient, seerr_user: SeerrUser) -> db.User | None:
 def seerr_label(seerr_user: SeerrUser) -> str:
     """Seerr's own name for a user (their Display Name, which they chose), as it may stand
     in a text: the rule for titles from outside."""
-    return sms_safe_title(seerr_user.display_name, limit=40, fallback=f"#{seerr_user.id}")
+    return seerr_user.shown_name
 
 
 def outsider_name(lang: Language, seerr_user: SeerrUser) -> str:

@@ -28,7 +28,7 @@ def check_seerr(config: Config) -> list[Line]:
     except SeerrError as exc:
         return [Line(FAIL, "seerr", _failure(exc, client.base))]
     lines = [Line(OK, "seerr", f"Seerr {version} at {client.base}, key accepted (it acts as "
-                               f"{owner.display_name}; requests are filed as each member)")]
+                               f"{owner.shown_name}; requests are filed as each member)")]
     lines += _link_lines(client, _members(config))
     return lines + _rules_line(config)
 
@@ -85,7 +85,7 @@ def _link_lines(client: SeerrClient, members: list[Member]) -> list[Line]:
 
 def _known_as(user: SeerrUser) -> str:
     """A Seerr user by a name its owner cannot set (Plex, Jellyfin, email), else Seerr's."""
-    return user.plex_username or user.jellyfin_username or user.email or user.display_name
+    return user.plex_username or user.jellyfin_username or user.email or user.shown_name
 
 
 def _shared_line(people: list[str], user_id: int) -> Line:
@@ -101,19 +101,19 @@ def _permission_lines(who: str, role: str, user: SeerrUser) -> list[Line]:
     lines = []
     if not (user.has(Permission.REQUEST) or user.has(Permission.REQUEST_MOVIE)
             or user.has(Permission.REQUEST_TV)):
-        lines.append(Line(WARN, "seerr", f"{who}: Seerr user {user.display_name} may not "
+        lines.append(Line(WARN, "seerr", f"{who}: Seerr user {user.shown_name} may not "
                                          "request anything — give them Request in Seerr's "
                                          "Users > Edit > Permissions"))
     if role == Role.MEMBER and user.permissions & Permission.ADMIN:
         lines.append(Line(WARN, "seerr", f"{who} is a member here, but Seerr user "
-                                         f"{user.display_name} is a Seerr admin, so Seerr "
+                                         f"{user.shown_name} is a Seerr admin, so Seerr "
                                          "approves every request they text and they may "
                                          "decide anyone's in Seerr — link them to their own "
                                          "non-admin Seerr user, or make them role = "
                                          "\"admin\" here"))
     if role == Role.ADMIN and not user.has(Permission.MANAGE_REQUESTS):
         lines.append(Line(WARN, "seerr", f"{who} is an admin here, but Seerr user "
-                                         f"{user.display_name} lacks Manage Requests, so "
+                                         f"{user.shown_name} lacks Manage Requests, so "
                                          "they cannot approve requests by text — give it "
                                          "in Seerr"))
     return lines

@@ -14,6 +14,8 @@ from dataclasses import dataclass
 from enum import IntEnum, IntFlag
 from typing import Any, Generic, TypeVar
 
+from mediabot.text.outside import NAME_CHARS, outside_text
+
 Json = Mapping[str, Any]
 T = TypeVar("T")
 
@@ -109,6 +111,13 @@ class SeerrUser:
         if "@" in wanted:
             return (self.email or "").lower() == wanted
         return wanted in (n.lower() for n in (self.plex_username, self.jellyfin_username) if n)
+
+    @property
+    def shown_name(self) -> str:
+        """Seerr's name for this user as it may stand in a text or a prompt. Its owner chose
+        it (a Display Name is anyone's to set), so it gets ``outside_text``'s rule: one
+        line, no links or phone numbers, bounded; the user's id when nothing is left."""
+        return outside_text(self.display_name, NAME_CHARS, fallback=f"Seerr user {self.id}")
 
     @classmethod
     def from_json(cls, body: Json) -> SeerrUser:

@@ -28,6 +28,12 @@ def parse_env_file(text: str, where: str) -> tuple[dict[str, str], list[str]]:
     return settings, problems
 
 
+def secret_text(text: str) -> str:
+    """A secret as a file holds it, less a leading byte-order mark (Windows editors write
+    one) and the whitespace around it (the newline an editor adds)."""
+    return text.strip().removeprefix("\ufeff").strip()
+
+
 def _unquoted(value: str) -> str:
     if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
         return value[1:-1]

@@ -2,11 +2,13 @@
 setting's type, beating the file), systemd credentials and secret files, and which path is
 read."""
 
+import dataclasses
 from pathlib import Path
 
 import pytest
 
 from mediabot.config import ConfigError, load_config, parse_config, resolve_path, twilio_needs
+from mediabot.config.schema import SECTIONS
 from tests.support import MINIMAL, problems_of, raw_with, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -189,3 +191,92 @@ def test_file_keys_exist_only_for_secrets():
     problems = problems_of(raw_with(llm={"model_file": "/x"}), {"MEDIABOT_LLM_BASE_URL_FILE": "/x"})
     assert any("[llm] model_file is not a known key" in p for p in problems)
     assert any("MEDIABOT_LLM_BASE_URL_FILE is not a known setting" in p for p in problems)
+
+
+NUMERIC = [  # (section, key, default): every float key of the config
+    ("server", "channel_timeout_seconds", 30.0), ("server", "drain_seconds", 20.0),
+    ("twilio", "timeout_seconds", 10.0), ("llm", "timeout_seconds", 120.0),
+    ("llm", "temperature", 0.3), ("sonarr", "timeout_seconds", 10.0),
+    ("radarr", "timeout_seconds", 10.0), ("seerr", "timeout_seconds", 10.0),
+]
+
+
+def test_every_float_key_of_the_schema_is_in_the_table():
+    floats = {(name, f.name) for name, cls in SECTIONS.items()
+              for f in dataclasses.fields(cls) if f.type in (float, "float")}
+    assert floats == {(section, key) for section, key, _ in NUMERIC}
+
+
+@pytest.mark.parametrize("section,key,default", NUMERIC)
+@pytest.mark.parametrize("value", [float("inf"), float("-inf"), float("nan")])
+def test_a_non_finite_number_in_the_file_is_refused_with_the_fix(section, key, default, value):
+    problems = problems_of(raw_with(**{section: {key: value}}))
+    assert f"cfg.toml: [{section}] {key} = {value!r} must be a finite number, not inf or nan; " \
+           f"write a plain number such as {default}" in problems
+
+
+@pytest.mark.parametrize("section,key,default", NUMERIC)
+@pytest.mark.parametrize("text", ["inf", "-Infinity", "nan", "1e999"])
+def test_a_non_finite_number_in_the_environment_is_refused_with_the_fix(section, key, default,
+                                                                       text):
+    var = f"MEDIABOT_{section.upper()}_{key.upper()}"
+    problems = problems_of(raw_with(), {var: text})
+    assert f"environment: {var} = {text!r}: expected a finite number, not {text}; write a " \
+           f"plain number such as {default}" in problems
+
+
+@pytest.mark.parametrize("var", ["MEDIABOT_LLM_MAX_TOOL_ROUNDS", "MEDIABOT_SERVER_PORT"])
+def test_a_whole_number_key_refuses_inf_too(var):
+    assert f"environment: {var} = 'inf': expected a whole number" in problems_of(raw_with(),
+                                                                             {var: "inf"})
+
+
+@pytest.mark.parametrize("written", ["\ufeffs3cret-key\n", "\ufeffs3cret-key\r\n",
+                                     "  s3cret-key  \n\n", "\n\ufeff s3cret-key\t\n"])
+def test_a_secret_file_loses_its_byte_order_mark_and_surrounding_whitespace(tmp_path, written):
+    (tmp_path / "key").write_text(written, encoding="utf-8", newline="")
+    raw = raw_with(llm={"api_key_file": str(tmp_path / "key")})
+    config = parse_config(raw, source="cfg.toml", environ={})
+    assert config.llm.api_key == "s3cret-key"
+    credentials = tmp_path / "credentials"
+    credentials.mkdir()
+    (credentials / "MEDIABOT_LLM_API_KEY").write_text(written, encoding="utf-8", newline="")
+    config = load_config(write_config(tmp_path, **MINIMAL),
+                         environ={"CREDENTIALS_DIRECTORY": str(credentials)})
+    assert config.llm.api_key == "s3cret-key", "a systemd credential is a secret file too"
+
+
+def test_the_env_file_beside_the_config_may_start_with_a_byte_order_mark(tmp_path):
+    (tmp_path / "env").write_text("\ufeffMEDIABOT_LLM_API_KEY=sk-beside\n", encoding="utf-8")
+    config = load_config(write_config(tmp_path, **MINIMAL), environ={})
+    assert config.llm.api_key == "sk-beside"
+
+
+@pytest.mark.parametrize("secret,named", [
+    ("s3cret\u00a0key", "U+00A0 NO-BREAK SPACE"), ("s3cret\u200bkey", "U+200B ZERO WIDTH SPACE"),
+    ("s3cret\ufeffkey", "U+FEFF ZERO WIDTH NO-BREAK SPACE"),
+    ("s3cret\x00key", "U+0000 a control character"), ("s3cret\nkey", "U+000A a control character"),
+    ("s3crét-key", "U+00E9 LATIN SMALL LETTER E WITH ACUTE"),
+])
+def test_a_secret_headers_cannot_carry_is_refused_naming_the_variable_never_the_secret(
+        tmp_path, secret, named):
+    (tmp_path / "key").write_text(secret, encoding="utf-8", newline="")
+    path = str(tmp_path / "key")
+    problems = problems_of(raw_with(), {"MEDIABOT_SEERR_API_KEY_FILE": path})
+    assert f"environment: MEDIABOT_SEERR_API_KEY_FILE = {path!r}: the api_key in it holds a " \
+           f"character HTTP headers cannot carry ({named}); save the file again with the " \
+           "api_key alone, as plain UTF-8 text" in problems
+    problems += problems_of(raw_with(twilio={"auth_token": secret}), {})
+    assert "cfg.toml: [twilio] auth_token: the auth_token holds a character HTTP headers " \
+           f"cannot carry ({named}); set it again, copied as plain text" in problems
+    problems += problems_of(raw_with(), {"MEDIABOT_LLM_API_KEY": secret})
+    assert "environment: MEDIABOT_LLM_API_KEY: the api_key holds a character HTTP headers " \
+           f"cannot carry ({named}); set it again, copied as plain text" in problems
+    assert not any("s3cr" in problem for problem in problems)
+
+
+def test_the_webhook_secret_only_comes_back_so_any_text_serves():
+    """Sonarr sends it base64-encoded in Basic auth: "Café" travels (test_hooks)."""
+    config = parse_config(raw_with(notifications={"webhook_secret": "Café-Lumon-Straße"}),
+                          source="cfg.toml", environ={})
+    assert config.notifications.webhook_secret == "Café-Lumon-Straße"

@@ -129,7 +129,7 @@ class FakeSeerr:
     def set_display_name(self, user_id: int, name: str) -> None:
         """What the user's own Settings > General > Display Name saves
         (``POST /user/{id}/settings/main``): Seerr's ``username`` column, which
-        ``displayName`` shows first."""
+        ``displayName`` shows first, whatever its owner types (line breaks and links included)."""
         with self._lock:
             self.state.users[user_id].username = name
 

@@ -2,21 +2,12 @@
 
 import datetime as dt
 import re
-import unicodedata
 
 from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.localtime import local_text
+from mediabot.text.outside import TITLE_CHARS, cut, outside_text
 
 _TIMELEFT = re.compile(r"^(?:(\d+)\.)?(\d+):(\d+):(\d+)")
-# Links in any spelling a phone would make tappable: a scheme, "www.", a host with a path,
-# or a bare host under a common top-level domain ("bit.ly", "evil.com").
-_LINK = re.compile(
-    r"(?i)(?:\b[a-z][a-z0-9+.-]*://|\bwww\.)[^\s()\[\]<>\"]*"
-    r"|\b(?:[a-z0-9-]+\.)+[a-z]{2,}/[^\s()\[\]<>\"]*"
-    r"|\b(?:[a-z0-9-]+\.)+(?:com|net|org|io|ly|app|xyz|info|biz|link|click|site|online|top|"
-    r"ru|cn|tk|gg)\b")
-_EMPTY_BRACKETS = re.compile(r"\(\s*\)|\[\s*\]")
-_LOOSE_ENDS = re.compile(r"^[\s,;:|/-]+|[\s,;:|/-]+$")
 
 
 def human_size(size: int | float | None, language: Language | None = None) -> str:
@@ -27,25 +18,21 @@ def human_size(size: int | float | None, language: Language | None = None) -> st
 
 def short_text(text: str | None, limit: int = 160) -> str:
     """Cut at a word boundary so the model gets the gist, not a paragraph."""
-    text = " ".join((text or "").split())
-    if len(text) <= limit:
-        return text
-    cut = text[:limit - 3].rsplit(" ", 1)[0].rstrip(",;:")
-    return cut + "..."
+    return cut(text or "", limit)
 
 
-def sms_safe_title(text: str | None, limit: int = 80, fallback: str = "Untitled") -> str:
-    """A title from outside (Sonarr/Radarr's catalogue, a webhook body) fit to quote in a text.
+def sms_safe_title(text: str | None, limit: int = TITLE_CHARS,
+                   fallback: str = "Untitled") -> str:
+    """A title from outside (Sonarr/Radarr's catalogue, a webhook body, Seerr) fit to quote
+    in a text: ``outside.outside_text``'s rule (one line, no links or phone numbers, at most
+    ``limit`` characters); ``fallback`` when nothing is left."""
+    return outside_text(text, limit, fallback)
 
-    Catalogue text is not ours: a title with line breaks would forge extra lines inside
-    mediabot's fixed confirmation question, and a link would put a tappable URL in it. The
-    result is one line (control, format and separator characters become spaces), has no
-    links, and is at most ``limit`` characters (cut at a word, with "..."); ``fallback``
-    when nothing is left.
-    """
-    spaced = "".join(" " if unicodedata.category(ch)[0] in "CZ" else ch for ch in text or "")
-    unlinked = _EMPTY_BRACKETS.sub(" ", _LINK.sub(" ", spaced))
-    return _LOOSE_ENDS.sub("", short_text(unlinked, limit)) or fallback
+
+def outside_field(text: str | None, limit: int = TITLE_CHARS) -> str | None:
+    """A server's field (a title, an episode's name, an overview) for a tool result, by
+    ``outside_text``'s rule; None when there is none or nothing of it is left."""
+    return outside_text(text, limit) or None
 
 
 def label(title: str, year: int | None) -> str:

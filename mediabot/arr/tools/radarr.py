@@ -11,7 +11,14 @@ from arrapi import RadarrAPI
 
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_quality_profile, pick_root_folder
-from mediabot.arr.tools.format import api_time, date_text, day_text, human_size, parse_utc
+from mediabot.arr.tools.format import (
+    api_time,
+    date_text,
+    day_text,
+    human_size,
+    outside_field,
+    parse_utc,
+)
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.arr.tools.trim import (
     delete_added,
@@ -51,7 +58,7 @@ def _hit(api: RadarrAPI, data: dict, now: dt.datetime, language: Language | None
 def status(data: dict, now: dt.datetime, language: Language | None = None) -> dict:
     """In library, monitored, downloaded, size and quality, or which release to wait for."""
     result = {
-        "kind": "movie", "title": data.get("title"), "year": data.get("year"),
+        "kind": "movie", "title": outside_field(data.get("title")), "year": data.get("year"),
         "tmdb_id": data.get("tmdbId"), "in_library": True,
         "monitored": bool(data.get("monitored")), "downloaded": bool(data.get("hasFile")),
         "size": human_size(data["sizeOnDisk"], language) if data.get("sizeOnDisk") else None,
@@ -172,7 +179,7 @@ def _home_release(data: dict, now: dt.datetime,
 
 def _movie_label(record: dict) -> str | None:
     movie = record.get("movie") or {}
-    return title_of(movie) if movie.get("title") else record.get("title")
+    return title_of(movie) if movie.get("title") else outside_field(record.get("title"))
 
 
 def calendar(api: RadarrAPI, start: dt.datetime, end: dt.datetime,

@@ -201,7 +201,7 @@ def _duplicate_text(lang: Language, seerr: SeerrLink, member: int,
         requests = media.requests
     names = list(dict.fromkeys(
         seerr.name_for(lang, r.requested_by) if seerr.name_for is not None
-        else sms_safe_title(r.requested_by.display_name, limit=40)
+        else r.requested_by.shown_name
         for r in requests if r.requested_by.id != member))
     if any(r.requested_by.id == member for r in requests) and not names:
         return lang.gettext("You already asked Seerr for {title}; you will get a text when it "
@@ -244,7 +244,7 @@ def _told(message: str, *, requested: bool, **more: object) -> dict:
 
 
 def _label(media: SeerrMedia) -> str:
-    return f"{media.title} ({media.year})" if media.year else media.title
+    return sms_safe_title(f"{media.title} ({media.year})" if media.year else media.title)
 
 
 def _cannot(exc: SeerrError) -> ToolError:

@@ -49,6 +49,6 @@ def _line(client: SeerrClient, media: SeerrMedia) -> str:
                                 media.tmdb_id).requests
     except SeerrError:
         return words
-    names = list(dict.fromkeys(r.requested_by.display_name for r in requests
+    names = list(dict.fromkeys(r.requested_by.shown_name for r in requests
                                if r.status in OPEN))
     return f"{words}; requested by {', '.join(names)}" if names else words

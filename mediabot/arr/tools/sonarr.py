@@ -12,7 +12,14 @@ from arrapi import SonarrAPI
 
 from mediabot.arr.tools.base import AlreadyInLibrary, ToolError
 from mediabot.arr.tools.choices import pick_language_profile, pick_quality_profile, pick_root_folder
-from mediabot.arr.tools.format import api_time, episode_code, human_size, parse_utc, when_text
+from mediabot.arr.tools.format import (
+    api_time,
+    episode_code,
+    human_size,
+    outside_field,
+    parse_utc,
+    when_text,
+)
 from mediabot.arr.tools.metadata import Metadata
 from mediabot.arr.tools.trim import (
     delete_added,
@@ -58,7 +65,7 @@ def status(data: dict, zone: dt.tzinfo = UTC, language: Language | None = None) 
     seasons = [s for s in data.get("seasons") or []
                if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
     result = {
-        "kind": "series", "title": data.get("title"), "year": data.get("year"),
+        "kind": "series", "title": outside_field(data.get("title")), "year": data.get("year"),
         "tvdb_id": data.get("tvdbId"), "in_library": True,
         "monitored": bool(data.get("monitored")), "status": data.get("status"),
         "episodes_on_disk": f"{stats.get('episodeFileCount', 0)}/"
@@ -147,7 +154,8 @@ def _monitor_seasons(data: dict, seasons: str | list[int]) -> str:
     unknown = sorted(set(seasons) - set(known))
     if unknown:
         have = f"{known[0]}-{known[-1]}" if known else "none yet"
-        raise ToolError(f"{data.get('title')} has no season {unknown[0]}; its seasons are {have}")
+        raise ToolError(f"{outside_field(data.get('title'))} has no season {unknown[0]}; "
+                        f"its seasons are {have}")
     for season in data.get("seasons") or []:
         season["monitored"] = season["seasonNumber"] in seasons
     return "unknown"
@@ -166,8 +174,8 @@ def queue(api: SonarrAPI) -> tuple[list[dict], int]:
     """(downloads, total): series title and episode codes instead of release names."""
     page = api._raw.get_queue(page=1, pageSize=QUEUE_PAGE_SIZE, includeSeries=True,
                               includeEpisode=True)
-    return queue_summary(page, lambda record: (record.get("series") or {}).get("title")
-                         or record.get("title"))
+    return queue_summary(page, lambda record: outside_field(
+        (record.get("series") or {}).get("title") or record.get("title")))
 
 
 def stuck(api: SonarrAPI, tvdb_id: int, now: dt.datetime, language: Language | None = None) -> dict:
@@ -230,9 +238,9 @@ def calendar(api: SonarrAPI, start: dt.datetime, end: dt.datetime,
 def _calendar_item(data: dict, zone: dt.tzinfo, language: Language | None) -> dict:
     airs = parse_utc(data.get("airDateUtc"))
     return {
-        "series": (data.get("series") or {}).get("title"),
+        "series": outside_field((data.get("series") or {}).get("title")),
         "episode": episode_code(data.get("seasonNumber"), data.get("episodeNumber")),
-        "title": data.get("title"),
+        "title": outside_field(data.get("title")),
         "airs": when_text(airs, zone, language) if airs else data.get("airDate"),
         "downloaded": bool(data.get("hasFile")),
     }

@@ -15,6 +15,7 @@ from mediabot.arr.tools.format import (
     episode_range,
     human_timeleft,
     label,
+    outside_field,
     progress,
     short_text,
     sms_safe_title,
@@ -73,14 +74,14 @@ def delete_added(item: arrapi.Series | arrapi.Movie, delete_files: bool) -> str:
 
 def _identity(data: dict, kind: str, id_key: str) -> dict:
     """kind, title, year and the external id ("tvdb_id" read from the payload's "tvdbId")."""
-    return {"kind": kind, "title": data.get("title"), "year": data.get("year") or None,
-            id_key: data.get(id_key.replace("_id", "Id"))}
+    return {"kind": kind, "title": outside_field(data.get("title")),
+            "year": data.get("year") or None, id_key: data.get(id_key.replace("_id", "Id"))}
 
 
 def search_hit(data: dict, kind: str, id_key: str) -> dict:
     """title, year, the external id, a short overview and whether it is already added."""
     return {**_identity(data, kind, id_key),
-            "overview": short_text(data.get("overview"), OVERVIEW_CHARS),
+            "overview": outside_field(data.get("overview"), OVERVIEW_CHARS) or "",
             "in_library": bool(data.get("id"))}
 
 
