@@ -15,7 +15,8 @@ link to a Seerr user, the admin is told so plainly and the request keeps waiting
 Once a request is decided anywhere (here, in the web UI, by another admin, by Seerr's
 auto-approval) its row is closed: nobody is asked again, a late answer is told it was already
 decided, and an approval text still held for an admin is withdrawn (``still_waiting``, which
-the held-text rule asks through ``app.held_text_stands``). Before asking and before acting,
+the held-text rule asks through ``app.held_text_stands``: the text is queued as a
+``SEERR_APPROVAL`` about the row's number). Before asking and before acting,
 Seerr itself is asked whether the request still waits.
 """
 
@@ -38,7 +39,7 @@ from mediabot.seerr import (
     resolve_seerr_user,
 )
 from mediabot.store import db, users
-from mediabot.store.db import ApprovalStatus
+from mediabot.store.db import ApprovalStatus, TextKind
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
 
@@ -50,7 +51,7 @@ KEY_HEAD = "approval:seerr-"
 
 def ask_key(number: int, admin_id: int) -> str:
     """The outbox dedupe_key of the text asking ``admin_id`` about Seerr approval
-    ``number``: an "approval:" key (its WhatsApp template, the held-text rule)."""
+    ``number`` (what the text is travels as its kind, ``TextKind.SEERR_APPROVAL``)."""
     return f"{KEY_HEAD}{number}:{admin_id}"
 
 
@@ -105,7 +106,7 @@ class SeerrApprovals:
             self.notify_member(admin, self.speaks(admin).gettext(
                 "{name} asked for {title}. Reply APPROVE {number} or DENY {number}",
                 name=row.requested_by, title=row.title, number=row.id),
-                ask_key(row.id, admin.id))
+                ask_key(row.id, admin.id), kind=TextKind.SEERR_APPROVAL, subject=row.id)
         log.info("Seerr request %s waits for approval as number %s (%d admins told)",
                  request.id, row.id, len(admins))
         return "asked"
@@ -266,10 +267,12 @@ class SeerrApprovals:
                 "deny them yourself: tell the admin to text APPROVE or DENY with the number "
                 "(or decide in Seerr).")
 
-    def notify_member(self, user: db.User, text: str, key: str) -> None:
-        """Text someone of the household (not opted out), once per ``key``."""
+    def notify_member(self, user: db.User, text: str, key: str,
+                      kind: TextKind = TextKind.OTHER, subject: int | None = None) -> None:
+        """Text someone of the household (not opted out), once per ``key``; ``kind`` and
+        ``subject`` say what the text is and is about."""
         if self.notify is not None and not user.opted_out:
-            self.notify(user, text, key=key)
+            self.notify(user, text, key=key, kind=kind, subject=subject)
 
 
 def waiting_row(request_id: int) -> db.SeerrApproval | None:
@@ -298,14 +301,10 @@ def _close(row: db.SeerrApproval, status: ApprovalStatus, now: dt.datetime) -> b
 
 
 
-def still_waiting(dedupe_key: str) -> bool | None:
-    """Does the Seerr request an approval text (``ask_key``) asks about still wait? None
-    when the key is not one of these texts' (mediabot's own approvals answer for it)."""
-    if not dedupe_key.startswith(KEY_HEAD):
-        return None
-    number = dedupe_key[len(KEY_HEAD):].split(":", 1)[0]
-    if not number.isdigit():
-        return True
+def still_waiting(number: int) -> bool:
+    """Does Seerr approval ``number``, which an approval text asks about (its
+    ``outbox.subject``), still wait? False once closed: then the text, if held, is
+    withdrawn."""
     return db.SeerrApproval.select().where(
-        db.SeerrApproval.id == int(number),
+        db.SeerrApproval.id == number,
         db.SeerrApproval.status == ApprovalStatus.WAITING).exists()
