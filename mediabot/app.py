@@ -55,15 +55,18 @@ def build_engine(config: Config, clock: Clock = db.utcnow,
     return Engine(build_services(config, clock, notify))
 
 
-def held_text_stands(kind: str, dedupe_key: str, now: dt.datetime) -> bool:
-    """For the sender (``mailbox.held.Stands``): does what a held text is about still stand?
-    An approval request while its request waits for an answer; a download notice while its
-    request is kept. The mailbox sits below both, so the daemon hands it this."""
-    if kind == "approval":
-        seerr = seerr_approvals.still_waiting(dedupe_key)
-        return household.still_waiting(dedupe_key, now) if seerr is None else seerr
-    if kind == "ready":
-        return notices.still_wanted(dedupe_key)
+def held_text_stands(kind: db.TextKind, subject: int, now: dt.datetime) -> bool:
+    """For the sender (``mailbox.held.Stands``): does ``subject``, what a held text of
+    ``kind`` is about, still stand? An approval request while its request waits for an
+    answer; a download notice while its request is kept. The mailbox sits below both, so
+    the daemon hands it this."""
+    match kind:
+        case db.TextKind.APPROVAL:
+            return household.still_waiting(subject, now)
+        case db.TextKind.SEERR_APPROVAL:
+            return seerr_approvals.still_waiting(subject)
+        case db.TextKind.READY:
+            return notices.still_wanted(subject)
     return True
 
 

@@ -76,8 +76,10 @@ class Daemon:
             jobs["seerr-pending"] = (lambda: seerr.sweep(clock()), SEERR_SWEEP_SECONDS)
         return jobs
 
-    def _notify(self, user: db.User, text: str, key: str | None = None) -> None:
-        self.sender.send(user.phone, text, user_id=user.id, dedupe_key=key, shape=True)
+    def _notify(self, user: db.User, text: str, key: str | None = None,
+                kind: db.TextKind = db.TextKind.OTHER, subject: int | None = None) -> None:
+        self.sender.send(user.phone, text, user_id=user.id, dedupe_key=key, shape=True,
+                         kind=kind, subject=subject)
 
     def start(self) -> None:
         """Recover what a crash left, start the jobs, bind the port (not yet serving).

@@ -248,7 +248,8 @@ class Answering:
         return self.sender.enqueue(user.phone, reply.text, user_id=user.id, inbox_id=row.id,
                                    reply_on=incoming.channel,   # back where it came from
                                    media_urls=reply.media,  # posters
-                                   shape=True)   # for the channel it goes on
+                                   shape=True,   # for the channel it goes on
+                                   kind=db.TextKind.REPLY)
 
     def _rate_limited(self, user: db.User) -> bool:
         since = self.clock() - dt.timedelta(hours=1)

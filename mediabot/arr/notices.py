@@ -46,11 +46,12 @@ Episodes = set[tuple[int, int]]   # (season, episode) pairs
 
 class NoticeSender(Protocol):
     """What notices use of the outbox's sender (the mailbox's ``Sender`` is the one): queue
-    a text once per ``dedupe_key`` (the row, or None when nothing is to be sent), then send
-    a queued row."""
+    a text once per ``dedupe_key``, saying what it is and which request it is about (the
+    row, or None when nothing is to be sent), then send a queued row."""
 
     def enqueue(self, to_number: str, body: str, /, *, user_id: int | None = ...,
-                dedupe_key: str | None = ..., shape: bool = ...) -> db.Outbox | None: ...
+                dedupe_key: str | None = ..., shape: bool = ...,
+                kind: db.TextKind = ..., subject: int | None = ...) -> db.Outbox | None: ...
 
     def deliver(self, row_id: int, /) -> object: ...
 
@@ -200,7 +201,7 @@ class Notices:
             return None
         key = ready_key(req, notice.id, tag) if episodes else movie_ready_key(req)
         return self.sender.enqueue(user.phone, text, user_id=user.id, dedupe_key=key,
-                                   shape=True)
+                                   shape=True, kind=db.TextKind.READY, subject=req.id)
 
 
 def ready_key(req: db.Request, notice_id: int, tag: str) -> str:
@@ -224,11 +225,10 @@ def told_by_sonarr(req: db.Request) -> bool:
     return gathering or db.Announced.select().where(db.Announced.request == req.id).exists()
 
 
-def still_wanted(dedupe_key: str) -> bool:
-    """Is the request a notice (``ready_key``) tells about still kept? False once its title
-    left the library (``forget``): then the notice, if held, is withdrawn."""
-    request = dedupe_key.split(":")[2] if dedupe_key.count(":") >= 2 else ""
-    return not request.isdigit() or requests.still_kept(int(request))
+def still_wanted(request_id: int) -> bool:
+    """Is the request a "ready" text tells about (its ``outbox.subject``) still kept? False
+    once its title left the library (``forget``): then the notice, if held, is withdrawn."""
+    return requests.still_kept(request_id)
 
 
 # -- what was announced and what only upgraded ---------------------------------------------

@@ -33,7 +33,7 @@ from mediabot.config import RequestsConfig
 from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox import outbox
 from mediabot.store import db, users
-from mediabot.store.db import ApprovalStatus, Role
+from mediabot.store.db import ApprovalStatus, Role, TextKind
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
 
@@ -42,9 +42,11 @@ log = logging.getLogger(__name__)
 
 
 class Notify(Protocol):
-    """How a person is texted from here: ``key`` is the text's outbox dedupe_key."""
+    """How a person is texted from here: ``key`` is the text's outbox dedupe_key (it is
+    queued once), ``kind`` and ``subject`` what it is and is about (``db.TextKind``)."""
 
-    def __call__(self, user: db.User, text: str, key: str | None = None) -> None: ...
+    def __call__(self, user: db.User, text: str, key: str | None = None,
+                 kind: TextKind = TextKind.OTHER, subject: int | None = None) -> None: ...
 
 
 def name_of(user: db.User) -> str:
@@ -130,7 +132,8 @@ class HouseRules:
             text = self.speaks(admin).gettext(
                 "{name} asked for {title}. Reply APPROVE {number} or DENY {number}",
                 name=name_of(user), title=title, number=row.id)
-            self._tell(admin, text, key=approval_key(row.id, admin.id))
+            self._tell(admin, text, key=approval_key(row.id, admin.id),
+                       kind=TextKind.APPROVAL, subject=row.id)
         log.info("request %s by user %s waits for approval (%d admins told)", row.id, user.id,
                  len(admins))
         return {"ok": True, "waiting_for_approval": True, "request": row.id,
@@ -223,9 +226,10 @@ class HouseRules:
         return (f"Requests waiting for an admin's approval: {listed}. You cannot approve or "
                 "deny them yourself: tell the admin to text APPROVE or DENY with the number.")
 
-    def _tell(self, user: db.User, text: str, **key: str) -> None:
+    def _tell(self, user: db.User, text: str, key: str | None = None,
+              kind: TextKind = TextKind.OTHER, subject: int | None = None) -> None:
         if self.notify is not None and not user.opted_out:
-            self.notify(user, text, **key)
+            self.notify(user, text, key=key, kind=kind, subject=subject)
 
 
 def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
@@ -278,13 +282,11 @@ def approval_key(request: int, admin: int) -> str:
     return f"approval:{request}:{admin}"
 
 
-def still_waiting(dedupe_key: str, now: dt.datetime) -> bool:
-    """Does the request an approval text (``approval_key``) asks about still wait for an
-    answer? False once decided, expired or gone: then the text, if held, is withdrawn."""
-    number = dedupe_key.split(":")[1] if dedupe_key.count(":") == 2 else ""
-    if not number.isdigit():
-        return True   # not an approval text: nothing here to say
-    return db.Approval.select().where(db.Approval.id == int(number),
+def still_waiting(number: int, now: dt.datetime) -> bool:
+    """Does request ``number``, which an approval text asks about (its ``outbox.subject``),
+    still wait for an answer? False once decided, expired or gone: then the text, if held,
+    is withdrawn."""
+    return db.Approval.select().where(db.Approval.id == number,
                                       db.Approval.status == ApprovalStatus.WAITING,
                                       db.Approval.expires_at > now).exists()
 

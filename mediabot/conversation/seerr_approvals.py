@@ -15,7 +15,8 @@ link to a Seerr user, the admin is told so plainly and the request keeps waiting
 Once a request is decided anywhere (here, in the web UI, by another admin, by Seerr's
 auto-approval) its row is closed: nobody is asked again, a late answer is told it was already
 decided, and an approval text still held for an admin is withdrawn (``still_waiting``, which
-the held-text rule asks through ``app.held_text_stands``). Before asking and before acting,
+the held-text rule asks through ``app.held_text_stands``: the text is queued as a
+``SEERR_APPROVAL`` about the row's number). Before asking and before acting,
 Seerr itself is asked whether the request still waits.
 """
 
@@ -41,7 +42,7 @@ from mediabot.conversation.seerr_members import (
 from mediabot.mailbox import outbox
 from mediabot.seerr import RequestStatus, SeerrClient, SeerrError, SeerrRequest
 from mediabot.store import db, users
-from mediabot.store.db import ApprovalStatus
+from mediabot.store.db import ApprovalStatus, TextKind
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
 
@@ -53,7 +54,7 @@ KEY_HEAD = "approval:seerr-"
 
 def ask_key(number: int, admin_id: int) -> str:
     """The outbox dedupe_key of the text asking ``admin_id`` about Seerr approval
-    ``number``: an "approval:" key (its WhatsApp template, the held-text rule)."""
+    ``number`` (what the text is travels as its kind, ``TextKind.SEERR_APPROVAL``)."""
     return f"{KEY_HEAD}{number}:{admin_id}"
 
 
@@ -90,8 +91,6 @@ class SeerrApprovals:
     def speaks(self, user: db.User) -> Language:
         return users.language_of(user, self.language)
 
-    # -- asking ---------------------------------------------------------------------------
-
     def ask(self, request_id: int, now: dt.datetime, title: str = "") -> str:
         """Put Seerr request ``request_id`` to the admins, once; a word for the log."""
         request = self.client.get_request(request_id)
@@ -105,7 +104,7 @@ class SeerrApprovals:
         admins = users.active_admins() if self.notify is not None else []
         for admin in admins:
             self.notify_member(admin, _ask_text(self.speaks(admin), row, request),
-                               ask_key(row.id, admin.id))
+                               ask_key(row.id, admin.id), TextKind.SEERR_APPROVAL, row.id)
         log.info("Seerr request %s waits for approval as number %s (%d admins told)",
                  request.id, row.id, len(admins))
         return "asked"
@@ -273,10 +272,12 @@ class SeerrApprovals:
                 "deny them yourself: tell the admin to text APPROVE or DENY with the number "
                 "(or decide in Seerr).")
 
-    def notify_member(self, user: db.User, text: str, key: str) -> None:
-        """Text someone of the household (not opted out), once per ``key``."""
+    def notify_member(self, user: db.User, text: str, key: str,
+                      kind: TextKind = TextKind.OTHER, subject: int | None = None) -> None:
+        """Text someone of the household (not opted out), once per ``key``; ``kind`` and
+        ``subject`` say what the text is and is about."""
         if self.notify is not None and not user.opted_out:
-            self.notify(user, text, key=key)
+            self.notify(user, text, key=key, kind=kind, subject=subject)
 
 
 def _ask_text(lang: Language, row: db.SeerrApproval, request: SeerrRequest) -> str:
@@ -385,14 +386,10 @@ def _close(row: db.SeerrApproval, status: ApprovalStatus, now: dt.datetime) -> b
 
 
 
-def still_waiting(dedupe_key: str) -> bool | None:
-    """Does the Seerr request an approval text (``ask_key``) asks about still wait? None
-    when the key is not one of these texts' (mediabot's own approvals answer for it)."""
-    if not dedupe_key.startswith(KEY_HEAD):
-        return None
-    number = dedupe_key[len(KEY_HEAD):].split(":", 1)[0]
-    if not number.isdigit():
-        return True
+def still_waiting(number: int) -> bool:
+    """Does Seerr approval ``number``, which an approval text asks about (its
+    ``outbox.subject``), still wait? False once closed: then the text, if held, is
+    withdrawn."""
     return db.SeerrApproval.select().where(
-        db.SeerrApproval.id == int(number),
+        db.SeerrApproval.id == number,
         db.SeerrApproval.status == ApprovalStatus.WAITING).exists()

@@ -120,12 +120,14 @@ class SeerrNotices:
         if req is not None and req.service == Service.RADARR:
             if not requests.claim_told(req.id, now):
                 return 0
-            key = notices.movie_ready_key(req)
+            key, kind, subject = notices.movie_ready_key(req), db.TextKind.READY, req.id
         elif req is not None and notices.told_by_sonarr(req):
             return 0
         else:
-            key = event_key(request.id, note.notification_type)
-        self.approvals.notify_member(member, self._ready_text(member, note, request), key)
+            key, kind, subject = (event_key(request.id, note.notification_type),
+                                  db.TextKind.OTHER, None)
+        self.approvals.notify_member(member, self._ready_text(member, note, request), key,
+                                     kind=kind, subject=subject)
         return 1
 
     def _ready_text(self, member: db.User, note: SeerrNotification,

@@ -22,12 +22,11 @@ refuse with 63016.
 import datetime as dt
 import json
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import Any
 
 from mediabot.config import SmsConfig, TwilioConfig
 from mediabot.mailbox import intake, sms_optout
-from mediabot.store.db import Outbox, User
+from mediabot.store.db import Outbox, TextKind, User
 from mediabot.text.language import Language
 from mediabot.text.phones import SMS, WHATSAPP, Channel, channel_address, split_channel
 from mediabot.text.sms import count_segments, format_reply_for
@@ -36,14 +35,8 @@ from mediabot.text.whatsapp import format_whatsapp
 WINDOW = dt.timedelta(hours=24)
 
 
-class TextKind(StrEnum):
-    """What an outbox text is, for the templates and for held texts: a reply to a text of
-    theirs, a download notice, an admin's approval request, or anything else."""
-
-    REPLY = "reply"
-    READY = "ready"
-    APPROVAL = "approval"
-    OTHER = "other"
+# The kinds of text a WhatsApp template may carry, and that go again after a late 63016.
+NOTICES = (TextKind.READY, TextKind.APPROVAL, TextKind.SEERR_APPROVAL)
 
 
 @dataclass(frozen=True)
@@ -111,7 +104,7 @@ def plan(row: Outbox, config: TwilioConfig, now: dt.datetime, *, window_closed: 
     if not window_closed and window_open(row.user_id, row.to_number, now):
         return Plan(WHATSAPP)
     mode = config.whatsapp_outside_window
-    template = template_for(kind(row.dedupe_key), config) if mode == "template" else ""
+    template = template_for(TextKind(row.kind), config) if mode == "template" else ""
     if template:
         return Plan(WHATSAPP, template=template)
     if mode in ("sms", "template") and sms:
@@ -124,17 +117,13 @@ def sms_sender(config: TwilioConfig) -> str:
     return config.from_number or config.messaging_service_sid
 
 
-def kind(dedupe_key: str | None) -> TextKind:
-    """The kind of notice a text is, read from its dedupe key: READY (a download notice),
-    APPROVAL (an admin asked to approve), else OTHER."""
-    head = (dedupe_key or "").split(":", 1)[0]
-    return TextKind(head) if head in (TextKind.READY, TextKind.APPROVAL) else TextKind.OTHER
-
-
-def template_for(notice_kind: str, config: TwilioConfig) -> str:
-    templates: dict[str, str] = {TextKind.READY: config.whatsapp_ready_template,
-                                 TextKind.APPROVAL: config.whatsapp_approval_template}
-    return templates.get(notice_kind, "")
+def template_for(kind: TextKind, config: TwilioConfig) -> str:
+    """The Content SID a text of ``kind`` goes as outside the window; "" for none."""
+    templates: dict[TextKind, str] = {
+        TextKind.READY: config.whatsapp_ready_template,
+        TextKind.APPROVAL: config.whatsapp_approval_template,
+        TextKind.SEERR_APPROVAL: config.whatsapp_approval_template}
+    return templates.get(kind, "")
 
 
 def message_fields(plan_: Plan, to_number: str, body: str, media: list[str],

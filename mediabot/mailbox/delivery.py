@@ -42,7 +42,7 @@ from mediabot.mailbox.twilio_client import (
     describe_error,
 )
 from mediabot.store import users
-from mediabot.store.db import Outbox, OutboxStatus, User, utcnow
+from mediabot.store.db import Outbox, OutboxStatus, TextKind, User, utcnow
 from mediabot.text.localtime import Clock
 from mediabot.text.phones import SMS, WHATSAPP, Channel, split_channel
 from mediabot.text.public_url import web_urls
@@ -100,11 +100,12 @@ class Sender:
     def send(self, to_number: str, body: str, *, user_id: int | None = None,
              inbox_id: int | None = None, reply_on: Channel | None = None,
              dedupe_key: str | None = None, media_urls: Iterable[str] = (),
-             shape: bool = False) -> Outbox | None:
+             shape: bool = False, kind: TextKind = TextKind.OTHER,
+             subject: int | None = None) -> Outbox | None:
         """``enqueue`` then ``deliver``; returns the row as it ended (None for an empty body)."""
         row = self.enqueue(to_number, body, user_id=user_id, inbox_id=inbox_id,
                            reply_on=reply_on, dedupe_key=dedupe_key, media_urls=media_urls,
-                           shape=shape)
+                           shape=shape, kind=kind, subject=subject)
         if row is None:
             return None
         if row.status == OutboxStatus.PENDING:
@@ -114,9 +115,12 @@ class Sender:
     def enqueue(self, to_number: str, body: str, *, user_id: int | None = None,
                 inbox_id: int | None = None, reply_on: Channel | None = None,
                 dedupe_key: str | None = None, media_urls: Iterable[str] = (),
-                shape: bool = False) -> Outbox | None:
+                shape: bool = False, kind: TextKind = TextKind.OTHER,
+                subject: int | None = None) -> Outbox | None:
         """Write a ``pending`` row; with the same ``inbox_id`` or ``dedupe_key`` as an
-        earlier row, return that row instead (no second row, so no second send).
+        earlier row, return that row instead (no second row, so no second send). ``kind``
+        and ``subject`` say what the text is and what it is about (``TextKind``): the
+        templates and the held-text rule read them, never the key.
         ``media_urls`` go with it as media (http(s) only, at most three). A reply to inbox
         row ``inbox_id`` gives the channel that text came on as ``reply_on``; the channel is
         ``channels.choose``'s. With ``shape`` the body is written for it (SMS or WhatsApp
@@ -135,7 +139,8 @@ class Sender:
             return None
         return outbox.add(to_number=split_channel(to_number)[1], body=body, channel=channel,
                           now=self.clock(), user_id=user_id, inbox_id=inbox_id,
-                          dedupe_key=dedupe_key, media=web_urls(media_urls))
+                          dedupe_key=dedupe_key, media=web_urls(media_urls), kind=kind,
+                          subject=subject)
 
     def deliver(self, row_id: int, *, now: dt.datetime | None = None) -> OutboxStatus:
         """Send one due ``pending`` row and return its status afterwards.

@@ -14,8 +14,10 @@ sent:
 - an approval request whose request was decided (or expired) is withdrawn;
 - a download notice whose title left the library since is withdrawn.
 
-What a text is about (an approval, a request) is owned above the mailbox, so whether it
-still stands is asked through ``Stands``, which the daemon wires in (``app.held_text_stands``).
+Each row says what it is (``outbox.kind``) and what it is about (``outbox.subject``: an
+approval's number, a request's id), written when it was queued. Approvals and requests are
+owned above the mailbox, so whether that subject still stands is asked through ``Stands``,
+which the daemon wires in (``app.held_text_stands``).
 """
 
 import datetime as dt
@@ -23,9 +25,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mediabot.mailbox import channels, intake
-from mediabot.mailbox.channels import TextKind
-from mediabot.store.db import Outbox, OutboxStatus
+from mediabot.mailbox import intake
+from mediabot.store.db import Outbox, OutboxStatus, TextKind
 
 
 class Mark(StrEnum):
@@ -48,11 +49,12 @@ class Drop(StrEnum):
 MARKS = tuple(Mark)
 HOLD_LIMIT = dt.timedelta(days=7)
 
-# stands(kind, dedupe_key, now): does what a "ready" or "approval" text is about still stand?
-Stands = Callable[[str, str, dt.datetime], bool]
+# stands(kind, subject, now): does ``subject``, what a text of ``kind`` (a "ready" or an
+# approval request) is about, still stand?
+Stands = Callable[[TextKind, int, dt.datetime], bool]
 
 
-def always(kind: str, dedupe_key: str, now: dt.datetime) -> bool:
+def always(kind: TextKind, subject: int, now: dt.datetime) -> bool:
     """``Stands`` for a sender with nothing above it to ask (tests, benches): all stand."""
     return True
 
@@ -81,6 +83,7 @@ GAVE_UP = Verdict(False, OutboxStatus.FAILED, Drop.GAVE_UP)
 DROPPED = Verdict(False, OutboxStatus.CANCELLED, Drop.ANSWERED_OUT_OF_TURN)
 WITHDRAWN = {
     TextKind.APPROVAL: Verdict(False, OutboxStatus.CANCELLED, Drop.DECIDED),
+    TextKind.SEERR_APPROVAL: Verdict(False, OutboxStatus.CANCELLED, Drop.DECIDED),
     TextKind.READY: Verdict(False, OutboxStatus.CANCELLED, Drop.LEFT_LIBRARY),
 }
 
@@ -102,13 +105,13 @@ def is_held(row: Outbox) -> bool:
 
 def held_text(row: Outbox, now: dt.datetime, stands: Stands) -> HeldText:
     """The facts about ``row`` that ``judge`` weighs (the person's newest text, and whether
-    its subject stands)."""
-    answers, user_id = row.inbox_id, row.user_id
-    kind = TextKind.REPLY if answers is not None else channels.kind(row.dedupe_key)
+    its subject stands: a text about nothing in particular always does)."""
+    answers, user_id, kind, subject = row.inbox_id, row.user_id, TextKind(row.kind), row.subject
     newest = intake.newest_inbox_id_of(user_id) if answers is not None and user_id else None
     return HeldText(kind=kind, age=now - row.created_at,
                     written_since=answers is not None and (newest or 0) > answers,
-                    stands=kind not in WITHDRAWN or stands(kind, row.dedupe_key or "", now))
+                    stands=kind not in WITHDRAWN or subject is None
+                    or stands(kind, subject, now))
 
 
 def verdict(row: Outbox, now: dt.datetime, stands: Stands) -> Verdict:

@@ -1,8 +1,10 @@
 """The outbox table's owner: every query of ``Outbox`` is here.
 
 A row is one text to send (a reply, a notice, an approval request), written before it is
-sent so that delivery survives a crash. One inbox row or one ``dedupe_key`` gets at most
-one row (both unique), so a text is never queued twice. ``status`` goes ``pending`` ->
+sent so that delivery survives a crash; it says what it is (``kind``) and what it is about
+(``subject``), for the templates and the held-text rule. One inbox row or one ``dedupe_key``
+gets at most one row (both unique), so a text is never queued twice: that is all a key is
+for, and nothing reads its parts. ``status`` goes ``pending`` ->
 ``sent`` (Twilio accepted it) or ``failed``, or ``cancelled`` when it was withdrawn before
 it went; ``next_attempt_at`` is both the retry schedule and the lease a sending thread
 holds (``claim``). After a 201 the row keeps Twilio's delivery reports (``record_delivery``).
@@ -17,11 +19,10 @@ from collections.abc import Iterable
 import peewee as pw
 
 from mediabot.mailbox import channels
-from mediabot.mailbox.channels import TextKind
 from mediabot.mailbox.held import MARKS, Mark
 from mediabot.mailbox.intake import newest_inbox_id
 from mediabot.mailbox.twilio_client import Outcome, TwilioCode
-from mediabot.store.db import DeliveryState, Outbox, OutboxStatus, database
+from mediabot.store.db import DeliveryState, Outbox, OutboxStatus, TextKind, database
 from mediabot.text.phones import WHATSAPP, Channel
 
 log = logging.getLogger(__name__)
@@ -39,9 +40,11 @@ UNDELIVERED = (DeliveryState.FAILED, DeliveryState.UNDELIVERED)
 
 def add(*, to_number: str, body: str, channel: Channel, now: dt.datetime,
         user_id: int | None = None, inbox_id: int | None = None,
-        dedupe_key: str | None = None, media: list[str] | None = None) -> Outbox:
-    """A new ``pending`` row, due at ``now``; the earlier row with the same ``inbox_id`` or
-    ``dedupe_key`` instead, when there is one (also when another thread wrote it first).
+        dedupe_key: str | None = None, media: list[str] | None = None,
+        kind: TextKind = TextKind.OTHER, subject: int | None = None) -> Outbox:
+    """A new ``pending`` row of ``kind`` about ``subject``, due at ``now``; the earlier row
+    with the same ``inbox_id`` or ``dedupe_key`` instead, when there is one (also when
+    another thread wrote it first).
     Raises peewee's IntegrityError for a non-existent user or inbox id."""
     existing = _existing(inbox_id, dedupe_key)
     if existing is not None:
@@ -51,7 +54,8 @@ def add(*, to_number: str, body: str, channel: Channel, now: dt.datetime,
             row = Outbox.create(user=user_id, to_number=to_number, body=body, channel=channel,
                                 inbox=inbox_id, segments=channels.segments(channel, body),
                                 dedupe_key=dedupe_key, next_attempt_at=now, created_at=now,
-                                media=json.dumps(media) if media else None)
+                                media=json.dumps(media) if media else None, kind=kind,
+                                subject=subject)
     except pw.IntegrityError:
         existing = _existing(inbox_id, dedupe_key)
         if existing is None:
@@ -175,7 +179,7 @@ def send_again_after_63016(row: Outbox, now: dt.datetime) -> bool:
     out of turn. True when the row was put back."""
     if (row.channel != WHATSAPP or row.delivery_error != TwilioCode.OUTSIDE_WINDOW
             or row.delivery not in UNDELIVERED
-            or channels.kind(row.dedupe_key) == TextKind.OTHER):
+            or row.kind not in channels.NOTICES):
         return False
     back = Outbox.update(status=OutboxStatus.PENDING, error=Mark.WINDOW_REFUSED,
                          next_attempt_at=now, delivery=None, delivery_at=None).where(

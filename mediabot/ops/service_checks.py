@@ -51,6 +51,7 @@ def whatsapp_window_line(twilio: TwilioConfig) -> Line:
     """How a notice and an approval request go outside WhatsApp's 24-hour window; a warn
     when one of them can only wait (no template for it and no SMS to fall back on)."""
     from mediabot.mailbox import channels
+    from mediabot.store.db import TextKind
 
     mode, sms = twilio.whatsapp_outside_window, channels.sms_sender(twilio)
     if mode == "wait":
@@ -59,12 +60,14 @@ def whatsapp_window_line(twilio: TwilioConfig) -> Line:
                                     "(whatsapp_outside_window = \"wait\"; dropped after 7 days)")
     ways = {kind: (f"go as template {channels.template_for(kind, twilio)}"
                    if mode == "template" and channels.template_for(kind, twilio)
-                   else f"go by SMS from {sms}" if sms else "") for kind in ("ready", "approval")}
+                   else f"go by SMS from {sms}" if sms else "")
+            for kind in (TextKind.READY, TextKind.APPROVAL)}
     said = "; ".join(f"{name} {ways[kind] or 'wait for the next WhatsApp message'}" for
-                     kind, name in (("ready", "download notices"),
-                                    ("approval", "approval requests")))
-    stuck = [key for kind, key in (("ready", "whatsapp_ready_template"),
-                                   ("approval", "whatsapp_approval_template")) if not ways[kind]]
+                     kind, name in ((TextKind.READY, "download notices"),
+                                    (TextKind.APPROVAL, "approval requests")))
+    stuck = [key for kind, key in ((TextKind.READY, "whatsapp_ready_template"),
+                                   (TextKind.APPROVAL, "whatsapp_approval_template"))
+             if not ways[kind]]
     if stuck:
         return Line(WARN, "whatsapp", f"outside the 24-hour window, {said} — set [twilio] "
                                       f"{' and '.join(stuck)} (an approved HX... Content SID) "

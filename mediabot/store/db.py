@@ -65,6 +65,19 @@ class OutboxStatus(StrEnum):
     CANCELLED = "cancelled"
 
 
+class TextKind(StrEnum):
+    """``outbox.kind``: what a text is, written when it is queued. The templates and the
+    held-text rule tell texts apart by it, and by ``outbox.subject``, what it is about: the
+    request a download notice tells of, or the number an approval request asks about. (The
+    dedupe key only keeps a text from being queued twice; nothing reads its parts.)"""
+
+    REPLY = "reply"                    # the answer to their text (``outbox.inbox``)
+    READY = "ready"                    # a download notice; subject: the request's id
+    APPROVAL = "approval"              # an admin asked about a member's add; its number
+    SEERR_APPROVAL = "seerr-approval"  # an admin asked about a request in Seerr; its number
+    OTHER = "other"                    # anything else (a decision, an expiry, a tip, ...)
+
+
 class DeliveryState(StrEnum):
     """``outbox.delivery``: what Twilio last reported of a sent text (its message status;
     a state Twilio adds later is stored as it came)."""
@@ -204,6 +217,8 @@ class Outbox(BaseModel):
     delivery_error = pw.IntegerField(null=True)  # Twilio's ErrorCode, e.g. 30003
     delivery_at = pw.DateTimeField(null=True)
     channel = pw.CharField(default=Channel.SMS)   # where it goes
+    kind = pw.CharField(default=TextKind.OTHER)   # a TextKind
+    subject = pw.IntegerField(null=True)          # what it is about (see TextKind)
 
     class Meta:
         table_name = "outbox"

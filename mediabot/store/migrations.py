@@ -283,12 +283,47 @@ def m019_user_seerr_id(db: pw.SqliteDatabase) -> None:
     db.execute_sql("ALTER TABLE users ADD COLUMN seerr_id INTEGER")
 
 
+def m020_outbox_kinds(db: pw.SqliteDatabase) -> None:
+    """Each outgoing text keeps what it is (``db.TextKind``) and what it is about (a request's
+    id, an approval's number), so nothing reads them out of its dedupe key again. Older rows
+    are read here once, by the rule the release that queued them used: a reply answers an
+    inbox row; a "ready:{service}:{request}:..." key is a download notice of that request;
+    "approval:seerr-{number}:{admin}" asks about a Seerr request, "approval:{number}:{admin}"
+    about a member's add; anything else is "other". A key whose number was not a number
+    keeps no subject (the held-text rule lets such a text stand, as it did)."""
+    db.execute_sql("ALTER TABLE outbox ADD COLUMN kind VARCHAR(32) NOT NULL DEFAULT 'other'")
+    db.execute_sql("ALTER TABLE outbox ADD COLUMN subject INTEGER")
+    db.execute_sql("UPDATE outbox SET kind = 'reply' WHERE inbox_id IS NOT NULL")
+    rows = db.execute_sql("SELECT id, dedupe_key FROM outbox WHERE inbox_id IS NULL AND "
+                          "(dedupe_key GLOB 'ready:*' OR dedupe_key GLOB 'approval:*')")
+    for row_id, key in rows.fetchall():
+        db.execute_sql("UPDATE outbox SET kind = ?, subject = ? WHERE id = ?",
+                       (*_kind_of_old_key(key), row_id))
+
+
+def _kind_of_old_key(key: str) -> tuple[str, int | None]:
+    """(kind, subject) of a dedupe key queued before m020: the one place a key is read."""
+    parts = key.split(":")
+    if parts[0] == "ready":
+        return "ready", _number(parts[2] if len(parts) >= 3 else "")
+    if key.startswith("approval:seerr-"):
+        return "seerr-approval", _number(key[len("approval:seerr-"):].split(":", 1)[0])
+    if parts[0] == "approval":
+        return "approval", _number(parts[1] if len(parts) == 3 else "")
+    return "other", None
+
+
+def _number(text: str) -> int | None:
+    return int(text) if text.isascii() and text.isdigit() else None
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
               m011_request_added_at, m012_channels, m013_token_calibration,
               m014_user_language, m015_sms_blocked, m016_inbox_opt_out,
-              m017_user_seerr_link, m018_seerr_approvals, m019_user_seerr_id]
+              m017_user_seerr_link, m018_seerr_approvals, m019_user_seerr_id,
+              m020_outbox_kinds]
 
 
 class StorageError(Exception):

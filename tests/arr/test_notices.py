@@ -37,6 +37,14 @@ def test_movie_import_texts_only_the_requesters_once(client, fake_twilio, clock)
         (ADMIN, "Dune: Part Two is ready to watch.")]
 
 
+def test_a_ready_text_is_queued_as_a_notice_about_its_request(client, fake_twilio, clock):
+    """What the held-text rule and the WhatsApp templates read: the row's kind and subject."""
+    requested(MEMBER, "radarr", DUNE_TWO_TMDB, "Dune: Part Two", clock)
+    post_hook(client, "radarr", radarr_download())
+    [request], [row] = db.Request.select(), db.Outbox.select()
+    assert (row.kind, row.subject) == ("ready", request.id)
+
+
 def test_notify_me_adds_a_second_recipient(client, fake_twilio, clock):
     requested(ADMIN, "radarr", DUNE_TWO_TMDB, "Dune: Part Two", clock)
     requested(MEMBER, "radarr", DUNE_TWO_TMDB, "Dune: Part Two", clock)

@@ -94,3 +94,47 @@ def test_an_unanswered_stop_from_an_older_release_keeps_counting(path):
     flagged = {row.message_sid: row.opt_out for row in db.Inbox.select()}
     assert flagged == {"SM1": False, "SM2": True, "SM3": False, "SM4": True}
     db.database.close()
+
+
+def test_older_outbox_rows_learn_what_they_are_from_their_keys_once(path):
+    """m020 keeps each text's kind and subject; the rows an older release queued get them
+    from their dedupe keys, read by the rule that release used, so a held notice or
+    approval request is judged as it was."""
+    wrapper = peewee.SqliteDatabase(path)
+    migrations.migrate(wrapper)
+    wrapper.execute_sql("DELETE FROM schema_version WHERE name = 'm020_outbox_kinds'")
+    wrapper.execute_sql("ALTER TABLE outbox DROP COLUMN kind")
+    wrapper.execute_sql("ALTER TABLE outbox DROP COLUMN subject")
+    wrapper.execute_sql("INSERT INTO users (phone, role, opted_out, from_config, created_at) "
+                        "VALUES ('+15551234567', 'admin', 0, 0, '2026-01-01 00:00:00')")
+    wrapper.execute_sql("INSERT INTO inbox (message_sid, user_id, from_number, body, "
+                        "received_at) VALUES ('SM1', 1, '+15551234567', 'hi', "
+                        "'2026-01-01 00:00:00')")
+    old_keys = {
+        "ready:sonarr:7:2026-01-01T00:00:00:3:s01e02": ("ready", 7),
+        "ready:radarr:8:2026-01-01T00:00:00:0:": ("ready", 8),    # a film, told once
+        "approval:5:1": ("approval", 5),
+        "approval:seerr-12:1": ("seerr-approval", 12),
+        "approval:seerr-x:1": ("seerr-approval", None),   # no number: it stood, and stands
+        "approval:5": ("approval", None),
+        "ready:x": ("ready", None),
+        "READY:sonarr:7:2026-01-01T00:00:00:3:": ("other", None),   # keys were case-sensitive
+        "seerr:4:MEDIA_APPROVED": ("other", None),
+        "rate-limit:1:2026010100": ("other", None),
+        "sms-blocked:1:": ("other", None),
+    }
+    for key in old_keys:
+        wrapper.execute_sql("INSERT INTO outbox (user_id, to_number, body, dedupe_key, "
+                            "next_attempt_at, created_at) VALUES (1, '+15551234567', 'x', ?, "
+                            "'2026-01-01 00:00:00', '2026-01-01 00:00:00')", (key,))
+    wrapper.execute_sql("INSERT INTO outbox (user_id, to_number, body, inbox_id, "
+                        "next_attempt_at, created_at) VALUES (1, '+15551234567', 'reply', 1, "
+                        "'2026-01-01 00:00:00', '2026-01-01 00:00:00')")
+    wrapper.execute_sql("INSERT INTO outbox (user_id, to_number, body, next_attempt_at, "
+                        "created_at) VALUES (1, '+15551234567', 'no key', "
+                        "'2026-01-01 00:00:00', '2026-01-01 00:00:00')")
+    wrapper.close()
+    migrations.open_database(path)
+    read = {row.dedupe_key or row.body: (row.kind, row.subject) for row in db.Outbox.select()}
+    assert read == {**old_keys, "reply": ("reply", None), "no key": ("other", None)}
+    db.database.close()
