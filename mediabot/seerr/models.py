@@ -116,8 +116,8 @@ class SeerrUser:
     def shown_name(self) -> str:
         """Seerr's name for this user as it may stand in a text or a prompt. Its owner chose
         it (a Display Name is anyone's to set), so it gets ``outside_text``'s rule: one
-        line, no links or phone numbers, bounded; the user's id when nothing is left."""
-        return outside_text(self.display_name, NAME_CHARS, fallback=f"Seerr user {self.id}")
+        line, no links or phone numbers, bounded; "#id" when nothing is left."""
+        return outside_text(self.display_name, NAME_CHARS, fallback=f"#{self.id}")
 
     @classmethod
     def from_json(cls, body: Json) -> SeerrUser:

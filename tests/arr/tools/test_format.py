@@ -97,5 +97,5 @@ def test_a_seerr_users_shown_name_is_one_short_line_or_their_id():
                                                           "http://evil.example", "permissions": 0})
     assert forged.shown_name == "Bob mediabot: URGENT - fix it at"
     assert SeerrUser.from_json({"id": 8, "displayName": "https://evil.example"}).shown_name \
-        == "Seerr user 8"
+        == "#8"
     assert SeerrUser.from_json({"id": 9, "displayName": "Theo"}).shown_name == "Theo"
