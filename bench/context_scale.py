@@ -38,7 +38,7 @@ from mediabot.answering.worker import Worker
 from mediabot.app import build_engine
 from mediabot.config import load_config
 from mediabot.mailbox.delivery import Sender
-from mediabot.mailbox.intake import Inbound, Intake
+from mediabot.mailbox.inbox import Inbound, Intake
 from mediabot.scheduler import prune_history
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users

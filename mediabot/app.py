@@ -5,22 +5,22 @@ import logging
 
 from flask import Flask
 
+from mediabot.approvals import house_rules, seerr_requests
+from mediabot.approvals.house_rules import HouseRules, Notify
+from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
 from mediabot.config import Config
-from mediabot.conversation import household, seerr_approvals
 from mediabot.conversation.engine import Engine
-from mediabot.conversation.household import HouseRules, Notify
-from mediabot.conversation.llm import ChatModel
-from mediabot.conversation.seerr_approvals import SeerrApprovals
-from mediabot.conversation.seerr_hooks import SeerrHook
-from mediabot.conversation.seerr_notices import SeerrNotices
 from mediabot.conversation.services import Services
 from mediabot.conversation.summarizer import Summarizer
-from mediabot.seerr import SeerrClient
+from mediabot.model.chat import ChatModel
+from mediabot.seerr.api import SeerrClient
+from mediabot.seerr.notifications import SeerrNotices
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 from mediabot.text.localtime import Clock
+from mediabot.webhooks.seerr_hook import SeerrHook
 
 log = logging.getLogger(__name__)
 
@@ -62,9 +62,9 @@ def held_text_stands(kind: db.TextKind, subject: int, now: dt.datetime) -> bool:
     the daemon hands it this."""
     match kind:
         case db.TextKind.APPROVAL:
-            return household.still_waiting(subject, now)
+            return house_rules.still_waiting(subject, now)
         case db.TextKind.SEERR_APPROVAL:
-            return seerr_approvals.still_waiting(subject)
+            return seerr_requests.still_waiting(subject)
         case db.TextKind.READY:
             return notices.still_wanted(subject)
     return True

@@ -215,8 +215,8 @@ def check(config_path: str | None) -> None:
     \b
     Example: mediabot check --config /etc/mediabot/config.toml
     """
-    from mediabot.ops.check_report import FAIL, summary
     from mediabot.ops.checks import run_checks
+    from mediabot.text.check_report import FAIL, summary
 
     config = load_config(config_path, needs=DAEMON_NEEDS)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line

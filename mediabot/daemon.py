@@ -20,7 +20,6 @@ from waitress import create_server
 from mediabot.answering.faults import RetryPolicy
 from mediabot.answering.worker import Worker
 from mediabot.app import build_engine, held_text_stands, open_storage, seerr_hook
-from mediabot.arr.hooks import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.config import Config, webhook_url
 from mediabot.mailbox.delivery import Backoff, Sender
 from mediabot.mailbox.twilio_client import build_twilio_client
@@ -28,7 +27,8 @@ from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import Clock
-from mediabot.web import create_app, status_url
+from mediabot.webhooks.downloads import BODY_LIMIT, BURST_SECONDS, Hooks
+from mediabot.webhooks.web import create_app, status_url
 
 log = logging.getLogger(__name__)
 NOTICE_SECONDS = 5.0

@@ -27,9 +27,9 @@ from pathlib import Path
 import pytest
 import requests
 
-from mediabot.arr.requests import record_request
+from mediabot.arr.wanted import record_request
 from mediabot.config import ConfigError, parse_config, twilio_needs
-from mediabot.conversation.engine import Answer
+from mediabot.conversation.engine import Handled
 from mediabot.conversation.incoming import read_text
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text
@@ -482,7 +482,7 @@ class RecordingEngine:
         self.max_running_per_user: dict[int, int] = {}
         self._lock = threading.Lock()
 
-    def answer(self, incoming):
+    def respond(self, incoming):
         user_id, text = incoming.user.id, incoming.text
         with self._lock:
             self.running += 1
@@ -494,15 +494,15 @@ class RecordingEngine:
             self.read.append(incoming)
             self.running -= 1
             self.running_per_user[user_id] -= 1
-        return Answer(None, incoming.user)  # nothing to send
+        return Handled(None, incoming.user)  # nothing to send
 
     def after_turn(self, answer):
         pass
 
 
 def answered(engine, user_id, text):
-    """One text read as the terminal reads it: the engine's Answer, for ``after_turn``."""
-    return engine.answer(read_text(db.User.get_by_id(user_id), text))
+    """One text read as the terminal reads it: the engine's Handled, for ``after_turn``."""
+    return engine.respond(read_text(db.User.get_by_id(user_id), text))
 
 
 def queue(user_id, body):

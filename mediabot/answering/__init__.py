@@ -7,5 +7,5 @@ reads it (a question counts as asked only once Twilio accepted its text). Answer
 above the conversation: it reads a text out of the inbox, hands it to the engine and puts
 the reply in the outbox, so it is the one package that uses both. ``worker`` owns the
 threads, the per-person slots and shutdown; ``answer`` what one pass over a person's texts
-does (``Answering``); ``faults`` what a turn does when storage fails under it.
+does (``TextsPass``); ``faults`` what a turn does when storage fails under it.
 """

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import peewee
 
 from mediabot.conversation.history import delete_messages_after, last_message_id
-from mediabot.mailbox.intake import requeue
+from mediabot.mailbox.inbox import requeue
 from mediabot.store import db
 from mediabot.text.language import SOURCE, Language, load
 

@@ -4,7 +4,7 @@ The webhook only records a message and calls ``notify(user_id)``. A small thread
 drains each user's queued inbox rows; rows that arrive while that user's turn runs are
 read with the next turn, so rapid texting never leaves a run of orphaned user messages.
 What one pass does with a user's rows (reading a burst in order, the rate limit, the turn,
-committing the reply) is ``answer.Answering``; this module owns the threads, the per-user
+committing the reply) is ``texts_pass.TextsPass``; this module owns the threads, the per-user
 slots and shutdown.
 
 A turn that fails (storage above all: a full disk, a read-only file) leaves its rows
@@ -21,10 +21,10 @@ from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 
-from mediabot.answering.answer import Answering, Answers
 from mediabot.answering.faults import OpenTurns, Retries, RetryPolicy, is_storage_fault
+from mediabot.answering.texts_pass import Responder, TextsPass
 from mediabot.config import SmsConfig
-from mediabot.mailbox import intake
+from mediabot.mailbox import inbox
 from mediabot.mailbox.delivery import Sender
 from mediabot.store import db
 from mediabot.store.users import language_of
@@ -89,9 +89,9 @@ class AckPacing:
 
 class Worker:
     """The thread pool, one slot per user (``notify`` runs or re-runs their turn) and the
-    bounded shutdown; what a turn does is ``Answering``'s."""
+    bounded shutdown; what a turn does is ``TextsPass``'s."""
 
-    def __init__(self, engine: Answers, sender: Sender, config: SmsConfig, *,
+    def __init__(self, engine: Responder, sender: Sender, config: SmsConfig, *,
                  clock: Clock = db.utcnow, max_workers: int = 4,
                  retry: RetryPolicy = RetryPolicy()) -> None:
         self.engine = engine
@@ -99,7 +99,7 @@ class Worker:
         self.config = config
         self.retries = Retries(retry, self.notify)
         self.turns = OpenTurns()
-        self.answering = Answering(engine, sender, config, self.retries, self.turns, clock)
+        self.answering = TextsPass(engine, sender, config, self.retries, self.turns, clock)
         self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="turn")
         self._lock = threading.Lock()
         self._running: set[int] = set()
@@ -133,7 +133,7 @@ class Worker:
 
     def recover(self) -> int:
         """At start: process rows a crash left ``queued`` or ``processing``."""
-        users = intake.users_with_unanswered()
+        users = inbox.users_with_unanswered()
         for user_id in users:
             self.notify(user_id)
         if users:
@@ -218,7 +218,7 @@ class Worker:
                       user_id, delay, exc_info=exc)
         try:
             with db.database.connection_context():
-                intake.requeue(user_id)
+                inbox.requeue(user_id)
         except Exception as still:  # noqa: BLE001 - the retry that follows requeues them
             log.warning("user %s: rows left processing (%s); still retried", user_id, still)
 

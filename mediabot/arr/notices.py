@@ -26,7 +26,7 @@ from typing import Protocol
 
 from peewee import chunked
 
-from mediabot.arr import requests
+from mediabot.arr import wanted
 from mediabot.arr.events import ArrEvent
 from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import episode_code, sms_safe_title
@@ -105,7 +105,7 @@ class Notices:
 
     def forget(self, service: Service, external_id: int) -> str:
         """The series or movie was removed: its requests (and what they were told) go."""
-        requests.forget_title(service, external_id)
+        wanted.forget_title(service, external_id)
         return "forgotten"
 
     def _claim_imports(self, download_id: str, episodes: Episodes, upgrade: bool) -> Episodes:
@@ -128,7 +128,7 @@ class Notices:
     def _record(self, item: Item, episodes: Episodes) -> str:
         """Store the notice (episodes join an unsent one for the same series), then send
         whatever is due. Stored first, so a crash before sending loses nothing."""
-        if not requests.requests_for(item.service, item.external_id).exists():
+        if not wanted.requests_for(item.service, item.external_id).exists():
             return "nobody asked"
         now = self.clock()
         gather = item.service == Service.SONARR and self.burst_seconds > 0 and not self._closed
@@ -178,7 +178,7 @@ class Notices:
             if not claimed:
                 return []
             episodes = {tuple(pair) for pair in json.loads(notice.episodes)}
-            asked = requests.requests_for(notice.service, notice.external_id,
+            asked = wanted.requests_for(notice.service, notice.external_id,
                                           untold=not episodes)  # a movie: told once
             rows = [row for req in asked if (row := self._tell(req, notice, episodes))]
         log.info("%s import of %s: %d requester(s) told", notice.service, notice.external_id,
@@ -194,7 +194,7 @@ class Notices:
         title = _safe(notice.title) or sms_safe_title(req.title, fallback="")
         user = req.user
         text, tag = notice_text(users.language_of(user, self.sms_config.language), title, fresh)
-        requests.mark_told(req.id, self.clock())
+        wanted.mark_told(req.id, self.clock())
         _remember_announced(req, fresh, self.clock())
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
@@ -228,7 +228,7 @@ def told_by_sonarr(req: db.Request) -> bool:
 def still_wanted(request_id: int) -> bool:
     """Is the request a "ready" text tells about (its ``outbox.subject``) still kept? False
     once its title left the library (``forget``): then the notice, if held, is withdrawn."""
-    return requests.still_kept(request_id)
+    return wanted.still_kept(request_id)
 
 
 # -- what was announced and what only upgraded ---------------------------------------------
@@ -247,7 +247,7 @@ def _remember_announced(req: db.Request, episodes: Episodes, now: dt.datetime) -
 
 
 def _forget_announced(tvdb_id: int, episodes: Episodes) -> None:
-    asked = requests.series_request_ids(tvdb_id)
+    asked = wanted.series_request_ids(tvdb_id)
     for season, episode in episodes:
         db.Announced.delete().where(db.Announced.request.in_(asked),
                                     db.Announced.season == season,

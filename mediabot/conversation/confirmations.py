@@ -14,7 +14,7 @@ vocabulary is in ``mediabot.text.keywords``.
 A question is asked when Twilio accepted it (its API answered 201), not when it was stored:
 while its text still waits in the outbox (Twilio answered 429, or was down), a Y cannot be
 its answer and lets it lapse like any other text, and the unsent question is withdrawn, so
-it never arrives after the fact (``seen_before``). A question Twilio later reports
+it never arrives after the fact (``outbox.seen_before``). A question Twilio later reports
 undelivered or failed lapses too (``drop_undelivered``): nothing is texted about it (a text
 to that phone would most likely fail the same way), but a line in the history says so, for
 the model and for ``mediabot history show``. Approvals follow the same rule
@@ -31,12 +31,11 @@ import logging
 import re
 
 from mediabot.conversation import history
-from mediabot.mailbox import intake, outbox
+from mediabot.mailbox import inbox, outbox
 from mediabot.store import db
 from mediabot.text.language import Language, load
 
 log = logging.getLogger(__name__)
-FAILED_DELIVERY = ("undelivered", "failed")
 WITHDRAWN = "withdrawn: the question lapsed before Twilio accepted it"
 
 
@@ -60,7 +59,7 @@ def create_pending(user_id: int, function_name: str, arguments: dict, prompt_tex
     """
     with db.database.atomic():
         db.PendingAction.delete().where(db.PendingAction.user == user_id).execute()
-        latest = intake.newest_inbox_id_of(user_id)
+        latest = inbox.newest_inbox_id_of(user_id)
         return db.PendingAction.create(
             user=user_id, function_name=function_name, arguments=json.dumps(arguments),
             prompt_text=prompt_text, created_at=now, asked_after_inbox=latest,
@@ -69,7 +68,7 @@ def create_pending(user_id: int, function_name: str, arguments: dict, prompt_tex
 
 def answers(action: db.PendingAction, inbox_id: int | None) -> bool:
     """True when the text in inbox row ``inbox_id`` was sent after ``action`` was asked,
-    that is after Twilio accepted the question's text (``seen_before``).
+    that is after Twilio accepted the question's text (``outbox.seen_before``).
 
     ``None`` is a message with no inbox row (the terminal chat, where nothing can be sent
     while a turn runs and the question is on screen) and counts as after. An action stored
@@ -81,7 +80,7 @@ def answers(action: db.PendingAction, inbox_id: int | None) -> bool:
         return True
     if asked_after is not None and inbox_id <= asked_after:
         return False
-    return action.asked_in_inbox is None or seen_before(question_of(action), inbox_id)
+    return action.asked_in_inbox is None or outbox.seen_before(question_of(action), inbox_id)
 
 
 def question_of(action: db.PendingAction) -> db.Outbox | None:
@@ -89,15 +88,6 @@ def question_of(action: db.PendingAction) -> db.Outbox | None:
     if action.asked_in_inbox is None:
         return None
     return outbox.reply_to(action.asked_in_inbox)
-
-
-def seen_before(text: db.Outbox | None, inbox_id: int) -> bool:
-    """Could the sender of inbox row ``inbox_id`` have had outgoing ``text``? Only when
-    Twilio accepted it before that row arrived and has not reported it undelivered or
-    failed. A text still in the outbox, given up on or withdrawn was never seen."""
-    if text is None or text.status != db.OutboxStatus.SENT or text.delivery in FAILED_DELIVERY:
-        return False
-    return text.accepted_after_inbox is None or inbox_id > text.accepted_after_inbox
 
 
 def find_pending(user_id: int) -> db.PendingAction | None:

@@ -1,7 +1,7 @@
 """Routing one incoming text: keywords, confirmations, approvals, onboarding, else the model.
 
-``Engine.answer(incoming)`` takes a text already read once (``incoming.Incoming``: its
-keyword, decision and Y/N decided where it entered) and returns an ``Answer``: the reply
+``Engine.respond(incoming)`` takes a text already read once (``incoming.Incoming``: its
+keyword, decision and Y/N decided where it entered) and returns a ``Handled``: the reply
 (``posters.Reply``: its text and any posters) for whoever delivers it (SMS worker or
 terminal chat), never empty, since even a failed model call gets a fixed apology, and the
 frame the model turn built, if one ran, which ``after_turn`` hands to the rolling summary.
@@ -31,12 +31,12 @@ import re
 from dataclasses import dataclass
 
 from mediabot.arr.tools import ToolError, get_tool, run_tool
-from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
+from mediabot.conversation import history
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.incoming import Incoming, read_text
 from mediabot.conversation.model_turn import run_model_turn
-from mediabot.conversation.posters import Reply
+from mediabot.conversation.reply import Reply
 from mediabot.conversation.services import (
     Frame,
     Services,
@@ -47,6 +47,7 @@ from mediabot.conversation.services import (
     tool_context,
     tools_for,
 )
+from mediabot.model import calibration
 from mediabot.store import db
 from mediabot.store.db import Role
 from mediabot.store.users import get_user, set_display_name
@@ -98,7 +99,7 @@ NAME_PATTERN = re.compile(rf"^(?:(?:{_GREETINGS})[,! ]+)?(?:(?:{_INTROS})\s+)?"
 
 
 @dataclass(frozen=True)
-class Answer:
+class Handled:
     """The reply to one incoming text (its text, with posters as ``media`` when any), who it
     is for, and the frame the model turn built (None when no model turn ran)."""
 
@@ -114,36 +115,36 @@ class Engine:
 
     def handle(self, user_id: int, text: str) -> str:
         """A text typed at the terminal (or in a test), read here once: the reply."""
-        return self.answer(read_text(get_user(user_id), text,
+        return self.respond(read_text(get_user(user_id), text,
                                      household=self.config.sms.language)).reply.text
 
     def language(self, user: db.User) -> Language:
         """The language ``user`` is written to in: theirs, else the household's."""
         return language_of(self.services, user)
 
-    def answer(self, incoming: Incoming) -> Answer:
+    def respond(self, incoming: Incoming) -> Handled:
         """Answer one incoming text: a waiting question's Y/N, a keyword, an admin's
         decision, onboarding, or the model. Raises only what storage raises."""
         now, user = self.services.clock(), incoming.user
         pending = confirm.active_pending(user.id, now)
-        if pending and incoming.answer and confirm.answers(pending, incoming.inbox_id):
-            return Answer(Reply(self._resolve(user, pending, incoming.answer, incoming.text)),
+        if pending and incoming.yes_no and confirm.answers(pending, incoming.inbox_id):
+            return Handled(Reply(self._resolve(user, pending, incoming.yes_no, incoming.text)),
                           user)
-        if incoming.answer and not pending and (lapsed := self._lapsed(user, now)):
-            return Answer(Reply(self._exchange(user, incoming.text, lapsed)), user)
+        if incoming.yes_no and not pending and (lapsed := self._lapsed(user, now)):
+            return Handled(Reply(self._exchange(user, incoming.text, lapsed)), user)
         note = self._let_lapse(user, pending) if pending else ""
         reply = self._keyword_reply(incoming, now)
         if reply is not None:
-            return Answer(Reply(note + reply), user)
+            return Handled(Reply(note + reply), user)
         if not user.display_name:
             onboarding = self._onboard(user, incoming.text)
             if onboarding is not None:
-                return Answer(Reply(note + onboarding), user)
+                return Handled(Reply(note + onboarding), user)
         else:
             history.save_message(user.id, {"role": "user", "content": incoming.text}, at=now)
         answered, frame = run_model_turn(self.services, user, incoming.text, note=note,
                                          inbox_id=incoming.inbox_id)
-        return Answer(answered, user, frame)
+        return Handled(answered, user, frame)
 
     def _keyword_reply(self, incoming: Incoming, now: dt.datetime) -> str | None:
         """The fixed reply to a picture without words, HELP, RESET or an admin's APPROVE 12
@@ -167,7 +168,7 @@ class Engine:
                 inbox_id=incoming.inbox_id))
         return None
 
-    def after_turn(self, answer: Answer) -> None:
+    def after_turn(self, answer: Handled) -> None:
         """Work that must not delay the reply: the rolling summary, when turned on.
 
         The summary must cover what the turn's prompt evicts, so it is told the system

@@ -37,7 +37,7 @@ class Incoming:
 
     ``language``: the sender's; ``channel``: where it came (the last text's, for a burst);
     ``keyword``: a ``Keyword`` or None; ``decision``: (APPROVE or DENY, number) or None;
-    ``answer``: YES, NO or None (only for a text that came alone); ``inbox_id``: the (last)
+    ``yes_no``: YES, NO or None (only for a text that came alone); ``inbox_id``: the (last)
     inbox row, None at the terminal.
     """
 
@@ -47,7 +47,7 @@ class Incoming:
     channel: Channel = SMS
     keyword: Keyword | None = None
     decision: tuple[Verdict, int] | None = None
-    answer: YesNo | None = None
+    yes_no: YesNo | None = None
     alone: bool = True
     inbox_id: int | None = None
 

@@ -28,12 +28,14 @@ from mediabot.arr.tools import (
 )
 from mediabot.arr.tools.base import Tier
 from mediabot.config import Config
-from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
-from mediabot.conversation.llm import LoopResult, ModelError, ToolOutcome, run_tool_loop
-from mediabot.conversation.posters import Offered, Reply, choose_posters
+from mediabot.conversation import history
+from mediabot.conversation.posters import Offered, choose_posters
 from mediabot.conversation.prompt.build import build_prompt
+from mediabot.conversation.reply import Reply
 from mediabot.conversation.services import Frame, Services, build_frame, tool_context
+from mediabot.model import calibration
+from mediabot.model.chat import LoopResult, ModelError, ToolOutcome, run_tool_loop
 from mediabot.store import db, users
 from mediabot.text.language import SOURCE, Language, load
 

@@ -6,12 +6,11 @@ not need URLs). A reply gets posters in two cases: it asks the person to choose 
 titles a search found (several hits, and the reply is a question), or it confirms an add.
 The text always stands on its own; posters only help. At most three, and only public
 https URLs (``public_url``): a poster on the house's own server or with a password in it
-is dropped, and the text goes without it. A ``Reply`` carries the text and its posters
+is dropped, and the text goes without it. A ``Reply`` (``reply``) carries the text and its posters
 together, to whoever sends it.
 """
 
 import re
-from dataclasses import dataclass
 from typing import NamedTuple
 
 from mediabot.arr.tools.format import label
@@ -24,14 +23,6 @@ class Offered(NamedTuple):
     title: str
     year: int | None
     poster: str | None
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What mediabot answers: the text, and the media URLs (posters) to send with it."""
-
-    text: str
-    media: tuple[str, ...] = ()
 
 
 def choose_posters(offered: list[Offered], added: list[str], reply: str) -> list[str]:

@@ -14,24 +14,24 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from mediabot.arr.requests import record_request
+from mediabot.approvals.house_rules import HouseRules
+from mediabot.approvals.seerr_members import seerr_id_of, seerr_name
+from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.arr.searches import SearchLimit
 from mediabot.arr.tools import Tool, ToolContext, available_tools, tool_schemas
 from mediabot.arr.tools.base import AddRequest, ServiceClient
-from mediabot.arr.tools.seerr_add import SeerrLink
+from mediabot.arr.wanted import record_request
 from mediabot.config import Config
-from mediabot.conversation.household import HouseRules
-from mediabot.conversation.llm import ChatModel
 from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.conversation.prompt.system_prompt import (
     dropped_note,
     person_note,
     shared_system_prompt,
 )
-from mediabot.conversation.seerr_approvals import SeerrApprovals
-from mediabot.conversation.seerr_members import seerr_id_of, seerr_name
 from mediabot.conversation.summarizer import Summarizer
-from mediabot.seerr import SeerrClient
+from mediabot.model.chat import ChatModel
+from mediabot.seerr.add import SeerrLink
+from mediabot.seerr.api import SeerrClient
 from mediabot.store import db, users
 from mediabot.store.db import Role
 from mediabot.text.language import Language

@@ -14,9 +14,9 @@ from typing import Any
 
 from mediabot.config import HistoryConfig
 from mediabot.conversation import history
-from mediabot.conversation.llm import ChatModel, ModelError
 from mediabot.conversation.prompt.build import build_llm_messages, build_prompt
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
+from mediabot.model.chat import ChatModel, ModelError
 from mediabot.store import db, users
 
 log = logging.getLogger(__name__)

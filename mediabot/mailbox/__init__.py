@@ -1,6 +1,6 @@
 """The mailbox: the texts themselves, in and out, and delivering them through Twilio.
 
-``intake`` stores each webhook's text in the inbox (one group commit per burst of requests)
+``inbox`` stores each webhook's text in the inbox (one group commit per burst of requests)
 and owns the Inbox table; ``outbox`` owns the Outbox table (every query of it);
 ``delivery`` (``Sender``) sends the outbox through Twilio with retries and records what
 Twilio said; ``twilio_client`` builds and checks Twilio's client and reads its answers.

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from mediabot.config import SmsConfig, TwilioConfig
-from mediabot.mailbox import intake, sms_optout
+from mediabot.mailbox import inbox, sms_optout
 from mediabot.store.db import Outbox, TextKind, User
 from mediabot.text.language import Language
 from mediabot.text.phones import SMS, WHATSAPP, Channel, channel_address, split_channel
@@ -60,7 +60,7 @@ def choose(user: User | None, reply_on: Channel | None, to_number: str,
     if reply_on is not None:
         channel = reply_on
     elif user is not None:
-        channel = Channel(user.channel or intake.last_channel(user.id) or SMS)
+        channel = Channel(user.channel or inbox.last_channel(user.id) or SMS)
     else:
         channel = SMS
     if channel == SMS and sms_optout.blocked(user) and config.whatsapp_from:
@@ -84,7 +84,7 @@ def segments(channel: Channel, body: str) -> int:
 
 def window_open(user_id: int | None, phone: str, now: dt.datetime) -> bool:
     """Did this person write to us on WhatsApp in the last 24 hours?"""
-    last = intake.last_received_on(user_id, phone, WHATSAPP)
+    last = inbox.last_received_on(user_id, phone, WHATSAPP)
     return last is not None and now - last < WINDOW
 
 

@@ -25,7 +25,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 
-from mediabot.mailbox import intake
+from mediabot.mailbox import inbox
 from mediabot.store.db import Outbox, OutboxStatus, TextKind
 
 
@@ -107,7 +107,7 @@ def held_text(row: Outbox, now: dt.datetime, stands: Stands) -> HeldText:
     """The facts about ``row`` that ``judge`` weighs (the person's newest text, and whether
     its subject stands: a text about nothing in particular always does)."""
     answers, user_id, kind, subject = row.inbox_id, row.user_id, TextKind(row.kind), row.subject
-    newest = intake.newest_inbox_id_of(user_id) if answers is not None and user_id else None
+    newest = inbox.newest_inbox_id_of(user_id) if answers is not None and user_id else None
     return HeldText(kind=kind, age=now - row.created_at,
                     written_since=answers is not None and (newest or 0) > answers,
                     stands=kind not in WITHDRAWN or subject is None

@@ -20,7 +20,7 @@ import peewee as pw
 
 from mediabot.mailbox import channels
 from mediabot.mailbox.held import MARKS, Mark
-from mediabot.mailbox.intake import newest_inbox_id
+from mediabot.mailbox.inbox import newest_inbox_id
 from mediabot.mailbox.twilio_client import Outcome, TwilioCode
 from mediabot.store.db import DeliveryState, Outbox, OutboxStatus, TextKind, database
 from mediabot.text.phones import WHATSAPP, Channel
@@ -226,3 +226,15 @@ def queued_since(dedupe_keys: Iterable[str], since: dt.datetime) -> bool:
     """Was a text with one of these dedupe keys queued after ``since``? (unique index)"""
     return Outbox.select().where(Outbox.dedupe_key.in_(list(dedupe_keys)),
                                  Outbox.created_at > since).exists()
+
+
+FAILED_DELIVERY = ("undelivered", "failed")
+
+
+def seen_before(text: Outbox | None, inbox_id: int) -> bool:
+    """Could the sender of inbox row ``inbox_id`` have had outgoing ``text``? Only when
+    Twilio accepted it before that row arrived and has not reported it undelivered or
+    failed. A text still in the outbox, given up on or withdrawn was never seen."""
+    if text is None or text.status != OutboxStatus.SENT or text.delivery in FAILED_DELIVERY:
+        return False
+    return text.accepted_after_inbox is None or inbox_id > text.accepted_after_inbox

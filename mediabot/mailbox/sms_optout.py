@@ -8,7 +8,7 @@ since. So a 21610 on SMS says that SMS is closed, not that the person left: thei
 stays, ``sms_blocked_since`` is set, SMS is no longer tried for them, what would have gone
 by SMS goes on WhatsApp (``channels.choose`` and ``channels.plan``), and they are told once
 per block how to get texts by SMS again (``tip``). Their next SMS START lifts it
-(``answering/answer.py``). With no WhatsApp sender configured they cannot be reached: their
+(``answering/texts_pass.py``). With no WhatsApp sender configured they cannot be reached: their
 texts fail without a try until then.
 """
 

@@ -17,7 +17,7 @@ import logging
 from mediabot.config import Config, UserConfig
 from mediabot.conversation import history
 from mediabot.conversation.forget import forget_conversation
-from mediabot.mailbox import intake, outbox
+from mediabot.mailbox import inbox, outbox
 from mediabot.ops.errors import InvalidValue, OpsError
 from mediabot.store import db, migrations, users
 from mediabot.text.localtime import as_local
@@ -94,7 +94,7 @@ def _channel(user: db.User) -> str:
     ("whatsapp*": last used, not chosen), else SMS."""
     if user.channel:
         return user.channel
-    last = intake.last_channel(user.id)
+    last = inbox.last_channel(user.id)
     return f"{last}*" if last else SMS
 
 

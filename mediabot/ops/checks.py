@@ -9,7 +9,7 @@ the terminal. The config and database lines show only our own paths, so they are
 
 This module runs the checks; they live by what they ask: ``local_checks.py`` (this machine
 and the config), ``model_checks.py`` (the model server), ``service_checks.py`` (Sonarr,
-Radarr, Twilio), ``seerr_checks.py`` (Seerr and each member's link to it);
+Radarr, Twilio), ``setup_checks.py`` (Seerr and each member's link to it);
 ``check_report.py`` holds the ``Line`` and the summary.
 """
 
@@ -21,7 +21,6 @@ import traceback
 from collections.abc import Callable
 
 from mediabot.config import Config
-from mediabot.ops.check_report import FAIL, OK, Line, count_of
 from mediabot.ops.local_checks import (
     check_database,
     check_household,
@@ -32,9 +31,10 @@ from mediabot.ops.local_checks import (
     check_users,
 )
 from mediabot.ops.model_checks import check_model
-from mediabot.ops.seerr_checks import check_seerr
 from mediabot.ops.service_checks import check_arr, check_twilio_line, check_whatsapp
+from mediabot.seerr.setup_checks import check_seerr
 from mediabot.store import users
+from mediabot.text.check_report import FAIL, OK, Line, count_of
 from mediabot.text.localtime import zone_label
 from mediabot.text.masking import scrub
 

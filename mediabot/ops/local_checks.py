@@ -10,10 +10,10 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 from mediabot.config import Config, ConfigError, webhook_url
-from mediabot.ops.check_report import FAIL, OK, WARN, Line
 from mediabot.ops.storage import owner_problem
 from mediabot.store.db import Role
 from mediabot.store.users import count_users_in, nobody_can_text
+from mediabot.text.check_report import FAIL, OK, WARN, Line
 from mediabot.text.language import load as load_language
 from mediabot.text.phones import home_regions
 from mediabot.text.sms import accents_for

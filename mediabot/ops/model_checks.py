@@ -12,8 +12,8 @@ import dataclasses
 from typing import TYPE_CHECKING
 
 from mediabot.config import LLMConfig
-from mediabot.ops.check_report import FAIL, OK, WARN, Line
 from mediabot.ops.errors import Refusal
+from mediabot.text.check_report import FAIL, OK, WARN, Line
 from mediabot.text.masking import mask_url_secrets, scrub
 
 if TYPE_CHECKING:
@@ -89,7 +89,7 @@ def check_tool_calls(config: LLMConfig) -> Line:
     search or add anything, so say so with the fix. A warning, not a failure: the probe
     asks once, and a model may answer in words this time.
     """
-    from mediabot.conversation.llm import ChatModel, ModelError, build_client
+    from mediabot.model.chat import ChatModel, ModelError, build_client
 
     model = ChatModel(build_client(dataclasses.replace(config, max_retries=0)), config)
     try:
@@ -111,7 +111,7 @@ def check_llm(config: LLMConfig) -> Line:
     """
     import openai
 
-    from mediabot.conversation.llm import build_client
+    from mediabot.model.chat import build_client
 
     client = build_client(dataclasses.replace(config, max_retries=0))
     try:
@@ -176,7 +176,7 @@ def _llm_failure(config: LLMConfig, exc: openai.OpenAIError) -> Line:
     """One line with the fix for each way the model server can fail."""
     import openai
 
-    from mediabot.conversation.llm import api_error_message
+    from mediabot.model.chat import api_error_message
 
     where = config.base_url
     if isinstance(exc, openai.APITimeoutError):

@@ -4,14 +4,14 @@ fast: the model loaded between texts and the prompt it read (for ``check``).
 A text on a home server is fast when the server still holds the model and the prompt it
 read last time; it is slow (the whole prompt read again, ~2,000 tokens: 40-110 s for a 7-8B
 model on a CPU) after the model was unloaded or the prompt evicted. The server is told
-apart by ``conversation.model_server.identify``; what to look at depends on it:
+apart by ``model.server_probe.identify``; what to look at depends on it:
 
 - Ollama: each loaded model's ``expires_at`` in ``/api/ps``: when it will be unloaded (its
   keep-alive after the last request, 5 minutes by default; ``OLLAMA_KEEP_ALIVE=-1`` keeps it
   loaded, shown as a date in the year 2318);
 - llama.cpp's llama-server: its slots (``total_slots``; the model client pins each person to
   one when there are several, ``[llm] pin_slots``), whether it caches prompts, and, with
-  several slots, whether it keeps an idle slot's prompt (``model_server.keeps_idle_slots``:
+  several slots, whether it keeps an idle slot's prompt (``server_probe.keeps_idle_slots``:
   three ~10-token prompts). Its host-memory prompt cache (``--cache-ram``, on by default in
   recent builds), ``--slot-prompt-similarity`` and ``--slot-save-path`` are not reported by
   the server, so the line names them;
@@ -27,8 +27,8 @@ import re
 from typing import Any
 
 from mediabot.config import LLMConfig
-from mediabot.conversation.model_server import identify
-from mediabot.ops.check_report import OK, WARN, Line
+from mediabot.model.server_probe import identify
+from mediabot.text.check_report import OK, WARN, Line
 
 KEPT_LOADED = dt.timedelta(days=365)   # an expires_at further away: kept loaded for good
 # llama-server keeps each idle slot's prompt (so a person's slot still holds it at their next

@@ -6,7 +6,7 @@ Each server is asked with the timeout of its own config section and no retries.
 """
 
 from mediabot.config import Config, TwilioConfig
-from mediabot.ops.check_report import FAIL, OK, WARN, Line
+from mediabot.text.check_report import FAIL, OK, WARN, Line
 
 
 def check_arr(kind: str, config: Config) -> list[Line]:

@@ -46,7 +46,7 @@ def probe_messages(nonce: str) -> list[Any]:   # the SDK's message TypedDicts
 
 def measure(config: LLMConfig, clock: Callable[[], float] = time.monotonic) -> Speed:
     """One timed completion on the configured model (no retries, ``timeout_seconds``)."""
-    from mediabot.conversation.llm import build_client
+    from mediabot.model.chat import build_client
 
     client = build_client(dataclasses.replace(config, max_retries=0))
     started = clock()

@@ -1,27 +1,4 @@
-"""Seerr (the merged Overseerr/Jellyseerr), the household's request manager, over its API.
-
-``client.SeerrClient`` makes the calls, ``models`` holds what they return and ``errors`` the
-one error they raise; ``links.resolve_seerr_user`` finds the Seerr user a member is linked
-to. Nothing here imports the rest of mediabot: the wiring (config, tools, approvals, hooks)
-lives in the packages that use it.
-"""
-
-from mediabot.seerr.client import SeerrClient
-from mediabot.seerr.errors import ErrorKind, SeerrError
-from mediabot.seerr.links import resolve_seerr_user
-from mediabot.seerr.models import (
-    MediaStatus,
-    Page,
-    Permission,
-    QuotaLine,
-    RequestStatus,
-    SeerrMedia,
-    SeerrQuota,
-    SeerrRequest,
-    SeerrStatus,
-    SeerrUser,
-)
-
-__all__ = ["ErrorKind", "MediaStatus", "Page", "Permission", "QuotaLine", "RequestStatus",
-           "SeerrClient", "SeerrError", "SeerrMedia", "SeerrQuota", "SeerrRequest",
-           "SeerrStatus", "SeerrUser", "resolve_seerr_user"]
+"""Seerr, all of it: its API (``api/``: client, models, errors, the payload of its
+webhook, a member's link), adds filed through it (``add``), what it knows beside a
+search (``view``), what its notifications become (``notifications``) and its checks
+(``setup_checks``)."""

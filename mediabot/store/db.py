@@ -166,7 +166,7 @@ class PendingAction(BaseModel):
     # before the person could see the question, so none of them can answer it.
     asked_after_inbox = pw.IntegerField(null=True)
     # The inbox row whose turn asked: the question is that row's reply in the outbox, and
-    # only a text sent after Twilio accepted it can answer (``confirm.seen_before``).
+    # only a text sent after Twilio accepted it can answer (``outbox.seen_before``).
     asked_in_inbox = pw.IntegerField(null=True)
 
     class Meta:

@@ -19,11 +19,12 @@ from typing import Any, cast
 from mediabot.app import build_services, open_storage
 from mediabot.arr.tools import current_arguments, current_name
 from mediabot.config import Config
-from mediabot.conversation import calibration, history
 from mediabot.conversation import confirmations as confirm
+from mediabot.conversation import history
 from mediabot.conversation.engine import Engine
-from mediabot.conversation.llm import ChatModel, Completion
 from mediabot.conversation.prompt.build import estimate_tokens
+from mediabot.model import calibration
+from mediabot.model.chat import ChatModel, Completion
 from mediabot.store import db, users
 from mediabot.trial.demo import DEMO_PHONE, demo_config, messages_since
 from mediabot.trial.sim.stack import Simulation
@@ -201,7 +202,7 @@ def _cache_line(total: dict) -> str:
 
 def _calibration_line(total: dict) -> str:
     """The server's tokens over the estimate, before and after the per-model calibration
-    the prompt budget uses (mediabot.conversation.calibration)."""
+    the prompt budget uses (mediabot.model.calibration)."""
     before, after = total.get("real_ratio"), total.get("calibrated_ratio")
     if before is None or after is None:
         return "real/estimate: n/a (the server reports no usage.prompt_tokens)"

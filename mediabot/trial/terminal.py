@@ -27,7 +27,7 @@ def converse(engine: Engine, user: db.User, lines: Iterable[str], echo: Echo,
         if not text:
             continue
         before = last_message_id(user.id) if show_tools else 0
-        answer = engine.answer(read_text(user, text, household=engine.config.sms.language))
+        answer = engine.respond(read_text(user, text, household=engine.config.sms.language))
         for activity in tool_activity(user.id, before) if show_tools else ():
             echo(activity)
         if answer.reply.text:

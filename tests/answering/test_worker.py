@@ -55,7 +55,7 @@ def test_a_burst_reaches_the_engine_read_once(worker, users):
     first, help_, rest = engine.read
     assert (first.text, first.alone, first.keyword) == ("first", True, None)
     assert (help_.keyword, help_.alone, help_.inbox_id) == ("help", True, rows[1].id)
-    assert (rest.text, rest.alone, rest.answer) == ("Y\nwhat is new?", False, None)
+    assert (rest.text, rest.alone, rest.yes_no) == ("Y\nwhat is new?", False, None)
     assert rest.inbox_id == rows[-1].id and rest.user.id == users[0]
 
 
@@ -122,7 +122,7 @@ def test_shutdown_takes_no_new_work(worker, users):
 def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
     from types import SimpleNamespace
 
-    from mediabot.answering.answer import Text, burst_turns
+    from mediabot.answering.texts_pass import Text, burst_turns
     from mediabot.conversation.incoming import read_text
 
     texts = [Text(None, read_text(SimpleNamespace(language=None), body)) for body in bodies]

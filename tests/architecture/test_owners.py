@@ -29,16 +29,16 @@ OWNERS = {
     "User": "mediabot.store.users",
     "Message": "mediabot.conversation.history",
     "PendingAction": "mediabot.conversation.confirmations",
-    "Inbox": "mediabot.mailbox.intake",
+    "Inbox": "mediabot.mailbox.inbox",
     "Outbox": "mediabot.mailbox.outbox",
-    "Request": "mediabot.arr.requests",
+    "Request": "mediabot.arr.wanted",
     "Notice": "mediabot.arr.notices",
     "Announced": "mediabot.arr.notices",
     "Import": "mediabot.arr.notices",
-    "Approval": "mediabot.conversation.household",
+    "Approval": "mediabot.approvals.house_rules",
     "Search": "mediabot.arr.searches",
-    "TokenCalibration": "mediabot.conversation.calibration",
-    "SeerrApproval": "mediabot.conversation.seerr_approvals",
+    "TokenCalibration": "mediabot.model.calibration",
+    "SeerrApproval": "mediabot.approvals.seerr_requests",
     "HealthProbe": "mediabot.ops.health",  # health_probe: raw SQL today, no model yet
 }
 

@@ -1,2 +1,2 @@
-"""Tests of ``mediabot/arr``: Sonarr/Radarr's webhooks (edge, events, notices), the search
+"""Tests of ``mediabot/arr``: the download webhooks' events and notices, the search
 limit, and (``tools/``) the tools the model calls."""

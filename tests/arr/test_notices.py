@@ -7,11 +7,11 @@ import datetime as dt
 
 import pytest
 
-from mediabot.arr.hooks import BODY_LIMIT
 from mediabot.arr.notices import episode_ranges
-from mediabot.arr.requests import record_request
+from mediabot.arr.wanted import record_request
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
+from mediabot.webhooks.downloads import BODY_LIMIT
 from tests.fakes import arr_webhooks as arr
 from tests.support import (
     ADMIN,

@@ -8,7 +8,7 @@ from click.testing import CliRunner
 from mediabot.app import build_services, open_storage
 from mediabot.cli import main
 from mediabot.config import ConfigError, load_config, parse_config
-from mediabot.seerr import SeerrClient
+from mediabot.seerr.api import SeerrClient
 from mediabot.store import db
 from tests.support import ADMIN, MEMBER, write_config
 

@@ -1,2 +1,2 @@
-"""Tests of ``mediabot/conversation``: the engine, the model turn and its services, the
-model client, confirmations, the household's rules, history, summaries and posters."""
+"""Tests of ``mediabot/conversation``: the engine, the model turn and its services,
+confirmations, history, summaries and posters."""

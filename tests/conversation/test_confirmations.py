@@ -178,7 +178,7 @@ def test_a_yes_joined_with_other_texts_is_not_an_answer(engine, alex, fake_llm, 
     fake_llm.enqueue_text("Which one do you mean?")
     user = db.User.get_by_id(alex)
     joined = join_texts([read_text(user, "Y", 1), read_text(user, "Y", 2)])
-    assert engine.answer(joined).reply.text == DROPPED + "Which one do you mean?"
+    assert engine.respond(joined).reply.text == DROPPED + "Which one do you mean?"
     assert office_in_library(stack) and db.PendingAction.select().count() == 0
 
 
@@ -192,12 +192,12 @@ def test_only_a_yes_sent_after_the_question_answers_it(engine, alex, fake_llm, s
     ask_removal(engine, fake_llm, alex)
     fake_llm.enqueue_text("Great, I'll add it.")
     user = db.User.get_by_id(alex)
-    assert engine.answer(read_text(user, "yes", on_its_way)).reply.text == \
+    assert engine.respond(read_text(user, "yes", on_its_way)).reply.text == \
         DROPPED + "Great, I'll add it."
     assert office_in_library(stack)
     ask_removal(engine, fake_llm, alex)
     answer = arrive("Y")
-    assert engine.answer(read_text(user, "Y", answer)).reply.text == \
+    assert engine.respond(read_text(user, "Y", answer)).reply.text == \
         "Removed The Office (2005) and deleted its files."
     assert not office_in_library(stack)
 

@@ -50,7 +50,7 @@ def test_notices_still_sending_when_the_drain_ends_do_not_hold_the_stop(daemon_f
                                                                         fake_twilio):
     """Episode notices still gathering go out at stop; with Twilio hanging, the stop still
     ends on time and the texts wait in the outbox for the next start."""
-    from mediabot.arr.requests import record_request
+    from mediabot.arr.wanted import record_request
     from mediabot.daemon import NOTICE_GRACE_SECONDS
     from mediabot.store import db
     from tests.support import ADMIN, SECRET, SEVERANCE, basic, sonarr_download

@@ -225,7 +225,7 @@ def test_a_turn_that_breaks_is_apologised_for_in_the_households_language(
     def broken(incoming):
         raise RuntimeError("a bug in the turn")
 
-    daemon.worker.answering.engine.answer = broken
+    daemon.worker.answering.engine.respond = broken
     text(daemon.app.test_client(), "¿qué hay de nuevo?")
     settle(daemon)
     assert fake_twilio.bodies() == [FAILED[language]]

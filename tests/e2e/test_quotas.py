@@ -6,7 +6,7 @@ every path that adds."""
 
 import pytest
 
-from mediabot.arr.requests import record_request
+from mediabot.arr.wanted import record_request
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 from tests.support import (

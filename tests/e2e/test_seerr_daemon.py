@@ -71,7 +71,7 @@ api_key = "{API_KEY}"
     [filed] = seerr.calls_to("POST", "/request")
     assert filed.api_user == str(ids["sam"]) and seerr.request_status(1) == 1
     # Twilio took the question a moment before the daemon marked it sent; an answer is one
-    # only to a question Twilio had accepted (``confirmations.seen_before``)
+    # only to a question Twilio had accepted (``outbox.seen_before``)
     assert wait_for(daemon.settled), "Twilio accepted the question: APPROVE 1 answers it now"
 
     daemon.text("APPROVE 1")

@@ -15,8 +15,8 @@ import time
 
 import requests
 
-from mediabot.arr.hooks import BODY_LIMIT
 from mediabot.trial.sim.loopback import wait_for
+from mediabot.webhooks.downloads import BODY_LIMIT
 from tests.fakes import arr_webhooks as arr
 from tests.support import ADMIN, NON_ASCII_SECRET, Serve, sign
 from tests.support import SERVE_PUBLIC as PUBLIC

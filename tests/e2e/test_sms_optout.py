@@ -6,7 +6,7 @@ the person leaving. Their consent stays, SMS is no longer tried, WhatsApp takes 
 are told once how to get texts by SMS again. STOP they send themselves silences both.
 """
 
-from mediabot.arr.requests import record_request
+from mediabot.arr.wanted import record_request
 from mediabot.store import db
 from tests.fakes import arr_webhooks as arr
 from tests.support import MEMBER, by_sms, by_whatsapp, delivered, radarr_says, refused

@@ -8,7 +8,7 @@ admin decided, a notice for a title removed since (``mailbox/held.py`` holds the
 
 import datetime as dt
 
-from mediabot.conversation.household import approval_key
+from mediabot.approvals.house_rules import approval_key
 from mediabot.store import db
 from tests.fakes import arr_webhooks as arr
 from tests.support import (

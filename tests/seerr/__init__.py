@@ -1,2 +1,3 @@
-"""Tests of ``mediabot/seerr``: the Seerr client, the links from members to Seerr users, and
-the fake Seerr the suite runs against (held to Seerr's own OpenAPI spec)."""
+"""Tests of ``mediabot/seerr``: its checks, and (``api/``) the Seerr client and the links
+from members to Seerr users; the fake Seerr the suite runs against (held to Seerr's own
+OpenAPI spec)."""

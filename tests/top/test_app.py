@@ -4,7 +4,7 @@ about still stands, asked of the owner its kind names, by the row's subject."""
 import datetime as dt
 
 from mediabot.app import held_text_stands
-from mediabot.arr import requests
+from mediabot.arr import wanted
 from mediabot.store import db
 from mediabot.store.db import TextKind
 from tests.support import MEMBER
@@ -42,9 +42,9 @@ def test_the_kind_names_which_approvals_the_number_is_one_of(database):
 
 
 def test_a_ready_text_stands_while_its_request_is_kept(database):
-    request = requests.ensure_request(member().id, "radarr", 42, "Dune", NOW)
+    request = wanted.ensure_request(member().id, "radarr", 42, "Dune", NOW)
     assert held_text_stands(TextKind.READY, request.id, NOW)
-    requests.forget_title("radarr", 42)
+    wanted.forget_title("radarr", 42)
     assert not held_text_stands(TextKind.READY, request.id, NOW)
 
 

@@ -13,7 +13,7 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any, Protocol, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
 from arrapi import RadarrAPI, SonarrAPI
 
@@ -22,9 +22,6 @@ from mediabot.config import ArrConfig
 from mediabot.store.db import Role
 from mediabot.text.language import Language, load
 from mediabot.text.localtime import Clock
-
-if TYPE_CHECKING:
-    from mediabot.arr.tools.seerr_add import SeerrLink
 
 
 class Tier(StrEnum):
@@ -89,6 +86,18 @@ class SearchGate(Protocol):
 
     def release(self, service: Service, external_id: int) -> None: ...
 
+
+class SeerrRequests(Protocol):
+    """``ToolContext.seerr``: the household's request manager (``seerr.add.SeerrLink`` is
+    the one). With it set, adds are requests filed as the asker, and a search shows what it
+    knows beside each hit."""
+
+    def request_movie(self, ctx: ToolContext, tmdb_id: int) -> dict: ...
+
+    def request_series(self, ctx: ToolContext, tvdb_id: int,
+                       seasons: str | list[int]) -> dict: ...
+
+    def annotate(self, query: str, hits: list[dict]) -> list[str]: ...
 
 class AlreadyInLibrary(ToolError):
     """Raised by the add tools; ``complete`` is False while files are still missing,
@@ -194,7 +203,7 @@ class ToolContext:
     searched again (None: no limit). ``language`` is the asker's: the dates and sizes in
     results follow its locale (the rest stays English, for the model), and the removal
     question, which the person reads, is in it. ``seerr``, with ``[seerr]`` set: adds are
-    Seerr requests filed as the asker's own Seerr user (``seerr_add``).
+    Seerr requests filed as the asker's own Seerr user (``SeerrRequests``).
     """
 
     sonarr: ServiceClient | None
@@ -206,7 +215,7 @@ class ToolContext:
     gate: Callable[[AddRequest], dict | None] | None = None
     searches: SearchGate | None = None
     language: Language = field(default_factory=lambda: load("en"))
-    seerr: SeerrLink | None = None
+    seerr: SeerrRequests | None = None
 
     def client(self, service: Service) -> ServiceClient:
         """The client for ``service``; ToolError when that service is not configured."""

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
-from mediabot.arr.tools import radarr, seerr_add, seerr_view, sonarr
+from mediabot.arr.tools import radarr, sonarr
 from mediabot.arr.tools.base import (
     ADMINS,
     EVERYONE,
@@ -24,7 +24,7 @@ from mediabot.arr.tools.base import (
     ToolResult,
 )
 from mediabot.arr.tools.format import human_size
-from mediabot.arr.tools.schema import HIDDEN
+from mediabot.arr.tools.json_schema import HIDDEN
 from mediabot.arr.tools.trim import title_of
 
 # Results carry the top few items and a count of the rest: every result stays in the prompt
@@ -86,7 +86,7 @@ def search_media(ctx: ToolContext, args: dict) -> ToolResult:
     if not hits:
         raise ToolError(errors[0] if errors else f"nothing matches '{args['query']}'")
     if ctx.seerr is not None:
-        errors += seerr_view.annotate(ctx.seerr.client, args["query"], hits)
+        errors += ctx.seerr.annotate(args["query"], hits)
     offered = tuple((hit["title"], hit["year"], posters[id(hit)]) for hit in hits)
     found = {"results": hits}
     more = sum(total for _, total in results) - len(hits)
@@ -183,7 +183,7 @@ def seasons_counted(seasons: str | list[int], available: int) -> int:
 
 def add_movie(ctx: ToolContext, args: dict) -> dict | ToolResult:
     if ctx.seerr is not None:
-        return seerr_add.request_movie(ctx, ctx.seerr, args["tmdb_id"])
+        return ctx.seerr.request_movie(ctx, args["tmdb_id"])
     return _add(ctx, "movie", args["tmdb_id"], args, args.get("quality_profile"))
 
 
@@ -191,7 +191,7 @@ def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
     """The seasons as a set from here on: what is counted, held for an admin, added."""
     args = {**args, "seasons": sonarr.season_set(args.get("seasons", "all"))}
     if ctx.seerr is not None:
-        return seerr_add.request_series(ctx, ctx.seerr, args["tvdb_id"], args["seasons"])
+        return ctx.seerr.request_series(ctx, args["tvdb_id"], args["seasons"])
     return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
                 args.get("quality_profile"))
 

@@ -14,7 +14,7 @@ from functools import partial
 
 from mediabot.arr.tools.base import Service, Tool, ToolContext, ToolError, ToolResult
 from mediabot.arr.tools.catalog import FORMER_NAMES, TOOLS
-from mediabot.arr.tools.schema import for_model, validate
+from mediabot.arr.tools.json_schema import for_model, validate
 from mediabot.text.masking import scrub
 
 log = logging.getLogger(__name__)
@@ -40,7 +40,7 @@ def current_name(name: str) -> str:
 
 def tool_schemas(tools: list[Tool]) -> list[dict]:
     """The OpenAI ``tools=`` list: names, descriptions and the model's view of the
-    parameters (``schema.for_model``); sent on every call, so every byte counts."""
+    parameters (``json_schema.for_model``); sent on every call, so every byte counts."""
     return [{"type": "function",
              "function": {"name": tool.name, "description": tool.description,
                           "parameters": for_model(tool.parameters)}}

@@ -14,7 +14,7 @@ from mediabot.arr.tools.format import (
     sms_safe_title,
 )
 from mediabot.arr.tools.trim import search_hit
-from mediabot.seerr import SeerrUser
+from mediabot.seerr.api import SeerrUser
 from mediabot.text.language import load
 
 

@@ -9,13 +9,13 @@ import pytest
 
 from mediabot.config import HistoryConfig, parse_config
 from mediabot.config.load import ConfigError
-from mediabot.conversation import calibration
 from mediabot.conversation.prompt.build import (
     CHARS_PER_TOKEN,
     MIN_HISTORY_TOKENS,
     build_prompt,
     estimate_tokens,
 )
+from mediabot.model import calibration
 from mediabot.store import db
 from tests.support import ADMIN
 

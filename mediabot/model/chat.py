@@ -1,0 +1,349 @@
+"""The model: an OpenAI-compatible client and the bounded tool-call loop.
+
+Works unchanged with OpenAI, Ollama, vLLM and llama.cpp: the loop branches on
+``message.tool_calls``, never on ``finish_reason`` (local servers report "stop" with tool
+calls), and every SDK failure becomes one ``ModelError`` with a short reason.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from mediabot.config import LLMConfig
+from mediabot.model.slots import SlotPins
+
+if TYPE_CHECKING:
+    import openai
+    from openai.types.chat import ChatCompletion
+
+log = logging.getLogger(__name__)
+
+
+# dropped when refused
+OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice", "parallel_tool_calls")
+# What a chat template wraps turns in; a small model sometimes writes them into its reply,
+# and everything from one on is the model playing the next turn itself.
+CONTROL_MARKERS = re.compile(
+    r"<\|im_end\|>|<\|im_start\|>|<end_of_turn>|<start_of_turn>|<\|eot_id\|>"
+    r"|<\|start_header_id\|>|<\|end\|>|<\|endoftext\|>|<\|user\|>|<\|assistant\|>|</s>")
+# llama.cpp answers 500 when the sampled output breaks the tool-call format: bad luck in
+# sampling, not a prompt the server refuses, so the same request is tried once more.
+SAMPLING_FAILURE = re.compile(r"output that does not match the expected", re.IGNORECASE)
+# Statuses that say "not now" rather than "not this request": the same prompt may work later.
+BUSY_STATUSES = frozenset({408, 425, 429, 502, 503, 504})
+# Statuses that say the operator's setup is wrong (key, model name, URL): no prompt helps.
+SETUP_STATUSES = frozenset({401, 403, 404})
+
+
+class ModelError(Exception):
+    """The model could not answer; ``reason`` is one of timeout, unreachable, busy (408/429/
+    502-504), misconfigured (401/403/404), rejected (other 4xx) or error; ``status`` is the
+    HTTP status when the server answered one."""
+
+    def __init__(self, reason: str, detail: str = "", status: int | None = None):
+        self.reason = reason
+        self.status = status
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+
+    @property
+    def refused(self) -> bool:
+        """The server answered but would not take this request (a template error, a body it
+        cannot parse): a different prompt may work where waiting would not. A sampling
+        failure (``SAMPLING_FAILURE``) is not one: the prompt was read fine."""
+        return (self.status is not None and self.status >= 400
+                and self.status not in BUSY_STATUSES | SETUP_STATUSES
+                and not SAMPLING_FAILURE.search(str(self)))
+
+
+@dataclass
+class Completion:
+    message: dict
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = None   # of prompt_tokens, reused from the server's cache
+
+
+def build_client(config: LLMConfig) -> openai.OpenAI:
+    """The SDK client with our timeout and retries (its own are 600 s and 2 retries).
+
+    ``openai`` is imported here, not with this module: it takes 0.7 s, half of the
+    daemon's start, and nothing before the first model call needs it.
+    """
+    import openai
+
+    return openai.OpenAI(base_url=config.base_url, api_key=config.api_key or "not-needed",
+                         timeout=config.timeout_seconds, max_retries=config.max_retries)
+
+
+class ChatModel:
+    """One chat-completions call at a time, answers as plain OpenAI-shaped dicts."""
+
+    def __init__(self, client: openai.OpenAI | None, config: LLMConfig):
+        self._client = client
+        self._building = threading.Lock()
+        self.config = config
+        self.unsupported: set[str] = set()  # parameters this model refused; not sent again
+        self.pins = SlotPins(config)
+
+    @classmethod
+    def lazy(cls, config: LLMConfig) -> ChatModel:
+        """A model whose SDK client (and the ``openai`` import) is built on first use, so
+        the daemon answers /healthz before the SDK has loaded."""
+        return cls(None, config)
+
+    @property
+    def client(self) -> openai.OpenAI:
+        with self._building:
+            if self._client is None:
+                self._client = build_client(self.config)
+            return self._client
+
+    def complete(self, messages: list[dict], tools: list[dict] | None = None, *,
+                 max_tokens: int | None = None, person: int | None = None) -> Completion:
+        """One call, bounded by ``max_tokens`` (default ``[llm] max_reply_tokens``).
+
+        ``person`` (their place in the household) keeps a person's calls to one slot of
+        llama-server (``SlotPins``; other servers get nothing extra); None leaves the choice
+        to the server.
+
+        ``tool_choice: "auto"`` goes with the tools: some servers (llama-cpp-python's
+        chatml-function-calling) ignore ``tools`` without it; ``parallel_tool_calls: false``
+        too, deliberately (small models mangle parallel calls; servers that refuse it get the
+        request again without it).
+        """
+        kwargs = {"model": self.config.model, "messages": messages,
+                  "temperature": self.config.temperature,
+                  "max_tokens": max_tokens or self.config.max_reply_tokens}
+        if tools:
+            kwargs["tools"] = tools
+            kwargs["tool_choice"] = "auto"
+            kwargs["parallel_tool_calls"] = False   # one call a round: every server takes it
+        slot = self.pins.slot_for(person)
+        if slot is not None:
+            kwargs["extra_body"] = {"id_slot": slot}
+        import openai
+
+        try:
+            response = self._create_resampled(kwargs)
+        except openai.APITimeoutError as exc:
+            raise ModelError("timeout",
+                             f"no answer within {self.config.timeout_seconds:g} s") from exc
+        except openai.APIConnectionError as exc:
+            self.pins.forget()   # it may come back as another server, or with other slots
+            raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
+        except openai.APIStatusError as exc:
+            raise ModelError(_status_reason(exc.status_code), f"HTTP {exc.status_code}: "
+                             f"{self._server_words(exc)}", exc.status_code) from exc
+        except openai.OpenAIError as exc:
+            raise ModelError("error", type(exc).__name__) from exc
+        completion = _completion(response)
+        self.pins.observe(slot, person, completion.cached_tokens)
+        return completion
+
+    def _server_words(self, exc: openai.APIStatusError) -> str:
+        """The server's own error message for the log, with the API key blanked."""
+        words = api_error_message(exc)
+        key = self.config.api_key
+        return words.replace(key, "***") if key and len(key) >= 4 else words
+
+    def _create_resampled(self, kwargs: dict) -> ChatCompletion:
+        """``_create``, and once more with the same request when the server failed to sample
+        a well-formed answer (``SAMPLING_FAILURE``): a new draw usually works."""
+        import openai
+
+        try:
+            return self._create(kwargs)
+        except openai.InternalServerError as exc:
+            if not SAMPLING_FAILURE.search(api_error_message(exc, 1000)):
+                raise
+            log.warning("the model's answer did not match the tool-call format; asking again")
+            return self._create(kwargs)
+
+    def _create(self, kwargs: dict) -> ChatCompletion:
+        """Send the request; a parameter the model refuses (reasoning models take no
+        ``temperature`` or ``max_tokens``) is dropped, remembered, and the call made again."""
+        import openai
+
+        for _ in range(len(OPTIONAL_PARAMETERS) + 1):
+            sent = {k: v for k, v in kwargs.items() if k not in self.unsupported}
+            try:
+                return self.client.chat.completions.create(**sent)
+            except openai.BadRequestError as exc:
+                refused = _refused_parameter(exc, sent)
+                if refused is None:
+                    raise
+                log.warning("the model refuses %s; sending requests without it", refused)
+                self.unsupported.add(refused)
+        raise ModelError("rejected", "the model refused every optional parameter")
+
+
+def _status_reason(status: int) -> str:
+    if status in SETUP_STATUSES:
+        return "misconfigured"
+    if status in BUSY_STATUSES:
+        return "busy"
+    return "rejected" if status < 500 else "error"
+
+
+def _refused_parameter(exc: openai.BadRequestError, sent: dict) -> str | None:
+    error = _error_fields(exc)
+    param = str(error.get("param") or "")
+    message = str(error.get("message") or "")
+    for name in OPTIONAL_PARAMETERS:
+        if name in sent and (param == name or f"'{name}'" in message):
+            return name
+    return None
+
+
+def _error_fields(exc: openai.APIStatusError) -> dict:
+    """The body's ``error`` object (or the body itself); {} when the server sent neither."""
+    body = exc.body if isinstance(exc.body, dict) else {}
+    error = body.get("error", body)
+    return error if isinstance(error, dict) else {}
+
+
+def api_error_message(exc: openai.APIStatusError, limit: int = 200) -> str:
+    """The server's own words for an HTTP error, cut to ``limit`` characters."""
+    return str(_error_fields(exc).get("message") or exc.message)[:limit]
+
+
+def _completion(response: object) -> Completion:
+    """The first choice as an assistant message dict; ModelError when there is none.
+
+    A base_url that serves a web page answers 200 with HTML, which the SDK hands back as a
+    str; some servers send a null message or content parts: none of that may crash a turn.
+    """
+    choices = getattr(response, "choices", None)
+    if not isinstance(choices, list):
+        raise ModelError("error", "the answer was not a chat completion; check that [llm] "
+                                  "base_url is the API address (it usually ends in /v1)")
+    if not choices:
+        raise ModelError("error", "the answer had no choices")
+    raw = getattr(choices[0], "message", None)
+    if raw is None:
+        raise ModelError("error", "the answer had no message")
+    message: dict = {"role": "assistant",
+                     "content": without_markers(_text(getattr(raw, "content", None)))}
+    calls = getattr(raw, "tool_calls", None)
+    if calls and isinstance(calls, list):
+        message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]
+    elif not message["content"]:
+        message["content"] = ""
+    usage = getattr(response, "usage", None)
+    details = getattr(usage, "prompt_tokens_details", None)
+    return Completion(message, getattr(usage, "prompt_tokens", None),
+                      getattr(details, "cached_tokens", None))
+
+
+def without_markers(text: str | None) -> str | None:
+    """The reply up to the first chat-template control marker (``CONTROL_MARKERS``)."""
+    if text is None:
+        return None
+    match = CONTROL_MARKERS.search(text)
+    return text if match is None else text[:match.start()].rstrip()
+
+
+def _text(content: object) -> str | None:
+    """Content as text: content parts (``[{"type": "text", "text": ...}]``) are joined."""
+    if content is None or isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "".join(part.get("text") or "" for part in content if isinstance(part, dict))
+    return str(content)
+
+
+def _tool_call(call: object, index: int) -> dict:
+    """One tool call as a dict with a string id, name and arguments, whatever the server sent.
+
+    Some local servers leave out the id or send a null name; a missing id would leave the
+    tool's result unpaired (the model would be told its outcome is unknown), a null name
+    would break the turn, so both get a stand-in here.
+    """
+    function = getattr(call, "function", None)
+    name = getattr(function, "name", None)
+    arguments = getattr(function, "arguments", None)
+    return {"id": getattr(call, "id", None) or f"call_{index}", "type": "function",
+            "function": {"name": name if isinstance(name, str) else "",
+                         "arguments": arguments if arguments is not None else ""}}
+
+
+@dataclass
+class LoopResult:
+    """What the loop did: the final text (None when a tool ended the turn), counters."""
+
+    text: str | None
+    model_calls: int = 0
+    tools_called: list[str] = field(default_factory=list)
+    prompt_tokens: int | None = None
+    cached_tokens: int | None = None
+    estimated_tokens: int = 0
+    evicted: int = 0
+    stopped_by_tool: bool = False
+    hit_round_limit: bool = False
+
+
+@dataclass
+class ToolOutcome:
+    """What the model is told a tool call gave (``ToolResult.for_model``, or the engine's
+    own sentence), and whether the turn must end after it (a confirmation asked)."""
+
+    content: str
+    end_turn: bool = False
+
+
+def _answer_in_words(model: ChatModel, messages: list[dict], result: LoopResult,
+                     person: int | None) -> dict:
+    """Ask once more without tools after an empty answer to a call that offered them.
+
+    Some servers cannot answer in words while tools are offered: llama-cpp-python's
+    ``chatml-function-calling`` grammar lets a text reply hold nothing at all. Tool calls in
+    this answer are not taken (no tools were offered); its text is the reply.
+    """
+    completion = model.complete(messages, person=person)
+    result.model_calls += 1
+    result.prompt_tokens = completion.prompt_tokens
+    return {"role": "assistant", "content": completion.message.get("content") or ""}
+
+
+def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]],
+                  tools: list[dict], execute: Callable[[dict], ToolOutcome],
+                  record: Callable[[dict, int | None], None], max_rounds: int, *,
+                  person: int | None = None) -> LoopResult:
+    """Call the model until it answers in text, a tool ends the turn, or ``max_rounds``.
+
+    ``build`` returns the prompt (messages, metrics) from the history as it is now, so each
+    round sees the tool results just recorded; ``record`` persists every assistant and tool
+    message as it happens, so a crash mid-turn leaves a history the sanitiser can repair.
+    Every call of the turn names ``person`` (``ChatModel.complete``): one slot for all its
+    rounds.
+    Raises ModelError when a model call fails.
+    """
+    result = LoopResult(text=None)
+    while result.model_calls < max_rounds:
+        messages, metrics = build()
+        result.estimated_tokens, result.evicted = metrics["estimated_tokens"], metrics["evicted"]
+        completion = model.complete(messages, tools, person=person)
+        result.model_calls += 1
+        result.prompt_tokens, result.cached_tokens = (completion.prompt_tokens,
+                                                      completion.cached_tokens)
+        message = completion.message
+        if not message.get("tool_calls") and tools and not (message.get("content") or "").strip():
+            message = _answer_in_words(model, messages, result, person)
+        if not message.get("tool_calls"):
+            result.text = message.get("content") or ""
+            return result
+        record(message, completion.prompt_tokens)
+        for call in message["tool_calls"]:
+            result.tools_called.append(call["function"]["name"])
+            outcome = execute(call)
+            record({"role": "tool", "tool_call_id": call["id"],
+                    "name": call["function"]["name"], "content": outcome.content}, None)
+            result.stopped_by_tool |= outcome.end_turn
+        if result.stopped_by_tool:
+            return result
+    result.hit_round_limit = True
+    return result

@@ -1,0 +1,1 @@
+"""Tests of ``mediabot/model``: the model client."""

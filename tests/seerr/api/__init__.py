@@ -1,0 +1,1 @@
+"""Tests of ``mediabot/seerr/api``: Seerr's API."""
