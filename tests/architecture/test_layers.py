@@ -19,6 +19,7 @@ LAYERS = [
     ["text"],
     ["store"],
     ["config"],
+    ["carrier"],
     ["mailbox"],
     ["arr", "seerr"],
     ["conversation"],
@@ -159,7 +160,7 @@ def test_an_import_inside_a_function_that_reaches_up_is_named_with_its_line(tmp_
                             "import os\n\n\ndef check():\n"
                             "    from mediabot.web import webhook_url\n"})
     assert upward(edges(root)) == [
-        "mediabot/ops/checks.py:5: ops (layer 7) imports web (layer 8), which is above it; "
+        "mediabot/ops/checks.py:5: ops (layer 8) imports web (layer 9), which is above it; "
         "move what it needs down"]
 
 
