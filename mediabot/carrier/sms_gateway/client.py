@@ -59,9 +59,15 @@ class GatewayClient:
 
     def send(self, body: dict[str, Any]) -> SendState:
         """Queue one text (``outgoing.send_body``). A 409 means an earlier try with this id
-        got through (its answer was lost): the phone's state of it is returned instead."""
+        got through (its answer was lost): the phone's state of it is returned instead.
+
+        ``skipPhoneValidation`` is ``true`` (written so: the phone refuses Python's
+        ``True``): the number is already E.164, checked by mediabot, and the phone's own
+        check would refuse numbers its libphonenumber data does not know as assigned (a new
+        range on an old phone), failing a text mediabot could have sent."""
         try:
-            return read_send_state(self._call("POST", "/messages", json=body))
+            return read_send_state(self._call("POST", "/messages", json=body,
+                                              params={"skipPhoneValidation": "true"}))
         except GatewayError as exc:
             if exc.already_accepted:
                 return self.message_state(str(body["id"]))

@@ -4,12 +4,13 @@ try?
 
 - **Worth another try** (``retry`` is True): the phone is off, asleep or off the LAN
   (connection refused, no route, DNS), a call timed out, a 5xx (the cloud's 503 "queue
-  limits exceeded" included), a 429, or an answer that is not the API's JSON (a captive
+  limits exceeded" included, but not 501), a 429, or an answer that is not the API's JSON (a captive
   portal, a proxy's page). A phone that is off is never a lost text: the text waits.
 - **Refused** (``retry`` is False): any other 4xx, with the API's own ``message`` as the
   reason: a number the phone will not send to (400), bad credentials (401/403), an unknown
-  id (404). A 409 on a send is not an error at all: the id is already the phone's, so an
-  earlier try got through (``GatewayError.already_accepted``).
+  id (404), a call the mode does not serve (501: the cloud has no inbox). A 409 on a send
+  is not an error at all: the id is already the phone's, so an earlier try got through
+  (``GatewayError.already_accepted``).
 
 The reason is the API's words or the exception's class, never the request: no password,
 no message body, no URL with credentials reaches a log or a text through here.
@@ -57,7 +58,7 @@ def from_response(response: requests.Response) -> GatewayError:
     """An answer that is not a success, read into its classification."""
     status = response.status_code
     reason = _api_message(response) or response.reason or "no reason given"
-    retry = status >= 500 or status in (408, 429) or status < 400
+    retry = (status >= 500 and status != 501) or status in (408, 429) or status < 400
     return GatewayError(reason[:MAX_REASON], retry=retry, status=status)
 
 
