@@ -20,6 +20,7 @@ The modules, each with one job:
 - ``events``: a webhook body read into an event, pure.
 - ``inbox``: the Local inbox read into texts, what is unique about one, and the cursor.
 - ``health``: the phone's health and settings read into what ``mediabot check`` says.
+- ``times``: the app's timestamps, read with their zone and written as the phone reads them.
 
 Nothing here touches the database or the mailbox; what was taken is the caller's to store.
 """

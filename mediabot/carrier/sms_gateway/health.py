@@ -13,10 +13,17 @@ with its fix: the processing order (LIFO, the app's default, sends a burst of re
 first) and a send rate limit low enough to hold replies back. RCS is a setting of the
 phone's messaging app, which the gateway cannot see: ``RCS_ADVICE`` is always worth saying.
 ``missing_webhooks`` names the events a cloud or private-server registration lacks.
+
+Whether a phone is online is the API's to say only on the cloud: ``last_seen`` reads the
+device list's ``lastSeen``, which an idle phone refreshes only every 15 minutes or so; the
+Local server answering at all is its own proof.
 """
 
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
+
+from mediabot.carrier.sms_gateway.times import read_time
 
 NEEDED_EVENTS = ("sms:received", "sms:sent", "sms:delivered", "sms:failed")
 RCS_ADVICE = ("turn RCS chats off in the phone's Messages app (Settings > RCS chats): a text "
@@ -90,3 +97,13 @@ def missing_webhooks(registered: list[dict[str, Any]], url: str) -> list[str]:
     """The events in NEEDED_EVENTS with no registration posting to ``url``."""
     have = {hook.get("event") for hook in registered if hook.get("url") == url}
     return [event for event in NEEDED_EVENTS if event not in have]
+
+
+def last_seen(devices: list[dict[str, Any]], device_id: str = "") -> datetime | None:
+    """When the cloud last heard from the phone (``device_id``, else the first listed);
+    None when it does not say."""
+    chosen = [d for d in devices if not device_id or d.get("id") == device_id]
+    try:
+        return read_time(chosen[0].get("lastSeen")) if chosen else None
+    except ValueError:
+        return None

@@ -86,12 +86,14 @@ class Cursor:
         return cls(begin, begin)
 
     def query_from(self) -> datetime:
-        """The ``from`` of the next read."""
-        return max(self.floor, self.newest - LOOKBACK)
+        """The ``from`` of the next read: ``LOOKBACK`` before the newest taken, even on a
+        fresh cursor, so a phone whose clock is a little behind ours is never asked ``from``
+        after its own "now" (which it refuses)."""
+        return self.newest - LOOKBACK
 
     def take(self, listed: list[IncomingText]) -> tuple[list[IncomingText], "Cursor"]:
         """The texts not taken before, oldest first (each once), and the cursor after them."""
-        start = self.query_from()
+        start = max(self.floor, self.query_from())
         fresh: dict[str, IncomingText] = {}
         for text in listed:
             if text.received_at >= start and text.key not in self.seen:

@@ -4,6 +4,7 @@ import pytest
 
 from mediabot.carrier.sms_gateway.health import (
     PhoneHealth,
+    last_seen,
     missing_webhooks,
     read_health,
     settings_warnings,
@@ -58,3 +59,11 @@ def test_the_events_a_cloud_registration_lacks_are_named():
     hooks = [{"id": "1", "url": url, "event": "sms:received"},
              {"id": "2", "url": "https://old.example.com", "event": "sms:sent"}]
     assert missing_webhooks(hooks, url) == ["sms:sent", "sms:delivered", "sms:failed"]
+
+
+def test_the_cloud_says_when_it_last_heard_from_the_phone():
+    devices = [{"id": "a", "lastSeen": "2026-03-01T15:00:00Z"},
+               {"id": "b", "lastSeen": "2026-03-01T16:00:00.000+01:00"}]
+    assert last_seen(devices).isoformat() == "2026-03-01T15:00:00+00:00"
+    assert last_seen(devices, "b").isoformat() == "2026-03-01T16:00:00+01:00"
+    assert last_seen([{"id": "a"}]) is None and last_seen([]) is None

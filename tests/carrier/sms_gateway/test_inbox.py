@@ -96,3 +96,11 @@ def test_an_inbox_answer_of_another_shape_is_refused(rows):
 def test_a_stored_cursor_that_is_not_one_is_refused():
     with pytest.raises(ValueError, match="not a stored inbox cursor"):
         Cursor.from_json('{"floor": 1}')
+
+
+def test_a_fresh_cursor_asks_from_well_before_start_but_takes_nothing_before_it():
+    cursor = Cursor.start(START)
+    assert cursor.query_from() <= START - LOOKBACK
+    just_before = IncomingText("text:2", "+15551234567", "sent as mediabot first started",
+                               START - timedelta(minutes=1), 1)
+    assert [t.text for t in cursor.take([just_before])[0]] == [just_before.text]
