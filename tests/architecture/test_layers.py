@@ -19,6 +19,7 @@ LAYERS = [
     ["text"],
     ["store"],
     ["config"],
+    ["carrier"],
     ["mailbox", "model", "seerr.api"],
     ["arr"],
     ["approvals"],
@@ -166,7 +167,7 @@ def test_an_import_inside_a_function_that_reaches_up_is_named_with_its_line(tmp_
                             "import os\n\n\ndef check():\n"
                             "    from mediabot.scheduler import webhook_url\n"})
     assert upward(edges(root)) == [
-        "mediabot/ops/checks.py:5: ops (layer 9) imports scheduler (layer 11), which is above it; "
+        "mediabot/ops/checks.py:5: ops (layer 10) imports scheduler (layer 12), which is above it; "
         "move what it needs down"]
 
 
