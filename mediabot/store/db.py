@@ -374,5 +374,17 @@ class TokenCalibration(BaseModel):
         table_name = "token_calibration"
 
 
+class InboxCursor(BaseModel):
+    """Per carrier whose texts mediabot reads (the phone's Local inbox), how far it has
+    read: the carrier's own cursor, as text (``carrier.sms_gateway.inbox.Cursor``)."""
+
+    carrier = pw.CharField(primary_key=True)
+    cursor = pw.TextField()
+    updated_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "inbox_cursors"
+
+
 MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
-          Approval, Search, TokenCalibration, SeerrApproval)
+          Approval, Search, TokenCalibration, SeerrApproval, InboxCursor)
