@@ -15,7 +15,7 @@ from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
+from tests.support.household import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"
 START = dt.datetime(2025, 3, 1, 12, 0, 0)
