@@ -22,7 +22,8 @@ from bench.harness import ROOT
 from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
 from bench.prompt_cache import drive, export_revision, parse_args, server_argv, variant_plan
 from tests.fakes.openai import FakeOpenAI
-from tests.support import LLAMA_PROPS, person_part
+from tests.support.messages import LLAMA_PROPS
+from tests.support.prompts import person_part
 
 TOOLS = [{"type": "function", "function": {"name": "search_media", "description": "Find it",
                                            "parameters": {"type": "object"}}},

@@ -21,7 +21,11 @@ from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB, OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.fakes.arr_webhooks import radarr_download
 from tests.fakes.sms_gateway import FakePhone
-from tests.support import ADMIN, SECRET, Serve, basic, relay, write_config
+from tests.support.arr_hooks import basic
+from tests.support.asking import relay
+from tests.support.config_files import write_config
+from tests.support.household import ADMIN, SECRET
+from tests.support.serve import Serve
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 REMOVE_OFFICE = [("remove_media", {"kind": "series", "id": OFFICE_TVDB, "delete_files": True})]
