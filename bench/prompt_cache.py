@@ -189,7 +189,6 @@ def drive(source: Path, plan: dict, timeout: float) -> tuple[list[dict], float]:
 def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: Path) -> dict:
     binary, model = ensure_server(_note), ensure_model(_note, args.model)
     setup = variant_plan(variant, args.cache_ram, args.parallel)
-    swa_full = swa_full and MODELS[args.model].swa
     texts_wanted = setup["texts"][:args.texts]
     port, started, bench_cpu = free_port(), time.monotonic(), own_cpu(resource.RUSAGE_SELF)
     log = Path(args.logs or tmp) / f"llama-{label}-{variant}-{swa_full}.log"
@@ -339,6 +338,8 @@ def run_all(args, tmp: Path, done=lambda runs: None) -> list[dict]:
     sources = sources or [("current", ROOT)]
     args.labels = [label for label, _ in sources]
     swa = {"on": [True], "off": [False], "both": [True, False]}[args.swa]
+    if not MODELS[args.model].swa:   # nothing to make full-size: one run, without the flag
+        swa = [False]
     runs = []
     for round_no in range(args.rounds):
         for variant in args.variants:
@@ -390,7 +391,8 @@ def main(argv=None) -> None:
     signal.signal(signal.SIGTERM, _stop)
     load_before = loadavg()
     sources = (1 if args.baseline else 0) + (len(args.source) or 1)
-    args.planned = args.rounds * len(args.variants) * sources * (2 if args.swa == "both" else 1)
+    swa_runs = 2 if args.swa == "both" and MODELS[args.model].swa else 1
+    args.planned = args.rounds * len(args.variants) * sources * swa_runs
 
     def save(runs: list[dict]) -> None:
         if args.out:
