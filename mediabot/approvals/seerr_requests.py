@@ -40,9 +40,9 @@ from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import sms_safe_title
 from mediabot.mailbox import outbox
 from mediabot.seerr.api import RequestStatus, SeerrClient, SeerrError, SeerrRequest
-from mediabot.store import db, users
+from mediabot.store import db, people, users
 from mediabot.store.db import ApprovalStatus, TextKind
-from mediabot.store.people import person_of
+from mediabot.store.people import Person, person_of
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
 
@@ -88,8 +88,8 @@ class SeerrApprovals:
         self.notify = notify
         self.language = language
 
-    def speaks(self, user: db.User) -> Language:
-        return users.language_of(user, self.language)
+    def speaks(self, user: db.User | Person) -> Language:
+        return house_rules.language_for(user, self.language)
 
     def ask(self, request_id: int, now: dt.datetime, title: str = "") -> str:
         """Put Seerr request ``request_id`` to the admins, once; a word for the log."""
@@ -136,7 +136,7 @@ class SeerrApprovals:
                     id=highest + 1, seerr_request=request.id,
                     requester=member.id if member else None,
                     requested_by=(name_of(member) if member else outsider_name(
-                        users.language_of(None, self.language), request.requested_by))[:255],
+                        people.language_of(None, self.language), request.requested_by))[:255],
                     title=title[:255], created_at=now)
         except pw.IntegrityError:
             return None
@@ -167,7 +167,7 @@ class SeerrApprovals:
 
     # -- an admin's answer ----------------------------------------------------------------
 
-    def decide(self, admin: db.User, verdict: Verdict, number: int, now: dt.datetime, *,
+    def decide(self, admin: Person, verdict: Verdict, number: int, now: dt.datetime, *,
                inbox_id: int | None = None) -> str | None:
         """Apply "APPROVE n"/"DENY n" to Seerr approval ``number``; the reply to the admin,
         or None when ``number`` is not one of Seerr's (mediabot's own approvals take it)."""
@@ -187,7 +187,7 @@ class SeerrApprovals:
             return lang.gettext("Seerr did not answer, so request {number} ({title}) is still "
                                 "waiting. Try again in a while.", number=row.id, title=row.title)
 
-    def _carry_out(self, admin: db.User, verdict: Verdict, row: db.SeerrApproval,
+    def _carry_out(self, admin: Person, verdict: Verdict, row: db.SeerrApproval,
                    now: dt.datetime, lang: Language) -> str:
         """Seerr is asked first whether the request still waits (404: it is gone; decided:
         by whom), then the admin's answer is claimed and carried out as their Seerr user."""
@@ -222,7 +222,7 @@ class SeerrApprovals:
                  verdict, admin.id, acting)
         return self._answered(admin, verdict, row, request, lang, now)
 
-    def _answered(self, admin: db.User, verdict: Verdict, row: db.SeerrApproval,
+    def _answered(self, admin: Person, verdict: Verdict, row: db.SeerrApproval,
                   request: SeerrRequest, lang: Language, now: dt.datetime) -> str:
         member = row.requester
         told = {"number": row.id, "title": row.title, "name": row.requested_by}
@@ -365,14 +365,14 @@ def waiting_row(request_id: int) -> db.SeerrApproval | None:
                                         db.SeerrApproval.status == ApprovalStatus.WAITING)
 
 
-def _claim(row: db.SeerrApproval, admin: db.User, verdict: Verdict, now: dt.datetime) -> bool:
+def _claim(row: db.SeerrApproval, admin: Person, verdict: Verdict, now: dt.datetime) -> bool:
     status = ApprovalStatus.APPROVED if verdict == Verdict.APPROVE else ApprovalStatus.DENIED
     return db.SeerrApproval.update(status=status, decided_by=admin.id, decided_at=now).where(
         db.SeerrApproval.id == row.id,
         db.SeerrApproval.status == ApprovalStatus.WAITING).execute() == 1
 
 
-def _unclaim(row: db.SeerrApproval, admin: db.User) -> None:
+def _unclaim(row: db.SeerrApproval, admin: Person) -> None:
     """Seerr refused the admin's answer: the request waits again for someone who can."""
     db.SeerrApproval.update(status=ApprovalStatus.WAITING, decided_by=None,
                             decided_at=None).where(

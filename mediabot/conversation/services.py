@@ -34,8 +34,7 @@ from mediabot.seerr.add import SeerrLink
 from mediabot.seerr.api import SeerrClient
 from mediabot.store import db, users
 from mediabot.store.db import Role
-from mediabot.store.people import person_of
-from mediabot.text.language import Language
+from mediabot.store.people import Person, person_of
 from mediabot.text.localtime import Clock, as_local
 
 Gate = Callable[[AddRequest], dict | None]
@@ -68,11 +67,11 @@ class Frame(NamedTuple):
     person: str = ""         # this person's part, after the shared system text and tools
 
 
-def approvals_on(services: Services, user: db.User) -> bool:
+def approvals_on(services: Services, user: Person) -> bool:
     """Does this admin answer members' requests (APPROVE 12 / DENY 12)? With Seerr, its
     pending requests are put to the admins that way."""
     rules = services.rules
-    return user.role == Role.ADMIN and (
+    return user.admin and (
         services.seerr_approvals is not None
         or (rules is not None and rules.config.approval == "members"))
 
@@ -85,18 +84,13 @@ def offered_tools(services: Services) -> list[Tool]:
                            radarr=services.radarr is not None)
 
 
-def tools_for(services: Services, user: db.User) -> list[Tool]:
+def tools_for(services: Services, user: Person) -> list[Tool]:
     """The tools ``user`` may run."""
     return available_tools(user.role, sonarr=services.sonarr is not None,
                            radarr=services.radarr is not None)
 
 
-def language_of(services: Services, user: db.User) -> Language:
-    """The language ``user`` reads: their ``[[users]]`` language, else the household's."""
-    return users.language_of(user, services.config.sms.language)
-
-
-def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
+def build_frame(services: Services, user: Person, dropped: str = "") -> Frame:
     """The frame of this user's prompts; ``dropped`` names a question that just lapsed.
 
     The system text and the tools are the household's (``shared_system_prompt``,
@@ -114,13 +108,13 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
     notes = [rules.waiting_note() if rules is not None else None,
              services.seerr_approvals.waiting_note() if services.seerr_approvals else None]
     waiting = "\n\n".join(n for n in notes if n) if approvals_on(services, user) else None
-    person = person_note(user.display_name, admin=user.role == Role.ADMIN,
-                         language=language_of(services, user), waiting=waiting or None)
+    person = person_note(user.name, admin=user.admin, language=user.language,
+                         waiting=waiting or None)
     return Frame(tools, schemas, reserved, system, zone,
                  dropped_note(dropped) if dropped else "", person)
 
 
-def tool_context(services: Services, user: db.User) -> ToolContext:
+def tool_context(services: Services, user: Person) -> ToolContext:
     """The tools' view of the world for ``user``, with the household's rules on adds (none
     with Seerr: its own approvals and quotas decide the requests filed there)."""
     house, clock = services.rules, services.clock
@@ -132,12 +126,12 @@ def tool_context(services: Services, user: db.User) -> ToolContext:
     return _context(services, user, gate)
 
 
-def approved_context(services: Services, user: db.User) -> ToolContext:
+def approved_context(services: Services, user: Person) -> ToolContext:
     """The tools' view for an add an admin already approved: no rules this time."""
     return _context(services, user, None)
 
 
-def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContext:
+def _context(services: Services, user: Person, gate: Gate | None) -> ToolContext:
     clock, config = services.clock, services.config
     return ToolContext(sonarr=services.sonarr, radarr=services.radarr,
                        user_id=user.id, role=user.role,
@@ -146,11 +140,11 @@ def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContex
                        clock=lambda: as_local(clock(), config.server.zone), gate=gate,
                        searches=SearchLimit(config.requests.search_again_hours,
                                             clock, config.server.zone),
-                       language=language_of(services, user),
+                       language=user.language,
                        seerr=_seerr_link(services, user))
 
 
-def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
+def _seerr_link(services: Services, user: Person) -> SeerrLink | None:
     """With [seerr]: Seerr and ``user``'s link, and how the admins hear of a missing one."""
     if services.seerr is None:
         return None
@@ -166,10 +160,14 @@ def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
                     "{name} asked for {title}, but their number has no working link to a "
                     "Seerr user, so nothing was requested. Set seerr_user for {phone} in "
                     "[[users]]; mediabot check lists every link.",
-                    name=user.display_name or user.phone, title=title, phone=user.phone)
+                    name=user.shown_name, title=title, phone=user.phone)
                 rules.notify(person_of(admin, rules.language), text,
                              key=f"seerr-unlinked:{user.id}:{admin.id}")
-    client = services.seerr
-    return SeerrLink(client, user.seerr_user, user.role == Role.ADMIN, hint_admins,
-                     lambda: seerr_id_of(client, user),
+    client, kept = services.seerr, list[int]()
+
+    def acting_as() -> int:
+        """Their Seerr user id, resolved at most once a turn (and kept on their row)."""
+        kept[:] = kept or [seerr_id_of(client, user)]
+        return kept[0]
+    return SeerrLink(client, user.seerr_user, user.admin, hint_admins, acting_as,
                      lambda lang, seerr_user: seerr_name(client, lang, seerr_user))
