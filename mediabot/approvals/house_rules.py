@@ -66,6 +66,9 @@ class HouseRules:
     notify: Notify | None = None
     zone: dt.tzinfo = dt.UTC
     language: str = "en"     # the household's [sms] language; a person's own wins
+    # The number a new request takes (``front.next_number``: shared with Seerr's); None:
+    # this table's own next.
+    numbers: Callable[[], int] | None = None
 
     def speaks(self, user: db.User | Person) -> Language:
         """The language ``user`` reads: their own, else the household's (a person read once
@@ -130,11 +133,13 @@ class HouseRules:
 
     def _hold(self, user: Person, request: AddRequest, now: dt.datetime,
               admins: list[db.User]) -> dict:
-        row = db.Approval.create(
-            user=user.id, service=request.service, external_id=request.external_id,
-            title=request.title, tool=request.tool, arguments=json.dumps(request.arguments),
-            seasons=request.seasons, created_at=now,
-            expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
+        with db.database.atomic("IMMEDIATE"):   # the number is read and taken in one go
+            row = db.Approval.create(
+                id=(self.numbers or _next_here)(), user=user.id, service=request.service,
+                external_id=request.external_id, title=request.title, tool=request.tool,
+                arguments=json.dumps(request.arguments), seasons=request.seasons,
+                created_at=now,
+                expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
         title = request.title
         for admin in admins:
             text = self.speaks(admin).gettext(
@@ -301,6 +306,9 @@ def still_waiting(number: int, now: dt.datetime) -> bool:
 
 
 def highest_number() -> int:
-    """The highest request number in use here (0 when none): Seerr's approvals number
-    theirs above it, so an admin's APPROVE n names one request."""
+    """The highest request number in use here (0 when none; ``front.next_number``)."""
     return int(db.Approval.select(pw.fn.MAX(db.Approval.id)).scalar() or 0)
+
+
+def _next_here() -> int:
+    return highest_number() + 1

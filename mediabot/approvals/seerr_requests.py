@@ -22,6 +22,7 @@ Seerr itself is asked whether the request still waits.
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 
 import peewee as pw
 
@@ -82,11 +83,10 @@ def remember_request(member: db.User, request: SeerrRequest, title: str, now: dt
 class SeerrApprovals:
     """Asking the admins about Seerr's pending requests, and carrying out their answers."""
 
-    def __init__(self, client: SeerrClient, notify: Notify | None, language: str = "en"
-                 ) -> None:
-        self.client = client
-        self.notify = notify
-        self.language = language
+    def __init__(self, client: SeerrClient, notify: Notify | None, language: str = "en", *,
+                 numbers: Callable[[], int]) -> None:
+        self.client, self.notify, self.language = client, notify, language
+        self.numbers = numbers   # a new row's number (``front.next_number``, shared)
 
     def speaks(self, user: db.User | Person) -> Language:
         return house_rules.language_for(user, self.language)
@@ -123,17 +123,15 @@ class SeerrApprovals:
 
     def _create(self, request: SeerrRequest, title: str,
                 now: dt.datetime) -> db.SeerrApproval | None:
-        """The row, numbered above every number in use; None when another thread (the
-        webhook and the sweep at once) created it first. The write lock is taken before the
-        numbers are read (IMMEDIATE), so two new rows never draw the same number."""
+        """The row, numbered above every number in use in both tables; None when another
+        thread (the webhook and the sweep at once) created it first. The write lock is taken
+        before the numbers are read (IMMEDIATE), so two new rows never draw the same number."""
         try:
             with db.database.atomic("IMMEDIATE"):
-                highest = max(house_rules.highest_number(),
-                              db.SeerrApproval.select(pw.fn.MAX(db.SeerrApproval.id)).scalar()
-                              or 0)
+                number = self.numbers()
                 member = member_for(self.client, request.requested_by)
                 return db.SeerrApproval.create(
-                    id=highest + 1, seerr_request=request.id,
+                    id=number, seerr_request=request.id,
                     requester=member.id if member else None,
                     requested_by=(name_of(member) if member else outsider_name(
                         people.language_of(None, self.language), request.requested_by))[:255],
@@ -384,6 +382,11 @@ def _close(row: db.SeerrApproval, status: ApprovalStatus, now: dt.datetime) -> b
         db.SeerrApproval.id == row.id,
         db.SeerrApproval.status == ApprovalStatus.WAITING).execute() == 1
 
+
+
+def highest_number() -> int:
+    """The highest Seerr approval number in use (0 when none; ``front.next_number``)."""
+    return int(db.SeerrApproval.select(pw.fn.MAX(db.SeerrApproval.id)).scalar() or 0)
 
 
 def still_waiting(number: int) -> bool:

@@ -151,17 +151,10 @@ class Engine:
             return help_text(incoming.language, admin=approvals_on(self.services, user))
         if incoming.keyword == Keyword.RESET:
             return self._reset(user)
-        seerr = self.services.seerr_approvals
-        if incoming.decision and seerr is not None and user.admin:
-            decided = seerr.decide(user, *incoming.decision, now, inbox_id=incoming.inbox_id)
-            if decided is not None:   # one of Seerr's numbers; else mediabot's own approvals
-                return self._exchange(user, incoming.text, decided)
-        rules = self.services.rules
-        if incoming.decision and rules is not None and approvals_on(self.services, user):
-            return self._exchange(user, incoming.text, rules.decide(
-                user, *incoming.decision, now, self._run_approved,
-                inbox_id=incoming.inbox_id))
-        return None
+        decided = self.services.approvals.decide(
+            user, *incoming.decision, now, self._run_approved,
+            inbox_id=incoming.inbox_id) if incoming.decision else None
+        return self._exchange(user, incoming.text, decided) if decided is not None else None
 
     def after_turn(self, answer: Handled) -> None:
         """Work that must not delay the reply: the rolling summary, when turned on.
