@@ -9,7 +9,7 @@ import threading
 from typing import ClassVar
 
 from mediabot.store import db
-from tests.support import text
+from tests.support.texting import text
 
 USERS_READ = re.compile(r'\bFROM "?users"?\s', re.IGNORECASE)
 

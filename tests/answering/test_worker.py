@@ -10,7 +10,9 @@ import pytest
 from mediabot.answering.worker import Worker
 from mediabot.config import SmsConfig
 from mediabot.store import db
-from tests.support import ADMIN, RecordingEngine, queue, text, wait_until
+from tests.support.household import ADMIN
+from tests.support.texting import text, wait_until
+from tests.support.worker import RecordingEngine, queue
 
 
 @pytest.fixture

@@ -16,7 +16,7 @@ from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database
 from mediabot.store.people import person_of, stranger
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
+from tests.support.household import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"
 START = dt.datetime(2025, 3, 1, 12, 0, 0)

@@ -4,7 +4,10 @@ from mediabot.mailbox.delivery import Backoff, Sender
 from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store import db, migrations
 from mediabot.store.people import stranger
-from tests.support import CHOOSE, DUNE_1984, DUNE_2021, MEMBER, make_config, only_message_to_sam
+from tests.support.config_files import make_config
+from tests.support.household import MEMBER
+from tests.support.posters import CHOOSE, DUNE_1984, DUNE_2021
+from tests.support.sent import only_message_to_sam
 
 
 def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
