@@ -1,12 +1,14 @@
 """One user's queued texts answered: read in order, rate-limited, answered, committed.
 
-Each text is read once, as it comes out of the inbox (``incoming.read_text``: keyword,
-APPROVE/DENY, Y/N, the person's language and the channel it came on); everything after
-uses that reading: the reply and every fixed text are written in ``incoming.language`` and
-go back on ``incoming.channel``. A STOP was read at the webhook, which opted the person out
-then; the row keeps that reading (``inbox.opt_out``) and it is taken from there. Every text
-of a burst is read on its own before anything is joined, since a keyword only counts as a
-whole message:
+The person is read once for the pass (``people.get_person``: a ``Person``, with the language
+they read) and handed down with each text; each text is read once, as it comes out of the
+inbox (``incoming.read_text``: keyword, APPROVE/DENY, Y/N and the channel it came on);
+everything after uses that reading (a STOP or START of the burst is applied to the value, so
+the rest of the pass sees it): the reply and every fixed text are written in
+``incoming.language`` and go back on ``incoming.channel``. A STOP was read at the webhook,
+which opted the person out then; the row keeps that reading (``inbox.opt_out``) and it is
+taken from there. Every text of a burst is read on its own before anything is joined,
+since a keyword only counts as a whole message:
 
 - STOP-like and START-like words flag the user (no model call, no reply), as a lone text
   does; either also drops a removal question waiting for its Y. They apply in the order

@@ -20,7 +20,7 @@ handled as usual (keyword or model). So a "yes" to a question the model asked it
 reaches the model, never a removal; a Y with nothing waiting goes to the model too (or gets
 the expiry notice when the action expired before the sweep ran).
 
-Every fixed text here is in the person's language (``speaking``: their ``[[users]]``
+Every fixed text here is in the person's language (``Person.language``: their ``[[users]]``
 language, else ``[sms] language``); the English constants below are those texts in English.
 """
 
