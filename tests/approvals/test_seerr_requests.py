@@ -5,71 +5,28 @@ the first answer is carried out in Seerr as that admin's own Seerr user."""
 
 import pytest
 
-from mediabot.approvals.seerr_requests import SeerrApprovals, still_waiting
-from mediabot.seerr.api import SeerrClient
+from mediabot.approvals.seerr_requests import still_waiting
 from mediabot.store import db
 from mediabot.store.db import TextKind
 from mediabot.text.keywords import Verdict
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
-from tests.fakes.seerr_model import Permission, RequestStatus
+from tests.fakes.seerr_model import RequestStatus
 from tests.support.clock import START
 from tests.support.household import ADMIN, ADMIN2, MEMBER
+from tests.support.seerr_house import DUNE_TWO, seerr_house
 
 NOW = START
-DUNE_TWO = "Dune: Part Two (2024)"
-
-
-class Texts:
-    """The household's phones: every text queued for someone, in order (the ``notify`` the
-    daemon hands in queues them in the outbox; here they are kept as they were asked for)."""
-
-    def __init__(self):
-        self.sent: list[tuple[str, str, TextKind, int | None]] = []
-        self.keys: set[str] = set()
-
-    def __call__(self, user, text, key=None, kind=TextKind.OTHER, subject=None):
-        if key is not None and key in self.keys:   # the outbox queues a key once
-            return
-        self.keys.add(key)
-        self.sent.append((user.phone, text, kind, subject))
-
-    def to(self, phone):
-        return [text for to, text, _, _ in self.sent if to == phone]
 
 
 @pytest.fixture
 def house(database, seerr):
-    """Alex and Jo (admins: Alex may manage requests in Seerr, Jo may not) and Sam (a member
-    who may request), each linked to their Seerr user; ``approvals`` on the fake Seerr."""
-    ids = {"alex": seerr.add_user("alex", permissions=Permission.MANAGE_REQUESTS),
-           "jo": seerr.add_user("jo", permissions=Permission.REQUEST),
-           "sam": seerr.add_user("sam", permissions=Permission.REQUEST),
-           "theo": seerr.add_user("theo", permissions=Permission.REQUEST)}
-    people = {"alex": db.User.create(phone=ADMIN, display_name="Alex", role="admin",
-                                     seerr_user="alex"),
-              "jo": db.User.create(phone=ADMIN2, display_name="Jo", role="admin",
-                                   seerr_user="jo"),
-              "sam": db.User.create(phone=MEMBER, display_name="Sam", role="member",
-                                    seerr_user="sam")}
-    texts = Texts()
-    client = SeerrClient(seerr.url, seerr.api_key, timeout=5, retries=0)
-
-    class House:
-        pass
-    house = House()
-    house.seerr, house.ids, house.people, house.texts = seerr, ids, people, texts
-    house.approvals = SeerrApprovals(client, texts, "en")
+    house = seerr_house(seerr)
     yield house
-    client.close()
-
-
-def sam_asks_for_dune_two(house):
-    """Sam files Dune: Part Two in Seerr's web UI; it waits there for an admin."""
-    return house.seerr.request_in_web_ui(house.ids["sam"], "movie", DUNE_TWO_TMDB)
+    house.client.close()
 
 
 def test_each_admin_is_asked_once_with_the_number_to_answer(house):
-    request = sam_asks_for_dune_two(house)
+    request = house.sam_asks_for_dune_two()
     assert house.approvals.ask(request, NOW) == "asked"
     assert house.approvals.ask(request, NOW) == "already asked"
     question = f"Sam asked for {DUNE_TWO}. Reply APPROVE 1 or DENY 1"
@@ -81,7 +38,7 @@ def test_each_admin_is_asked_once_with_the_number_to_answer(house):
 
 
 def test_approve_is_carried_out_in_seerr_as_the_admins_own_user_and_sam_is_told(house):
-    request = sam_asks_for_dune_two(house)
+    request = house.sam_asks_for_dune_two()
     house.approvals.ask(request, NOW)
     reply = house.approvals.decide(house.people["alex"], Verdict.APPROVE, 1, NOW)
     assert reply == f"Approved request 1: {DUNE_TWO} is added. Sam has been told."
@@ -97,7 +54,7 @@ def test_approve_is_carried_out_in_seerr_as_the_admins_own_user_and_sam_is_told(
 
 
 def test_deny_declines_it_in_seerr_and_a_second_answer_is_told_it_was_decided(house):
-    request = sam_asks_for_dune_two(house)
+    request = house.sam_asks_for_dune_two()
     house.approvals.ask(request, NOW)
     assert house.approvals.decide(house.people["alex"], Verdict.DENY, 1, NOW) == \
         f"Denied request 1 ({DUNE_TWO}); Sam has been told."
@@ -109,7 +66,7 @@ def test_deny_declines_it_in_seerr_and_a_second_answer_is_told_it_was_decided(ho
 
 
 def test_an_admin_seerr_refuses_to_let_decide_is_told_and_the_request_keeps_waiting(house):
-    request = sam_asks_for_dune_two(house)
+    request = house.sam_asks_for_dune_two()
     house.approvals.ask(request, NOW)
     reply = house.approvals.decide(house.people["jo"], Verdict.APPROVE, 1, NOW)
     assert "1" in reply and DUNE_TWO in reply
@@ -122,7 +79,7 @@ def test_an_admin_seerr_refuses_to_let_decide_is_told_and_the_request_keeps_wait
 
 
 def test_an_unlinked_admin_is_told_how_to_be_linked(house):
-    request = sam_asks_for_dune_two(house)
+    request = house.sam_asks_for_dune_two()
     house.approvals.ask(request, NOW)
     unlinked = db.User.create(phone="+15551230009", display_name="Kim", role="admin")
     assert house.approvals.decide(unlinked, Verdict.APPROVE, 1, NOW) == (
@@ -132,7 +89,7 @@ def test_an_unlinked_admin_is_told_how_to_be_linked(house):
 
 
 def test_a_request_decided_in_the_web_ui_is_closed_by_the_sweep(house):
-    request = sam_asks_for_dune_two(house)
+    request = house.sam_asks_for_dune_two()
     house.approvals.ask(request, NOW)
     house.seerr.approve_in_web_ui(request, as_user=house.ids["alex"])
     assert house.approvals.sweep(NOW) == 1
@@ -143,7 +100,7 @@ def test_a_request_decided_in_the_web_ui_is_closed_by_the_sweep(house):
 
 
 def test_the_sweep_asks_about_a_request_whose_webhook_never_came(house):
-    sam_asks_for_dune_two(house)
+    house.sam_asks_for_dune_two()
     assert house.approvals.sweep(NOW) == 1
     assert house.texts.to(ADMIN) == [f"Sam asked for {DUNE_TWO}. Reply APPROVE 1 or DENY 1"]
     assert house.approvals.sweep(NOW) == 0
@@ -151,7 +108,7 @@ def test_the_sweep_asks_about_a_request_whose_webhook_never_came(house):
 
 
 def test_a_request_cancelled_in_seerr_is_gone_and_nothing_is_decided(house):
-    request = sam_asks_for_dune_two(house)
+    request = house.sam_asks_for_dune_two()
     house.approvals.ask(request, NOW)
     house.seerr.cancel_in_web_ui(request)
     reply = house.approvals.decide(house.people["alex"], Verdict.APPROVE, 1, NOW)
@@ -176,5 +133,5 @@ def test_a_number_that_is_not_seerrs_is_left_to_the_households_own_approvals(hou
 
 def test_the_admins_prompt_lists_what_waits_in_seerr(house):
     assert house.approvals.waiting_note() is None
-    house.approvals.ask(sam_asks_for_dune_two(house), NOW)
+    house.approvals.ask(house.sam_asks_for_dune_two(), NOW)
     assert f"#1 Sam: {DUNE_TWO}" in house.approvals.waiting_note()
