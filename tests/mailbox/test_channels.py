@@ -11,6 +11,7 @@ from mediabot.config import TwilioConfig
 from mediabot.mailbox.channels import Plan, choose, message_fields, plan
 from mediabot.store import db
 from mediabot.store.db import TextKind
+from mediabot.store.people import person_of, stranger
 from mediabot.text.phones import SMS, WHATSAPP
 from tests.support.clock import START
 from tests.support.household import MEMBER
@@ -135,35 +136,29 @@ def test_whatsapp_carries_one_poster_and_sms_all_of_them():
                       "media_url": posters}
 
 
-# (why, Sam's chosen channel, the channel of his last text, SMS blocked, reply_on, to_number,
-#  [twilio]) -> channel
+# (why, Sam's chosen channel, the channel of his last text, SMS blocked, reply_on, [twilio])
+#  -> channel
 CHOICES = [
-    ("a reply goes back on the text's channel", None, SMS, False, WHATSAPP, MEMBER, twilio(),
+    ("a reply goes back on the text's channel", None, SMS, False, WHATSAPP, twilio(),
      WHATSAPP),
-    ("a reply by SMS stays SMS", WHATSAPP, WHATSAPP, False, SMS, MEMBER, twilio(), SMS),
-    ("a notice goes on the chosen channel", WHATSAPP, SMS, False, None, MEMBER, twilio(),
-     WHATSAPP),
-    ("else on the one they last used", None, WHATSAPP, False, None, MEMBER, twilio(),
-     WHATSAPP),
-    ("else SMS", None, None, False, None, MEMBER, twilio(), SMS),
-    ("a whatsapp: address says WhatsApp", SMS, SMS, False, SMS, "whatsapp:" + MEMBER,
-     twilio(), WHATSAPP),
-    ("SMS blocked: WhatsApp instead", SMS, SMS, True, SMS, MEMBER, twilio(), WHATSAPP),
-    ("SMS blocked, no WhatsApp sender", SMS, SMS, True, None, MEMBER, twilio(whatsapp=False),
-     SMS),
+    ("a reply by SMS stays SMS", WHATSAPP, WHATSAPP, False, SMS, twilio(), SMS),
+    ("a notice goes on the chosen channel", WHATSAPP, SMS, False, None, twilio(), WHATSAPP),
+    ("else on the one they last used", None, WHATSAPP, False, None, twilio(), WHATSAPP),
+    ("else SMS", None, None, False, None, twilio(), SMS),
+    ("SMS blocked: WhatsApp instead", SMS, SMS, True, SMS, twilio(), WHATSAPP),
+    ("SMS blocked, no WhatsApp sender", SMS, SMS, True, None, twilio(whatsapp=False), SMS),
 ]
 
 
-@pytest.mark.parametrize(("chosen", "last", "blocked", "reply_on", "to_number", "config",
-                          "expected"), [case[1:] for case in CHOICES],
-                         ids=[case[0] for case in CHOICES])
-def test_choose(database, chosen, last, blocked, reply_on, to_number, config, expected):
+@pytest.mark.parametrize(("chosen", "last", "blocked", "reply_on", "config", "expected"),
+                         [case[1:] for case in CHOICES], ids=[case[0] for case in CHOICES])
+def test_choose(database, chosen, last, blocked, reply_on, config, expected):
     sam = sam_wrote(database, 2 if last else None, channel=last or SMS)
     sam.channel = chosen
     sam.sms_blocked_since = NOW if blocked else None
     sam.save()
-    assert choose(sam, reply_on, to_number, config) == expected
+    assert choose(person_of(sam, "en"), reply_on, config) == expected
 
 
-def test_choose_for_someone_unknown_is_sms():
-    assert choose(None, None, "+15559990000", twilio()) == SMS
+def test_choose_for_a_number_that_is_no_user_is_sms(database):
+    assert choose(stranger("+15559990000", "en"), None, twilio()) == SMS
