@@ -4,6 +4,7 @@ the real Seerr client and approvals on the fake, and the texts they queue for pe
 
 from dataclasses import dataclass
 
+from mediabot.approvals.front import next_number
 from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.seerr.api import SeerrClient
 from mediabot.store import db
@@ -62,4 +63,5 @@ def seerr_house(seerr) -> SeerrHouse:
                                     seerr_user="sam")}
     texts = Texts()
     client = SeerrClient(seerr.url, seerr.api_key, timeout=5, retries=0)
-    return SeerrHouse(seerr, client, SeerrApprovals(client, texts, "en"), texts, ids, people)
+    approvals = SeerrApprovals(client, texts, "en", numbers=next_number)   # as the daemon's
+    return SeerrHouse(seerr, client, approvals, texts, ids, people)
