@@ -89,7 +89,7 @@ class Daemon:
             jobs["read-phone"] = (self.phone_inbox.poll, gateway.poll_seconds)
             jobs["phone-reports"] = (reports.check, max(gateway.poll_seconds,
                                                         PHONE_REPORT_SECONDS))
-        seerr = self.engine.services.seerr_approvals
+        seerr = self.engine.services.approvals.seerr
         if seerr is not None:
             jobs["seerr-pending"] = (lambda: seerr.sweep(clock()), SEERR_SWEEP_SECONDS)
         return jobs
