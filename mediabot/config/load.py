@@ -5,7 +5,8 @@ to the rules of ``validate.py``. Overrides also come from the ``env`` file besid
 and from systemd credentials; a real environment variable wins. A secret may instead be named by
 a file holding it (``auth_token_file = "/run/secrets/..."`` or
 ``MEDIABOT_TWILIO_AUTH_TOKEN_FILE``), as containers pass secrets, so every command reads the
-secret the daemon reads. Every problem found becomes one line of a single ``ConfigError``
+secret the daemon reads. A ``MEDIABOT_*`` variable that is empty is not set (a container
+template passes its variables set or not). Every problem found becomes one line of a single ``ConfigError``
 naming the file, the key, the bad value and the fix, so an operator fixes everything in one
 pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 """
@@ -58,7 +59,8 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: Environ | N
     # variables alone are then the config (a container's, with nothing mounted at /config).
     found = _read_toml(file, missing_ok=path is None)
     beside, problems = _env_file(file.absolute().parent / ENV_FILE)
-    environ = without_sections({**_credentials(environ), **beside, **environ}, replaced)
+    environ = without_sections(set_only({**_credentials(environ), **beside, **environ}),
+                               replaced)
     raw = _database_beside(found or {}, file.absolute().parent)
     raw = _secret_files_beside(raw, file.absolute().parent)
     raw = {name: table for name, table in raw.items() if name not in replaced}
@@ -133,6 +135,14 @@ def _env_file(path: Path) -> tuple[dict[str, str], list[str]]:
                     "mediabot ...)"]
     settings, problems = parse_env_file(text, str(path))
     return {k: v for k, v in settings.items() if k.startswith(ENV_PREFIX)}, problems
+
+
+def set_only(environ: Environ) -> dict[str, str]:
+    """``environ`` less the ``MEDIABOT_*`` variables that are empty (or only spaces). A
+    container platform passes every variable its template names, set or not (Unraid
+    does), and an empty one must not read as its section being configured: it counts as
+    not set, and the file's value (or the default) stands."""
+    return {k: v for k, v in environ.items() if not (k.startswith(ENV_PREFIX) and not v.strip())}
 
 
 def without_sections(environ: Environ, sections: tuple[str, ...]) -> dict[str, str]:
