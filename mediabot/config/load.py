@@ -6,9 +6,9 @@ and from systemd credentials; a real environment variable wins. A secret may ins
 a file holding it (``auth_token_file = "/run/secrets/..."`` or
 ``MEDIABOT_TWILIO_AUTH_TOKEN_FILE``), as containers pass secrets, so every command reads the
 secret the daemon reads. A ``MEDIABOT_*`` variable that is empty is not set (a container
-template passes its variables set or not). Every problem found becomes one line of a single ``ConfigError``
-naming the file, the key, the bad value and the fix, so an operator fixes everything in one
-pass. Unknown sections and keys are errors: a typo must not be silently ignored.
+template passes its variables set or not). Every problem found becomes one line of a single
+``ConfigError`` naming the file, the key, the bad value and the fix, so an operator fixes
+everything in one pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 """
 
 import dataclasses
@@ -138,10 +138,8 @@ def _env_file(path: Path) -> tuple[dict[str, str], list[str]]:
 
 
 def set_only(environ: Environ) -> dict[str, str]:
-    """``environ`` less the ``MEDIABOT_*`` variables that are empty (or only spaces). A
-    container platform passes every variable its template names, set or not (Unraid
-    does), and an empty one must not read as its section being configured: it counts as
-    not set, and the file's value (or the default) stands."""
+    """``environ`` less its empty (or blank) ``MEDIABOT_*`` variables: Unraid passes every
+    variable of its template, and an empty one is no section configured."""
     return {k: v for k, v in environ.items() if not (k.startswith(ENV_PREFIX) and not v.strip())}
 
 

@@ -374,5 +374,26 @@ class TokenCalibration(BaseModel):
         table_name = "token_calibration"
 
 
+class GatewayEvent(BaseModel):
+    """A webhook the household's phone posted (cloud and private-server modes), kept once by
+    its envelope id: the phone retries a delivery for about two days and may post it again
+    after a 2xx it did not see, always with the same id, so a row here means "already
+    taken". A status event keeps what it said of which outgoing message, so a send's state
+    is folded from all of its events, whatever order they came in."""
+
+    envelope_id = pw.CharField(unique=True)
+    event = pw.CharField()                   # sms:received, sms:sent, sms:delivered, ...
+    message_id = pw.CharField(null=True)     # an outgoing message's id (status events)
+    recipient = pw.CharField(default="")
+    state = pw.CharField(null=True)          # the carrier's state (outgoing.State)
+    parts = pw.IntegerField(null=True)       # sms:sent's part count
+    reason = pw.TextField(default="")        # sms:failed's reason
+    received_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "gateway_events"
+        indexes = ((("message_id", "recipient"), False),)
+
+
 MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
-          Approval, Search, TokenCalibration, SeerrApproval)
+          Approval, Search, TokenCalibration, SeerrApproval, GatewayEvent)

@@ -1,0 +1,132 @@
+"""``POST /sms/gateway``: the household's phone's signed webhooks, in cloud and
+private-server modes (the phone posts them itself, whichever server it is registered with).
+
+The signature is checked before the body is read as JSON (``carrier.sms_gateway.signing``:
+HMAC-SHA256 of the raw body and ``X-Timestamp`` with ``[sms_gateway] signing_key``, constant
+time, within five minutes of our clock): no signature is 401, a wrong one or a stale
+timestamp 403, and nothing is stored. A body that is not the app's envelope is 400.
+
+What is taken counts once. The phone retries an event until it sees a 2xx (about two
+days) and may post one again after a 2xx it missed, under the same envelope id
+(``mailbox.gateway_events.take``). An ``sms:received`` goes to the same intake as Twilio's
+``/sms`` and the Local mode's inbox reader, keyed by what makes the text itself
+(``Received.key``), so a text both read from the inbox and posted is answered once.
+``sms:sent``/``delivered``/``failed``/``cancelled`` set the outbox row's delivery state as
+Twilio's status callback does, folded from every event of that send, so a late
+``sms:sent`` never undoes ``delivered`` and a delivered part never undoes ``failed``.
+Anything else the app posts (``system:ping``, ``app:started``, MMS) is acknowledged.
+
+Each answer comes fast (the phone's read timeout is 5 s): the intake commits and the worker
+is woken; the reply goes out later.
+"""
+
+import logging
+import time
+from collections.abc import Callable
+
+from flask import Flask, jsonify, request
+from flask.typing import ResponseReturnValue
+
+from mediabot.carrier.sms_gateway.events import (
+    Event,
+    EventError,
+    Received,
+    StatusChange,
+    parse_event,
+)
+from mediabot.carrier.sms_gateway.signing import (
+    SIGNATURE_HEADER,
+    TIMESTAMP_HEADER,
+    Verdict,
+    verify,
+)
+from mediabot.config import Config
+from mediabot.mailbox import gateway_events
+from mediabot.mailbox.inbox import Inbound, Intake
+from mediabot.mailbox.outbox import record_delivery
+from mediabot.store import db
+from mediabot.text.keywords import classify_keyword
+from mediabot.text.localtime import Clock
+from mediabot.text.phones import Channel, inbound_phone
+from mediabot.webhooks.auth import plain
+from mediabot.webhooks.web import MAX_BODY_CHARS, Worker, accept, after_report
+
+log = logging.getLogger(__name__)
+PATH = "/sms/gateway"
+
+
+class GatewayHook:
+    """The ``/sms/gateway`` route: ``signing_key`` checks the phone, ``intake`` and
+    ``worker`` take its texts; ``clock`` stamps rows, ``unix_now`` judges ``X-Timestamp``."""
+
+    def __init__(self, config: Config, signing_key: str, *, worker: Worker, intake: Intake,
+                 clock: Clock = db.utcnow, unix_now: Callable[[], float] = time.time) -> None:
+        self.config, self.signing_key = config, signing_key
+        self.worker, self.intake = worker, intake
+        self.clock, self.unix_now = clock, unix_now
+
+    def init_app(self, app: Flask) -> None:
+        app.add_url_rule(PATH, "sms_gateway", self._endpoint, methods=["POST"])
+
+    def _endpoint(self) -> ResponseReturnValue:
+        body = request.get_data(cache=False)
+        verdict = verify(self.signing_key, body, request.headers.get(SIGNATURE_HEADER),
+                         request.headers.get(TIMESTAMP_HEADER), now=self.unix_now())
+        if verdict is not Verdict.OK:
+            log.warning("%s: refused a webhook: %s", PATH, verdict)
+            return plain(f"refused: {verdict}", 401 if verdict is Verdict.UNSIGNED else 403)
+        try:
+            event = parse_event(body)
+        except EventError as exc:
+            log.warning("%s: refused a webhook body: %s", PATH, exc)
+            return plain(str(exc), 400)
+        return jsonify({"ok": True, "result": self.take(event)}), 200
+
+    def take(self, event: Event) -> str:
+        """What ``event`` did: "taken", "duplicate" or "ignored"."""
+        if isinstance(event.payload, Received):
+            return self._received(event, event.payload)
+        if isinstance(event.payload, StatusChange):
+            return self._status(event, event.payload)
+        return "taken" if gateway_events.take(event, self.clock()) else "duplicate"
+
+    def _received(self, event: Event, text: Received) -> str:
+        """Into the intake first, then the envelope kept: a crash between the two leaves a
+        retry that the intake's own key makes a no-op."""
+        inbound = self._inbound(text)
+        if inbound is not None:
+            with self.worker.acknowledging():
+                accept(inbound, self.config, self.worker, self.intake)
+        return "taken" if gateway_events.take(event, self.clock()) else "duplicate"
+
+    def _inbound(self, text: Received) -> Inbound | None:
+        try:
+            phone = inbound_phone(text.sender, self.config.sms.default_region)
+        except ValueError:
+            log.info("%s: a text from %r, which is no phone number, ignored", PATH,
+                     text.sender[:20])
+            return None
+        if len(text.text) > MAX_BODY_CHARS:
+            log.warning("%s: a text of %d characters from %s ignored (over %d)", PATH,
+                        len(text.text), phone, MAX_BODY_CHARS)
+            return None
+        return Inbound(text.key, phone, text.text, self.clock(),
+                       classify_keyword(text.text) == "opt_out", Channel.SMS)
+
+    def _status(self, event: Event, change: StatusChange) -> str:
+        now = self.clock()
+        with db.database.atomic():
+            if not gateway_events.take(event, now):
+                return "duplicate"
+            progress = gateway_events.progress_of(change.message_id, change.recipient)
+            state = gateway_events.delivery_state(progress)
+            row = record_delivery(change.message_id, state, None, now)
+            if row is None:
+                log.info("%s: %s for message %s, which is not ours", PATH, event.name,
+                         change.message_id)
+                return "ignored"
+            if change.reason:
+                log.warning("outbox %d: the phone reports %s (%s)", row.id, event.name,
+                            change.reason)
+            after_report(row, now)
+        return "taken"
