@@ -16,14 +16,15 @@ from typing import Any
 import click
 
 from mediabot import __version__
-from mediabot.config import ROLES, Config, ConfigError, load_config, model_needs, twilio_needs
+from mediabot.carrier.configured import carrier_needs
+from mediabot.config import ROLES, Config, ConfigError, load_config, model_needs
 from mediabot.ops.errors import InvalidValue, OpsError, Refusal
 from mediabot.store import db, migrations
 
 log = logging.getLogger(__name__)
 CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
 VERBOSE_FLAGS = ("-v", "--verbose")
-DAEMON_NEEDS = (twilio_needs, model_needs)   # serve, and check, which checks a config for it
+DAEMON_NEEDS = (carrier_needs, model_needs)   # serve, and check, which checks a config for it
 
 
 def model_answers(command: str, config: Config) -> None:

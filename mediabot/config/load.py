@@ -236,8 +236,7 @@ def _apply_env(raw: Raw, environ: Environ, source: str, problems: list[str],
     for var, text in environ.items():
         if not var.startswith(ENV_PREFIX) or var == ENV_PATH:
             continue
-        rest = var[len(ENV_PREFIX):].lower()
-        section, _, key = rest.partition("_")
+        section, key = _section_and_key(var[len(ENV_PREFIX):].lower())
         cls = SECTIONS.get(section)
         fields = {f.name: f for f in dataclasses.fields(cls)} if cls else {}
         if cls and _is_file_key(key) and key[:-len(FILE_SUFFIX)] in fields:
@@ -254,6 +253,13 @@ def _apply_env(raw: Raw, environ: Environ, source: str, problems: list[str],
             continue
         raw[section] = _set_from_env(raw.get(section), key, value, section, from_env)
     return raw
+
+
+def _section_and_key(rest: str) -> tuple[str, str]:
+    """``sms_gateway_password`` -> (``sms_gateway``, ``password``): the longest section the
+    variable starts with, else up to the first underscore (so an unknown one is named)."""
+    name = max((n for n in SECTIONS if rest.startswith(n + "_")), key=len, default=None)
+    return (name, rest[len(name) + 1:]) if name else rest.partition("_")[::2]
 
 
 def _set_from_env(table: object, key: str, value: Any, section: str,

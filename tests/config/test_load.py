@@ -214,6 +214,7 @@ NUMERIC = [  # (section, key, default): every float key of the config
     ("twilio", "timeout_seconds", 10.0), ("llm", "timeout_seconds", 120.0),
     ("llm", "temperature", 0.3), ("sonarr", "timeout_seconds", 10.0),
     ("radarr", "timeout_seconds", 10.0), ("seerr", "timeout_seconds", 10.0),
+    ("sms_gateway", "poll_seconds", 3.0), ("sms_gateway", "timeout_seconds", 10.0),
 ]
 
 
