@@ -5,6 +5,7 @@ the household's filled in and the rest empty."""
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+from mediabot.carrier.configured import carrier_needs, twilio_in_use
 from mediabot.config import load_config
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "docker" / "unraid" / "mediabot.xml"
@@ -44,3 +45,16 @@ def test_the_twilio_household_s_variables_load_as_a_config(tmp_path):
     assert config.sonarr.url == "http://192.168.1.10:8989"
     assert config.twilio.from_number == "+12025550143"
     assert config.seerr is None
+
+
+def test_the_phone_household_s_variables_load_with_twilio_s_left_empty(tmp_path):
+    values = {"MEDIABOT_LLM_API_KEY": "sk-test", "MEDIABOT_SONARR_API_KEY": "s" * 32,
+              "MEDIABOT_RADARR_API_KEY": "r" * 32,
+              "MEDIABOT_SMS_GATEWAY_URL": "http://192.168.1.60:8080",
+              "MEDIABOT_SMS_GATEWAY_USERNAME": "sms", "MEDIABOT_SMS_GATEWAY_PASSWORD": "k3Yq-8Zp"}
+    env = {c.get("Target", ""): values.get(c.get("Target", ""), c.text or c.get("Default") or "")
+           for c in configs() if c.get("Type") == "Variable"}
+    env["MEDIABOT_CONFIG"] = str(tmp_path / "config.toml")
+    config = load_config(environ=env, needs=(carrier_needs,))
+    assert config.sms_gateway is not None and config.sms_gateway.poll_seconds == 3.0
+    assert not twilio_in_use(config) and config.seerr is None
