@@ -10,10 +10,13 @@ from mediabot.approvals.house_rules import HouseRules, Notify
 from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
+from mediabot.carrier.configured import gateway_settings
+from mediabot.carrier.sms_gateway.settings import Mode
 from mediabot.config import Config
 from mediabot.conversation.engine import Engine
 from mediabot.conversation.services import Services
 from mediabot.conversation.summarizer import Summarizer
+from mediabot.mailbox.inbox import Intake
 from mediabot.model.chat import ChatModel
 from mediabot.seerr.api import SeerrClient
 from mediabot.seerr.notifications import SeerrNotices
@@ -21,6 +24,8 @@ from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 from mediabot.text.localtime import Clock
 from mediabot.webhooks.seerr_hook import SeerrHook
+from mediabot.webhooks.sms_gateway import GatewayHook
+from mediabot.webhooks.web import Worker
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +77,8 @@ def held_text_stands(kind: db.TextKind, subject: int, now: dt.datetime) -> bool:
 
 class _NoRoutes:
     def init_app(self, app: Flask) -> None:
-        """No Seerr: /hooks/seerr is not served (Sonarr's and Radarr's hooks answer 404)."""
+        """A route not served: /hooks/seerr without Seerr, /sms/gateway without the phone's
+        cloud or private mode."""
 
 
 def seerr_hook(services: Services, clock: Clock = db.utcnow) -> SeerrHook | _NoRoutes:
@@ -83,3 +89,13 @@ def seerr_hook(services: Services, clock: Clock = db.utcnow) -> SeerrHook | _NoR
     notices = SeerrNotices(services.seerr, approvals,
                            link_to_library=config.seerr.link_to_library, clock=clock)
     return SeerrHook(config.notifications.webhook_secret, notices)
+
+
+def gateway_hook(config: Config, worker: Worker, intake: Intake,
+                 clock: Clock = db.utcnow) -> GatewayHook | _NoRoutes:
+    """``/sms/gateway`` when the phone is reached through the cloud or a private server,
+    whose webhooks the phone posts there; the Local mode reads the phone's inbox instead."""
+    settings = gateway_settings(config)
+    if settings is None or settings.mode is Mode.LOCAL:
+        return _NoRoutes()
+    return GatewayHook(config, settings.signing_key, worker=worker, intake=intake, clock=clock)

@@ -19,9 +19,10 @@ from waitress import create_server
 
 from mediabot.answering.faults import RetryPolicy
 from mediabot.answering.worker import Worker
-from mediabot.app import build_engine, held_text_stands, open_storage, seerr_hook
+from mediabot.app import build_engine, gateway_hook, held_text_stands, open_storage, seerr_hook
 from mediabot.config import Config, webhook_url
 from mediabot.mailbox.delivery import Backoff, Sender
+from mediabot.mailbox.inbox import Intake
 from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
@@ -53,9 +54,11 @@ class Daemon:
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock, retry=retry)
         self.scheduler = build_scheduler(self._jobs(clock))
         self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)
+        self.intake = Intake(db.database)
         self.app = create_app(config, worker=self.worker, scheduler=self.scheduler,
-                              hooks=self.hooks, clock=clock)
+                              hooks=self.hooks, intake=self.intake, clock=clock)
         seerr_hook(self.engine.services, clock).init_app(self.app)
+        gateway_hook(config, self.worker, self.intake, clock).init_app(self.app)
         self.server = None
 
     def _jobs(self, clock: Clock) -> dict[str, tuple[Callable[[], object], float]]:

@@ -169,3 +169,15 @@ def test_a_ping_is_acknowledged_once(client):
     ping = envelope("system:ping", {"health": {"status": "pass"}}, "p1")
     assert post(client, ping).json["result"] == "taken"
     assert post(client, ping).json["result"] == "duplicate"
+
+
+CLOUD = {"url": "https://api.sms-gate.app/3rdparty/v1", "username": "K3YQ8Z",
+         "password": "a-cloud-password", "signing_key": KEY}
+
+
+def test_the_daemon_serves_the_route_in_cloud_mode_only(daemon_for):
+    cloud = daemon_for(sms_gateway=CLOUD).app.test_client()
+    assert post(cloud, received("hello")).status_code == 200
+    assert post(cloud, received("hello"), key="wrong").status_code == 403
+    local = daemon_for(sms_gateway={**CLOUD, "url": "http://192.168.1.60:8080"})
+    assert post(local.app.test_client(), received("hi", envelope_id="x")).status_code == 404
