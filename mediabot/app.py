@@ -10,8 +10,12 @@ from mediabot.approvals.house_rules import HouseRules, Notify
 from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
-from mediabot.carrier.configured import gateway_settings
+from mediabot.carrier.base import Carriers
+from mediabot.carrier.configured import gateway_settings, twilio_in_use
+from mediabot.carrier.phone import PhoneCarrier
+from mediabot.carrier.sms_gateway.client import GatewayClient
 from mediabot.carrier.sms_gateway.settings import Mode
+from mediabot.carrier.twilio.carrier import TwilioCarrier
 from mediabot.config import Config
 from mediabot.conversation.engine import Engine
 from mediabot.conversation.services import Services
@@ -25,7 +29,7 @@ from mediabot.store.users import ensure_config_users
 from mediabot.text.localtime import Clock
 from mediabot.webhooks.seerr_hook import SeerrHook
 from mediabot.webhooks.sms_gateway import GatewayHook
-from mediabot.webhooks.web import Worker
+from mediabot.webhooks.web import Worker, status_url
 
 log = logging.getLogger(__name__)
 
@@ -99,3 +103,22 @@ def gateway_hook(config: Config, worker: Worker, intake: Intake,
     if settings is None or settings.mode is Mode.LOCAL:
         return _NoRoutes()
     return GatewayHook(config, settings.signing_key, worker=worker, intake=intake, clock=clock)
+
+
+def build_carriers(config: Config) -> tuple[Carriers, GatewayClient | None]:
+    """The carrier of each channel, and the phone's client when the phone carries SMS:
+    with ``[sms_gateway]`` SMS goes through the phone and WhatsApp stays on Twilio (when
+    ``[twilio]`` is written); without it Twilio carries both. Nothing is called here."""
+    twilio = (TwilioCarrier.for_config(config.twilio, _status_callback(config))
+              if twilio_in_use(config) else None)
+    settings = gateway_settings(config)
+    if settings is None:
+        return Carriers(sms=twilio, whatsapp=twilio), None
+    client = GatewayClient(settings)
+    return Carriers(sms=PhoneCarrier(client), whatsapp=twilio), client
+
+
+def _status_callback(config: Config) -> str:
+    """Every text asks Twilio to report its delivery to /sms/status: no console setting."""
+    public = config.server.public_url
+    return status_url(public) if public else ""

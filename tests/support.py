@@ -758,3 +758,12 @@ def conversation(request: dict) -> list[dict]:
     """The messages after the system message and the person's part."""
     rest = [m for m in request["messages"] if m["role"] != "system"]
     return rest[2:] if person_part(request) else rest
+
+
+def twilio_carriers(config):
+    """Twilio carrying both channels, as a daemon without the phone has it."""
+    from mediabot.carrier.base import Carriers
+    from mediabot.carrier.twilio.carrier import TwilioCarrier
+
+    twilio = TwilioCarrier.for_config(config)
+    return Carriers(sms=twilio, whatsapp=twilio)

@@ -15,14 +15,10 @@ the phone has not yet said how many parts there were).
 
 import datetime as dt
 
+from mediabot.carrier.phone import DELIVERY_WORDS
 from mediabot.carrier.sms_gateway.events import Event, StatusChange
 from mediabot.carrier.sms_gateway.outgoing import Progress, State
 from mediabot.store.db import DeliveryState, GatewayEvent
-
-DELIVERY = {State.PENDING: DeliveryState.QUEUED, State.PROCESSED: DeliveryState.SENDING,
-            State.SENT: DeliveryState.SENT, State.DELIVERED: DeliveryState.DELIVERED,
-            State.FAILED: DeliveryState.FAILED, State.CANCELLING: DeliveryState.SENDING,
-            State.CANCELLED: DeliveryState.CANCELED}
 
 
 def take(event: Event, now: dt.datetime) -> bool:
@@ -52,4 +48,4 @@ def delivery_state(progress: Progress) -> DeliveryState:
     """The outbox's word for ``progress``: delivered only once every known part is."""
     if progress.state is State.DELIVERED and progress.parts > 0 and not progress.all_delivered:
         return DeliveryState.SENT
-    return DELIVERY[progress.state]
+    return DeliveryState(DELIVERY_WORDS[progress.state])

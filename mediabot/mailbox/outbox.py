@@ -18,10 +18,11 @@ from collections.abc import Iterable
 
 import peewee as pw
 
+from mediabot.carrier.base import Outcome
+from mediabot.carrier.twilio.client import TwilioCode
 from mediabot.mailbox import channels
 from mediabot.mailbox.held import MARKS, Mark
 from mediabot.mailbox.inbox import newest_inbox_id
-from mediabot.mailbox.twilio_client import Outcome, TwilioCode
 from mediabot.store.db import DeliveryState, Outbox, OutboxStatus, TextKind, database
 from mediabot.text.phones import WHATSAPP, Channel
 
@@ -84,6 +85,12 @@ def get(row_id: int) -> Outbox:
 
 def media_of(row: Outbox) -> list[str]:
     return json.loads(row.media) if row.media else []
+
+
+def send_key(row: Outbox) -> str:
+    """The key every try of ``row`` is sent under (``carrier.base.OutgoingText``): its id and
+    when it was queued, so a database started afresh never reuses a key the carrier has."""
+    return f"mb-{row.id}-{int(row.created_at.timestamp() * 1000)}"
 
 
 def claim(row_id: int, now: dt.datetime, until: dt.datetime) -> bool:
@@ -154,8 +161,9 @@ def finish(row_id: int, status: OutboxStatus, outcome: Outcome, now: dt.datetime
 # -- what Twilio reported later ---------------------------------------------------------------
 
 def record_delivery(sid: str, state: str, error_code: int | None,
-                    now: dt.datetime) -> Outbox | None:
-    """Keep Twilio's report that message ``sid`` is now ``state`` on its outbox row; the row
+                    now: dt.datetime, *, reason: str = "") -> Outbox | None:
+    """Keep the carrier's report that message ``sid`` is now ``state`` on its outbox row
+    (``reason``: why it failed, in the carrier's words, kept as the row's error); the row
     as it is afterwards, or None for a message that is not ours. A report older than what
     the row already says (``sent`` after ``delivered``) is ignored."""
     row = Outbox.get_or_none(Outbox.twilio_sid == sid)
@@ -164,11 +172,28 @@ def record_delivery(sid: str, state: str, error_code: int | None,
     if DELIVERY_ORDER.get(state, 2) < DELIVERY_ORDER.get(row.delivery or DeliveryState.QUEUED, 0):
         log.debug("outbox %d: late %s report ignored (already %s)", row.id, state, row.delivery)
         return row
-    Outbox.update(delivery=state, delivery_error=error_code, delivery_at=now).where(
-        Outbox.id == row.id).execute()
+    changes: dict[str, object] = {"delivery": state, "delivery_error": error_code,
+                                  "delivery_at": now}
+    if reason:
+        changes["error"] = reason
+    Outbox.update(changes).where(Outbox.id == row.id).execute()
     level = logging.WARNING if state in UNDELIVERED else logging.DEBUG
     log.log(level, "outbox %d %s (twilio error %s)", row.id, state, error_code)
     return Outbox.get_by_id(row.id)
+
+
+AWAITING = (DeliveryState.QUEUED, DeliveryState.SENDING, DeliveryState.SENT)
+
+
+def awaiting_report(sid_prefix: str, since: dt.datetime, limit: int) -> list[str]:
+    """The carrier ids (starting ``sid_prefix``) of texts sent since ``since`` whose
+    delivery is not final yet, oldest first: what a carrier that posts no reports (the
+    phone in Local mode) is asked about."""
+    rows = (Outbox.select(Outbox.twilio_sid)
+            .where(Outbox.status == OutboxStatus.SENT, Outbox.created_at >= since,
+                   Outbox.twilio_sid.startswith(sid_prefix), Outbox.delivery.in_(AWAITING))
+            .order_by(Outbox.id).limit(limit))
+    return [row.twilio_sid for row in rows if row.twilio_sid]
 
 
 def send_again_after_63016(row: Outbox, now: dt.datetime) -> bool:

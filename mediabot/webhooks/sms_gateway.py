@@ -42,14 +42,13 @@ from mediabot.carrier.sms_gateway.signing import (
 )
 from mediabot.config import Config
 from mediabot.mailbox import gateway_events
-from mediabot.mailbox.inbox import Inbound, Intake
+from mediabot.mailbox.inbox import Intake
 from mediabot.mailbox.outbox import record_delivery
 from mediabot.store import db
-from mediabot.text.keywords import classify_keyword
 from mediabot.text.localtime import Clock
-from mediabot.text.phones import Channel, inbound_phone
 from mediabot.webhooks.auth import plain
-from mediabot.webhooks.web import MAX_BODY_CHARS, Worker, accept, after_report
+from mediabot.webhooks.phone_inbox import phone_text
+from mediabot.webhooks.web import Worker, accept, after_report
 
 log = logging.getLogger(__name__)
 PATH = "/sms/gateway"
@@ -93,25 +92,11 @@ class GatewayHook:
     def _received(self, event: Event, text: Received) -> str:
         """Into the intake first, then the envelope kept: a crash between the two leaves a
         retry that the intake's own key makes a no-op."""
-        inbound = self._inbound(text)
+        inbound = phone_text(text.key, text.sender, text.text, self.config, self.clock())
         if inbound is not None:
             with self.worker.acknowledging():
                 accept(inbound, self.config, self.worker, self.intake)
         return "taken" if gateway_events.take(event, self.clock()) else "duplicate"
-
-    def _inbound(self, text: Received) -> Inbound | None:
-        try:
-            phone = inbound_phone(text.sender, self.config.sms.default_region)
-        except ValueError:
-            log.info("%s: a text from %r, which is no phone number, ignored", PATH,
-                     text.sender[:20])
-            return None
-        if len(text.text) > MAX_BODY_CHARS:
-            log.warning("%s: a text of %d characters from %s ignored (over %d)", PATH,
-                        len(text.text), phone, MAX_BODY_CHARS)
-            return None
-        return Inbound(text.key, phone, text.text, self.clock(),
-                       classify_keyword(text.text) == "opt_out", Channel.SMS)
 
     def _status(self, event: Event, change: StatusChange) -> str:
         now = self.clock()
@@ -120,13 +105,11 @@ class GatewayHook:
                 return "duplicate"
             progress = gateway_events.progress_of(change.message_id, change.recipient)
             state = gateway_events.delivery_state(progress)
-            row = record_delivery(change.message_id, state, None, now)
+            row = record_delivery(change.message_id, state, None, now,
+                                  reason=progress.reason)
             if row is None:
                 log.info("%s: %s for message %s, which is not ours", PATH, event.name,
                          change.message_id)
                 return "ignored"
-            if change.reason:
-                log.warning("outbox %d: the phone reports %s (%s)", row.id, event.name,
-                            change.reason)
             after_report(row, now)
         return "taken"

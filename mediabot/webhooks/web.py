@@ -20,6 +20,7 @@ from flask import Flask, Response, jsonify, request
 from twilio.request_validator import RequestValidator
 from werkzeug.datastructures import MultiDict
 
+from mediabot.carrier.configured import twilio_in_use
 from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox.inbox import Inbound, Intake
@@ -68,6 +69,23 @@ def create_app(config: Config, *, worker: Worker, scheduler: Scheduler | None = 
     app = Flask("mediabot")
     intake = intake or Intake(db.database)
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+    if twilio_in_use(config):
+        _twilio_routes(app, config, worker, intake, clock)
+    probe = WriteProbe(clock)
+
+    @app.get("/healthz")
+    def healthz() -> Reply:
+        return _health(probe, scheduler)
+
+    if hooks is not None:
+        hooks.init_app(app)
+    return app
+
+
+def _twilio_routes(app: Flask, config: Config, worker: Worker, intake: Intake,
+                   clock: Clock) -> None:
+    """Twilio's ``/sms`` and ``/sms/status``, served only when Twilio carries texts: on the
+    phone alone there is no token to check their signature with, so nothing is taken there."""
     validator = RequestValidator(config.twilio.auth_token)
     sms_url = webhook_url(config.server.public_url)
     signed = _signature_check(config, validator)
@@ -100,16 +118,6 @@ def create_app(config: Config, *, worker: Worker, scheduler: Scheduler | None = 
             return _error(report, 400)
         after_report(record_delivery(*report, clock()), clock())
         return "", 204
-
-    probe = WriteProbe(clock)
-
-    @app.get("/healthz")
-    def healthz() -> Reply:
-        return _health(probe, scheduler)
-
-    if hooks is not None:
-        hooks.init_app(app)
-    return app
 
 
 def status_url(public_url: str) -> str:

@@ -30,6 +30,7 @@ OWNERS = {
     "Message": "mediabot.conversation.history",
     "PendingAction": "mediabot.conversation.confirmations",
     "Inbox": "mediabot.mailbox.inbox",
+    "InboxCursor": "mediabot.mailbox.inbox",
     "Outbox": "mediabot.mailbox.outbox",
     "Request": "mediabot.arr.wanted",
     "Notice": "mediabot.arr.notices",

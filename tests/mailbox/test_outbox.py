@@ -1,9 +1,16 @@
 """The outbox (``mailbox/outbox.py``): what a row keeps until it is sent, across a restart."""
 
 from mediabot.mailbox.delivery import Backoff, Sender
-from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store import db, migrations
-from tests.support import CHOOSE, DUNE_1984, DUNE_2021, MEMBER, make_config, only_message_to_sam
+from tests.support import (
+    CHOOSE,
+    DUNE_1984,
+    DUNE_2021,
+    MEMBER,
+    make_config,
+    only_message_to_sam,
+    twilio_carriers,
+)
 
 
 def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
@@ -12,7 +19,7 @@ def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
                          db_path=str(tmp_path / "m.db"))
     migrations.open_database(config.database.path)
     fake_twilio.fail_next(503, times=2)
-    first = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
+    first = Sender(twilio_carriers(config.twilio), config.twilio, clock=clock,
                    backoff=Backoff(attempts=2, base_seconds=0))
     row = first.send(MEMBER, CHOOSE, media_urls=[DUNE_1984, DUNE_2021])
     assert row.status == "pending" and fake_twilio.sent == []
@@ -20,7 +27,7 @@ def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
 
     migrations.open_database(config.database.path)     # a new process finds the row pending
     clock.advance(minutes=5)
-    second = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock)
+    second = Sender(twilio_carriers(config.twilio), config.twilio, clock=clock)
     assert second.deliver_due() == 1
     message = only_message_to_sam(fake_twilio)
     assert (message["body"], message["media_urls"]) == (CHOOSE, [DUNE_1984, DUNE_2021])

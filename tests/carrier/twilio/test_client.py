@@ -2,8 +2,8 @@
 through the real SDK: bounded by the configured timeout, pointed at the configured base URL,
 and ``mediabot check``'s line on the account and its number."""
 
+from mediabot.carrier.twilio.client import build_twilio_client, check_twilio
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.twilio_client import build_twilio_client, check_twilio
 from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"
