@@ -6,11 +6,12 @@ after a 2xx that came too late for it, always under the same envelope id: ``take
 the id and says whether it is new, so a repeat changes nothing. Its events also come out of
 order (a retried ``sms:sent`` after its ``sms:delivered``), and a text of several parts is
 delivered part by part, each part its own ``sms:delivered``. So the state a send has is not
-the last event's: ``progress_of`` folds every event stored for the message and recipient
-with ``outgoing.Progress``, which gives the same answer in any order, and ``delivery_state``
-says it in the outbox's words (Twilio's: ``sent``, ``delivered``, ``failed``). A text is
+the last event's: ``progress_of`` folds every event stored for the message with
+``outgoing.Progress``, which gives the same answer in any order, and ``delivery_state`` says
+it in the outbox's words (Twilio's: ``sent``, ``delivered``, ``failed``). A text is
 ``delivered`` once every part it was sent as is reported delivered (or the first report, when
-the phone has not yet said how many parts there were).
+the phone has not yet said how many parts there were). The phone can report a send before
+its answer to the send is handled; ``reported`` is what ``outbox.finish`` then applies.
 """
 
 import datetime as dt
@@ -32,16 +33,24 @@ def take(event: Event, now: dt.datetime) -> bool:
     return inserted == 1
 
 
-def progress_of(message_id: str, recipient: str) -> Progress:
-    """What every stored event says of the send of ``message_id`` to ``recipient``."""
+def progress_of(message_id: str) -> Progress:
+    """What every stored event says of the send of ``message_id`` (mediabot sends each
+    text to one person, so its events are of one recipient)."""
     progress = Progress()
     rows = GatewayEvent.select().where(GatewayEvent.message_id == message_id,
-                                       GatewayEvent.recipient == recipient,
                                        GatewayEvent.state.is_null(False))
     for row in rows.order_by(GatewayEvent.id):
         progress = progress.advance(State(str(row.state)), event_id=row.envelope_id,
                                     parts=row.parts, reason=row.reason)
     return progress
+
+
+def reported(message_id: str) -> DeliveryState | None:
+    """What the stored events say of ``message_id`` in the outbox's words; None when none
+    came (for a text sent before its reports, or not through the phone's webhooks)."""
+    if not GatewayEvent.select().where(GatewayEvent.message_id == message_id).exists():
+        return None
+    return delivery_state(progress_of(message_id))
 
 
 def delivery_state(progress: Progress) -> DeliveryState:

@@ -103,13 +103,13 @@ class GatewayHook:
         with db.database.atomic():
             if not gateway_events.take(event, now):
                 return "duplicate"
-            progress = gateway_events.progress_of(change.message_id, change.recipient)
+            progress = gateway_events.progress_of(change.message_id)
             state = gateway_events.delivery_state(progress)
             row = record_delivery(change.message_id, state, None, now,
                                   reason=progress.reason)
-            if row is None:
-                log.info("%s: %s for message %s, which is not ours", PATH, event.name,
-                         change.message_id)
-                return "ignored"
+            if row is None:     # not ours, or its send not recorded yet: ``outbox.finish``
+                log.info("%s: %s for message %s, on no outbox row (yet)", PATH, event.name,
+                         change.message_id)     # applies what was kept when it is
+                return "kept"
             after_report(row, now)
         return "taken"

@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from mediabot.carrier.base import Outcome, OutcomeKind
+from mediabot.mailbox import outbox
 from mediabot.mailbox.inbox import Intake
 from mediabot.store import db
 from mediabot.webhooks.sms_gateway import GatewayHook
@@ -159,10 +161,15 @@ def test_a_failure_wins_over_a_late_delivery_report(client):
     assert delivery() == "failed"
 
 
-def test_a_status_for_a_message_that_is_not_ours_is_acknowledged(client):
-    response = post(client, status("sms:sent", "s1", message_id="someone-else", partsCount=1,
-                                   sentAt="2026-03-01T10:00:05.000-05:00"))
-    assert response.status_code == 200 and response.json["result"] == "ignored"
+def test_a_report_before_its_send_was_recorded_is_applied_when_it_is(client):
+    """The phone may post sms:sent before the answer to its POST was handled."""
+    response = post(client, status("sms:delivered", "d1", message_id="mb-9",
+                                   deliveredAt="2026-03-01T10:00:05.000-05:00"))
+    assert response.status_code == 200 and response.json["result"] == "kept"
+    row = sent_row(message_id=None)
+    outbox.finish(row.id, db.OutboxStatus.SENT,
+                  Outcome(OutcomeKind.SENT, sid="mb-9", state="queued"), db.utcnow())
+    assert delivery() == "delivered"
 
 
 def test_a_ping_is_acknowledged_once(client):
