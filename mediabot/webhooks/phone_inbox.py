@@ -70,7 +70,7 @@ class PhoneInbox:
             except ValueError:
                 log.warning("phone: the stored inbox cursor is unreadable; starting afresh "
                             "(texts from before now are not read)")
-        fresh = Cursor.start(dt.datetime.now(dt.UTC))
+        fresh = Cursor.start(self.clock().replace(tzinfo=dt.UTC))   # the clock is naive UTC
         inbox.store_cursor(CARRIER, fresh.to_json(), self.clock())
         return fresh
 

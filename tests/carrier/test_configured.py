@@ -7,7 +7,7 @@ import pytest
 from mediabot.carrier.configured import carrier_needs, gateway_settings, twilio_in_use
 from mediabot.carrier.sms_gateway.settings import Mode
 from mediabot.config import ConfigError, load_config, parse_config
-from tests.support import MINIMAL, write_config
+from tests.support.config_files import MINIMAL, write_config
 
 PHONE = {"url": "http://192.168.1.60:8080", "username": "sms", "password": "pw-s3cret"}
 

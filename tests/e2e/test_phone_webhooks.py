@@ -22,7 +22,8 @@ from mediabot.trial.sim.loopback import free_port, wait_for
 from tests.fakes.sms_gateway import FakePhone
 from tests.fakes.sms_gateway_hooks import gson, signed_headers
 from tests.fakes.tls import certificate
-from tests.support import ADMIN, SERVE_PUBLIC, write_config
+from tests.support.config_files import write_config
+from tests.support.household import ADMIN, SERVE_PUBLIC
 
 pytestmark = pytest.mark.e2e
 PREFIX = "/api/3rdparty/v1"

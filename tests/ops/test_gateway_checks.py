@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from mediabot.cli import main
 from tests.fakes.sms_gateway import FakePhone
 from tests.fakes.tls import certificate
-from tests.support import PUBLIC_URL, check_line, write_check_config
+from tests.support.check import PUBLIC_URL, check_line, write_check_config
 
 PRIVATE_PREFIX = "/api/3rdparty/v1"
 

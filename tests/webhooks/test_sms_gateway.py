@@ -12,7 +12,8 @@ from mediabot.mailbox.inbox import Intake
 from mediabot.store import db
 from mediabot.webhooks.sms_gateway import GatewayHook
 from tests.fakes.sms_gateway_hooks import gson, signed_headers
-from tests.support import ADMIN, MEMBER, settle
+from tests.support.household import ADMIN, MEMBER
+from tests.support.texting import settle
 
 KEY = "Ab3dE6gH"
 RECEIVED_AT = "2026-03-01T10:00:00.000-05:00"
