@@ -26,6 +26,7 @@ from collections.abc import Callable
 
 from flask import Flask, jsonify, request
 from flask.typing import ResponseReturnValue
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from mediabot.carrier.sms_gateway.events import (
     Event,
@@ -52,6 +53,7 @@ from mediabot.webhooks.web import Worker, accept, after_report
 
 log = logging.getLogger(__name__)
 PATH = "/sms/gateway"
+MAX_BODY = 512 * 1024
 
 
 class GatewayHook:
@@ -68,7 +70,11 @@ class GatewayHook:
         app.add_url_rule(PATH, "sms_gateway", self._endpoint, methods=["POST"])
 
     def _endpoint(self) -> ResponseReturnValue:
-        body = request.get_data(cache=False)
+        request.max_content_length = MAX_BODY    # a text of 65,535 characters, as JSON
+        try:
+            body = request.get_data(cache=False)
+        except RequestEntityTooLarge:
+            return plain(f"the body is larger than {MAX_BODY // 1024} KiB", 413)
         verdict = verify(self.signing_key, body, request.headers.get(SIGNATURE_HEADER),
                          request.headers.get(TIMESTAMP_HEADER), now=self.unix_now())
         if verdict is not Verdict.OK:

@@ -11,6 +11,7 @@ from mediabot.mailbox import outbox
 from mediabot.mailbox.inbox import Intake
 from mediabot.store import db
 from mediabot.webhooks.sms_gateway import GatewayHook
+from tests.fakes.sms_gateway import FakePhone
 from tests.fakes.sms_gateway_hooks import gson, signed_headers
 from tests.support.household import ADMIN, MEMBER
 from tests.support.texting import settle
@@ -189,3 +190,28 @@ def test_the_daemon_serves_the_route_in_cloud_mode_only(daemon_for):
     assert post(cloud, received("hello"), key="wrong").status_code == 403
     local = daemon_for(sms_gateway={**CLOUD, "url": "http://192.168.1.60:8080"})
     assert post(local.app.test_client(), received("hi", envelope_id="x")).status_code == 404
+
+
+def test_a_text_both_posted_and_read_from_the_phone_s_inbox_is_recorded_once(daemon_for):
+    """The phone posts a text (a webhook registration) and lists it in its Local inbox: the
+    intake knows it by what makes the text itself, whichever way it came first."""
+    with FakePhone() as phone:
+        daemon = daemon_for(sms_gateway={"url": phone.url, "username": phone.username,
+                                         "password": phone.password})
+        GatewayHook(daemon.config, KEY, worker=daemon.worker,
+                    intake=Intake(db.database)).init_app(daemon.app)
+        daemon.phone_inbox.poll()                    # the cursor starts here
+        phone.receive(ADMIN, "hello both ways")
+        stamp = phone.state.inbox[-1]["createdAt"]
+        posted = post(daemon.app.test_client(), received("hello both ways", at=stamp))
+        assert posted.json["result"] == "taken"
+        daemon.phone_inbox.poll()
+        assert db.Inbox.select().count() == 1
+        phone.assert_clean()
+
+
+def test_the_longest_text_the_app_sends_is_taken_not_refused_as_too_large(client):
+    """65,535 characters (the app's limit), over the app's 64 KiB for other requests."""
+    response = post(client, received("é" * 65_535))
+    assert response.status_code == 200, response.data
+    assert stored() == (1, 1)
