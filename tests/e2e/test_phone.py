@@ -166,6 +166,17 @@ def test_stop_silences_and_start_brings_them_back(on_phone, phone, fake_llm):
     assert answered(phone, 1) == ["Welcome back."]
 
 
+def test_a_burst_read_in_one_poll_is_answered_as_one_turn(on_phone, phone, fake_llm):
+    on_phone(poll_seconds=1.0)
+    fake_llm.enqueue_text("Both answered at once.")
+    with phone._lock:      # three texts reach the phone between two reads
+        for words in ("is dune", "part two", "downloading yet?"):
+            phone.receive(ADMIN, words)
+    assert answered(phone, 1) == ["Both answered at once."]
+    asked = fake_llm.requests[0]["messages"][-1]["content"]
+    assert all(words in asked for words in ("is dune", "part two", "downloading yet?"))
+
+
 def test_a_text_the_phone_took_while_mediabot_was_down_is_answered_once(on_phone, phone,
                                                                         fake_llm):
     daemon = on_phone()
