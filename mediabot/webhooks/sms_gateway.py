@@ -88,7 +88,7 @@ class GatewayHook:
         return jsonify({"ok": True, "result": self.take(event)}), 200
 
     def take(self, event: Event) -> str:
-        """What ``event`` did: "taken", "duplicate" or "ignored"."""
+        """What ``event`` did: "taken", "duplicate", or "kept" (a report on no row yet)."""
         if isinstance(event.payload, Received):
             return self._received(event, event.payload)
         if isinstance(event.payload, StatusChange):
