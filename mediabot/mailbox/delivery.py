@@ -169,7 +169,8 @@ class Sender:
             return None
         row = outbox.get(row_id)
         user = _recipient(row, self.sms_config.language)   # read now: a STOP may have come
-        unreachable = sms_optout.unreachable(user, Channel(row.channel), self.config)
+        unreachable = sms_optout.unreachable(user, Channel(row.channel), self.config,
+                                             TextKind(row.kind))
         if unreachable:
             return self._finish(row, OutboxStatus.FAILED,
                                 Outcome(OutcomeKind.PERMANENT, error=unreachable))

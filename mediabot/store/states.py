@@ -54,6 +54,8 @@ class TextKind(StrEnum):
     READY = "ready"                    # a download notice; subject: the request's id
     APPROVAL = "approval"              # an admin asked about a member's add; its number
     SEERR_APPROVAL = "seerr-approval"  # an admin asked about a request in Seerr; its number
+    OPT_OUT = "opt-out"                # the one "you won't get texts" after a STOP, sent
+                                       # where no carrier confirms it (the phone's SIM)
     OTHER = "other"                    # anything else (a decision, an expiry, a tip, ...)
 
 

@@ -151,19 +151,24 @@ def test_a_ready_notice_goes_out_through_the_phone(on_phone, phone, fake_llm, st
 
 
 def test_stop_silences_and_start_brings_them_back(on_phone, phone, fake_llm):
+    """A personal SIM's network answers no STOP: mediabot confirms it, once, and then
+    sends nothing until a START, which it confirms too."""
     daemon = on_phone()
     phone.receive(ADMIN, "STOP")
     assert wait_for(lambda: daemon.rows("SELECT opted_out FROM users") == [(1,)])
+    stopped = "You won't get any more texts from me. Send START to get them again."
+    assert answered(phone, 1) == [stopped]
     phone.receive(ADMIN, "are you there?")
     assert wait_for(daemon.settled)
     time.sleep(0.6)
-    assert texts_to(phone) == [], "nothing follows a STOP"
+    assert texts_to(phone) == [stopped], "nothing follows a STOP"
     assert fake_llm.requests == []
     phone.receive(ADMIN, "START")
     assert wait_for(lambda: daemon.rows("SELECT opted_out FROM users") == [(0,)])
-    fake_llm.enqueue_text("Welcome back.")
+    fake_llm.enqueue_text("Here I am.")
     phone.receive(ADMIN, "hello again")
-    assert answered(phone, 1) == ["Welcome back."]
+    assert answered(phone, 3) == [stopped, "Welcome back: you'll get my texts again.",
+                                  "Here I am."]
 
 
 def test_a_burst_read_in_one_poll_is_answered_as_one_turn(on_phone, phone, fake_llm):
