@@ -36,7 +36,9 @@ def check(tmp_path, servers, phone, *args, password=None, **overrides):
                 "sms_gateway.timeout_seconds": "2", "twilio": None}
     if phone.prefix:
         settings["sms_gateway.signing_key"] = f'"{phone.signing_key}"'
-    path = write_check_config(tmp_path, servers["urls"], **{**settings, **overrides})
+    settings.update(overrides)
+    settings = {k: v for k, v in settings.items() if v is not None or not k.startswith("sms_")}
+    path = write_check_config(tmp_path, servers["urls"], **settings)
     result = CliRunner().invoke(main, ["check", "--config", str(path), *args])
     assert phone.password not in result.output and phone.signing_key not in result.output
     assert "Traceback" not in result.output
@@ -107,3 +109,11 @@ def test_private_mode_without_webhooks_fails_and_register_webhooks_registers_the
     assert {h["url"] for h in hooks} == {hook}
     assert "the server heard from the phone 0 minute(s) ago" in check_line(again, "phone", "ok")
     assert again.exit_code == 0, again.output
+
+
+def test_a_missing_signing_key_in_private_mode_is_refused_naming_where_the_app_shows_it(
+        tmp_path, servers, private_phone):
+    result = check(tmp_path, servers, private_phone, **{"sms_gateway.signing_key": None})
+    assert result.exit_code != 0
+    assert "signing_key is needed in private mode" in result.output
+    assert "Settings > Webhooks > Signing Key" in result.output
