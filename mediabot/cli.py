@@ -210,8 +210,10 @@ def eval_command(config_path: str | None, task_names: str | None, repeat: int,
 
 @main.command(short_help="Check the config and every server mediabot uses.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
-def check(config_path: str | None) -> None:
-    """Check the config, database, Sonarr, Radarr, the model and Twilio; exit 1 on a FAIL.
+@click.option("--register-webhooks", is_flag=True, help="Register the phone's missing webhooks.")
+def check(config_path: str | None, register_webhooks: bool) -> None:
+    """Check the config, database, Sonarr, Radarr, the model, the phone and Twilio; exit 1
+    on a FAIL. --register-webhooks: the phone's webhooks at [server] public_url/sms/gateway.
 
     \b
     Example: mediabot check --config /etc/mediabot/config.toml
@@ -221,7 +223,7 @@ def check(config_path: str | None) -> None:
 
     config = load_config(config_path, needs=DAEMON_NEEDS)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line
-        lines = run_checks(config)
+        lines = run_checks(config, register_webhooks=register_webhooks)
     for line in lines:
         click.echo(line.render())
     click.echo(summary(lines))

@@ -19,7 +19,14 @@ from waitress import create_server
 
 from mediabot.answering.faults import RetryPolicy
 from mediabot.answering.worker import Worker
-from mediabot.app import build_carriers, build_engine, held_text_stands, open_storage, seerr_hook
+from mediabot.app import (
+    build_carriers,
+    build_engine,
+    gateway_hook,
+    held_text_stands,
+    open_storage,
+    seerr_hook,
+)
 from mediabot.carrier.configured import twilio_in_use
 from mediabot.carrier.sms_gateway.client import GatewayClient
 from mediabot.carrier.sms_gateway.settings import Mode
@@ -68,6 +75,7 @@ class Daemon:
         self.app = create_app(config, worker=self.worker, scheduler=self.scheduler,
                               hooks=self.hooks, intake=intake, clock=clock)
         seerr_hook(self.engine.services, clock).init_app(self.app)
+        gateway_hook(config, self.worker, intake, clock).init_app(self.app)
         self.server = None
 
     def _jobs(self, clock: Clock) -> dict[str, tuple[Callable[[], object], float]]:

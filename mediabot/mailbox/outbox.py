@@ -20,7 +20,7 @@ import peewee as pw
 
 from mediabot.carrier.base import Outcome
 from mediabot.carrier.twilio.client import TwilioCode
-from mediabot.mailbox import channels
+from mediabot.mailbox import channels, gateway_events
 from mediabot.mailbox.held import MARKS, Mark
 from mediabot.mailbox.inbox import newest_inbox_id
 from mediabot.store.db import DeliveryState, Outbox, OutboxStatus, TextKind, database
@@ -149,12 +149,17 @@ def postpone(row_id: int, until: dt.datetime) -> None:
 def finish(row_id: int, status: OutboxStatus, outcome: Outcome, now: dt.datetime) -> None:
     """The row is done trying: ``status`` and the outcome's error; once Twilio took it, its
     message sid, the newest inbox id (texts after it came from someone who could have it)
-    and Twilio's first state."""
+    and its first state: the carrier's answer, or what a report that came before this was
+    recorded already said (the phone can post ``sms:sent`` before its answer is handled)."""
     changes: dict[str, object] = {"status": status, "error": outcome.error,
                                   "next_attempt_at": now}
     if outcome.sid:
+        first = outcome.state or DeliveryState.QUEUED
+        early = gateway_events.reported(outcome.sid)
+        if early is not None and DELIVERY_ORDER.get(early, 2) > DELIVERY_ORDER.get(first, 0):
+            first = early
         changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest_inbox_id(),
-                       delivery=outcome.state or DeliveryState.QUEUED, delivery_at=now)
+                       delivery=first, delivery_at=now)
     Outbox.update(changes).where(Outbox.id == row_id).execute()
 
 

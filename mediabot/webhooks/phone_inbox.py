@@ -75,22 +75,29 @@ class PhoneInbox:
         return fresh
 
     def _record(self, text: IncomingText) -> None:
-        try:
-            phone = inbound_phone(text.sender, self.config.sms.default_region)
-        except ValueError:
-            log.warning("phone: a text from %r is not from a phone number; not read",
-                        text.sender[:20])
-            return
-        body = text.text[:MAX_BODY_CHARS]
-        with self.worker.acknowledging():
-            accept(Inbound(text.key, phone, body, self.clock(),
-                           classify_keyword(body) == "opt_out", SMS),
-                   self.config, self.worker, self.intake)
+        inbound = phone_text(text.key, text.sender, text.text, self.config, self.clock())
+        if inbound is not None:
+            with self.worker.acknowledging():
+                accept(inbound, self.config, self.worker, self.intake)
 
     def _went_away(self, exc: GatewayError) -> None:
         level = logging.WARNING if not self._away else logging.DEBUG
         log.log(level, "phone: its inbox cannot be read (%s); texts wait on the phone", exc)
         self._away = exc.retry
+
+
+def phone_text(key: str, sender: str, text: str, config: Config,
+               now: dt.datetime) -> Inbound | None:
+    """An SMS the phone took, as the intake records it under ``key`` (``incoming_key``,
+    whether it was read from the inbox or posted as a webhook); None for a sender that is
+    no phone number (a short code, a bank's name), which nobody can answer."""
+    try:
+        phone = inbound_phone(sender, config.sms.default_region)
+    except ValueError:
+        log.warning("phone: a text from %r is not from a phone number; not read", sender[:20])
+        return None
+    body = text[:MAX_BODY_CHARS]
+    return Inbound(key, phone, body, now, classify_keyword(body) == "opt_out", SMS)
 
 
 class PhoneReports:

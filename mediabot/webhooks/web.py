@@ -116,10 +116,7 @@ def _twilio_routes(app: Flask, config: Config, worker: Worker, intake: Intake,
         if isinstance(report, str):
             log.warning("/sms/status: malformed report (%s)", report)
             return _error(report, 400)
-        row = record_delivery(*report, clock())
-        if row is not None and not send_again_after_63016(row, clock()) \
-                and row.delivery in FAILED_DELIVERY:
-            confirm.drop_undelivered(row)
+        after_report(record_delivery(*report, clock()), clock())
         return "", 204
 
 
@@ -174,17 +171,25 @@ def _read_form(form: Form, region: str, now: dt.datetime) -> Inbound | str:
     return Inbound(sid, phone, body, now, classify_keyword(body) == "opt_out", channel)
 
 
+def after_report(row: db.Outbox | None, now: dt.datetime) -> None:
+    """What a carrier's report on an outbox row (as it is after the report) sets off: a
+    WhatsApp text refused for its window goes again, a question undelivered lapses."""
+    if row is not None and not send_again_after_63016(row, now) \
+            and row.delivery in FAILED_DELIVERY:
+        confirm.drop_undelivered(row)
+
+
 def accept(inbound: Inbound, config: Config, worker: Worker, intake: Intake) -> None:
     """Record the message once (committed before this returns); wake the worker for a
-    known sender. On Twilio's clock, so its lines are DEBUG: one INFO line per text would
-    cost more than the insert.
+    known sender. On the carrier's clock, so its lines are DEBUG: one INFO line per text
+    would cost more than the insert.
 
     An opt-out is recorded at once, in the same commit, not when the worker reaches the
     row: a reply still being worked out, an expiry notice or a download notice must not
     follow a STOP."""
     recorded = intake.record(inbound)
     if not recorded.new:
-        log.debug("/sms: %s already received (Twilio retry); ignored", inbound.sid)
+        log.debug("%s already received (a carrier's retry); ignored", inbound.sid)
         return
     if recorded.user_id is None:
         log.debug("inbox %s: message from an unknown number ignored", recorded.inbox_id)

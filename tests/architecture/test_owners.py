@@ -40,6 +40,7 @@ OWNERS = {
     "Search": "mediabot.arr.searches",
     "TokenCalibration": "mediabot.model.calibration",
     "SeerrApproval": "mediabot.approvals.seerr_requests",
+    "GatewayEvent": "mediabot.mailbox.gateway_events",
     "HealthProbe": "mediabot.ops.health",  # health_probe: raw SQL today, no model yet
 }
 

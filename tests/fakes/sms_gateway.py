@@ -15,7 +15,9 @@ an 8-character password, as the app makes on first run): ``/health`` (no auth; 5
 failing), ``/device``, ``POST /messages`` (409 for an id it has; ``skipPhoneValidation``
 only as ``true``/``false``), ``/messages/{id}``, ``/inbox`` (``from``/``to``/``limit``/
 ``offset``, ``X-Total-Count``), ``/webhooks`` and ``/settings`` (GET and PATCH; the signing
-key is write-only). ``prefix="/3rdparty/v1"`` serves the cloud's shape instead (no inbox).
+key is write-only). ``prefix="/3rdparty/v1"`` serves the cloud's shape instead (no inbox),
+``"/api/3rdparty/v1"`` a private server's; ``tls`` (``tests.fakes.tls.certificate``) serves
+it over HTTPS, as those modes must be.
 How texts move is ``sms_gateway_phone``'s; the HTTP edge is ``sms_gateway_http``'s.
 
 Webhooks: every event (``sms:received``, ``sms:sent``, ``sms:delivered`` per part,
@@ -44,7 +46,7 @@ class FakePhone:
     def __init__(self, *, username: str = USERNAME, password: str = PASSWORD,
                  prefix: str = "", zone: timezone = EASTERN,
                  clock: Callable[[], datetime] | None = None, auto: bool = False,
-                 hook_delay: float = 0.05):
+                 hook_delay: float = 0.05, tls: tuple[str, str] | None = None):
         self.username, self.password, self.prefix = username, password, prefix
         self.clock = clock or (lambda: datetime.now(UTC))
         self.auto = auto
@@ -53,7 +55,7 @@ class FakePhone:
         self.http = GatewayHttp(self.state, username, password, self._lock, prefix)
         self.hooks = HookPoster(lambda: self.state.signing_key,
                                 lambda: self.clock().timestamp(), base_delay=hook_delay)
-        self._server = LoopbackServer(self._app)
+        self._server = LoopbackServer(self._app, tls)
 
     # ------------------------------------------------------------------ lifecycle
 
