@@ -6,6 +6,7 @@ import json
 
 import pytest
 
+from mediabot.conversation import history
 from mediabot.conversation.prompt.build import estimate_tokens, validate_messages
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
@@ -167,3 +168,49 @@ def test_a_long_household_conversation(engine, alex, fake_llm, stack):
     for request in fake_llm.requests:
         validate_messages(request["messages"])
         assert "Alex" in person_part(request)
+
+
+def test_whats_downloading_is_one_request_answered_in_the_queues_own_words(engine, alex,
+                                                                          fake_llm):
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    reply = engine.handle(alex, "what's downloading?")
+    assert len(fake_llm.requests) == 1, "the model is not asked to word the queue"
+    assert reply == ("4 downloads: Severance S02E05 63%, 12 min left; Severance S02E06 stuck "
+                     "at 0%: The download is stalled with no connections; Severance "
+                     "S02E07-E10 81%, 48 min left; Dune: Part Two (2024) 63%, 2 h 15 min left.")
+    stored = history.get_history(alex, 10)
+    assert [m["role"] for m in stored] == ["user", "assistant", "tool", "assistant"]
+    assert stored[-1]["content"] == reply
+
+
+def test_the_next_prompt_holds_the_call_its_result_and_the_tools_answer(engine, alex,
+                                                                       fake_llm):
+    """As if the model had written the reply: the call, the result it would have read, and
+    the reply as the assistant's, in the portable shape (one call, its result, the text)."""
+    fake_llm.enqueue_tool_calls([("upcoming", {"days": 7})])
+    reply = engine.handle(alex, "what's on this week?")
+    fake_llm.enqueue_text("You're welcome.")
+    engine.handle(alex, "thanks")
+    turn = conversation(fake_llm.requests[1])[-4:]
+    assert [m["role"] for m in turn] == ["assistant", "tool", "assistant", "user"]
+    assert turn[0]["tool_calls"][0]["function"]["name"] == "upcoming"
+    assert json.loads(turn[1]["content"])["days"] == 7
+    assert turn[2] == {"role": "assistant", "content": reply}
+    assert reply.startswith("Coming in the next 7 days: Slow Horses")
+    validate_messages(fake_llm.requests[1]["messages"])
+
+
+def test_the_tools_answer_is_in_the_persons_language(engine_for, fake_llm):
+    engine = engine_for(arr=True, sms={"language": "de"})
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    reply = engine.handle(db.User.get(phone=ADMIN).id, "was lädt gerade?")
+    assert reply.startswith("4 Downloads: Severance S02E05 63%, noch 12 min;"), reply
+    assert len(fake_llm.requests) == 1
+
+
+def test_a_search_with_several_matches_is_still_worded_by_the_model(engine, alex, fake_llm):
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "dune", "kind": "movie"})])
+    fake_llm.enqueue_text("Dune (2021) is here; Dune (1984) is not. Which one?")
+    assert engine.handle(alex, "do we have dune?") == \
+        "Dune (2021) is here; Dune (1984) is not. Which one?"
+    assert len(fake_llm.requests) == 2
