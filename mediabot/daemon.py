@@ -26,6 +26,7 @@ from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users
+from mediabot.store.people import Person
 from mediabot.text.localtime import Clock
 from mediabot.webhooks.downloads import BODY_LIMIT, BURST_SECONDS, Hooks
 from mediabot.webhooks.web import create_app, status_url
@@ -76,10 +77,9 @@ class Daemon:
             jobs["seerr-pending"] = (lambda: seerr.sweep(clock()), SEERR_SWEEP_SECONDS)
         return jobs
 
-    def _notify(self, user: db.User, text: str, key: str | None = None,
+    def _notify(self, person: Person, text: str, key: str | None = None,
                 kind: db.TextKind = db.TextKind.OTHER, subject: int | None = None) -> None:
-        self.sender.send(user.phone, text, user_id=user.id, dedupe_key=key, shape=True,
-                         kind=kind, subject=subject)
+        self.sender.send(person, text, dedupe_key=key, shape=True, kind=kind, subject=subject)
 
     def start(self) -> None:
         """Recover what a crash left, start the jobs, bind the port (not yet serving).

@@ -20,23 +20,24 @@ from apscheduler.schedulers.background import BackgroundScheduler
 
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation import history
-from mediabot.store import db, users
+from mediabot.store import db, people
+from mediabot.store.people import Person
 
 log = logging.getLogger(__name__)
 PRUNE_BATCH = 500
 PRUNE_PAUSE_SECONDS = 0.01
 
 
-def expire_confirmations(now: dt.datetime, notify: Callable[[db.User, str], None],
+def expire_confirmations(now: dt.datetime, notify: Callable[[Person, str], None],
                          household: str = "en") -> int:
     """Delete lapsed pending actions and tell each user theirs expired (also kept in history),
     in their language (theirs, else ``household``, the ``[sms] language``)."""
     expired = confirm.expire_due(now)
     for action in expired:
-        user = users.find_user(action.user_id)
+        user = people.read_person(action.user_id, household)
         if user is None:
             continue
-        notice = confirm.expiry_notice(action, users.language_of(user, household))
+        notice = confirm.expiry_notice(action, user.language)
         history.save_message(user.id, {"role": "assistant", "content": notice})
         notify(user, notice)
     return len(expired)

@@ -1,7 +1,7 @@
 """Shared fixtures: a fresh database per test, fake servers shared per module (reset per test).
 A package's own fixtures are in its conftest.py (tests/arr, mailbox, ops, store; tests/e2e
 marks its tests e2e). Plain helpers (texting the webhook, payloads, a config.toml writer) are
-in tests/support.py."""
+in the modules of tests/support/, one per job."""
 
 import datetime as dt
 import os
@@ -14,7 +14,10 @@ from mediabot.store import db, migrations
 from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.openai import FakeOpenAI
 from tests.fakes.seerr import FakeSeerr
-from tests.support import ADMIN, ADMIN2, MEMBER, SANDBOX, SECRET, Clock, Serve, make_config
+from tests.support.clock import Clock
+from tests.support.config_files import make_config
+from tests.support.household import ADMIN, ADMIN2, MEMBER, SANDBOX, SECRET
+from tests.support.serve import Serve
 
 
 def pytest_configure(config):

@@ -147,7 +147,7 @@ class TextsPass:
             set_opted_out(user, False)
             log.info("inbox %s: user %s opted in", row.id, user.id)
         if keyword in OPT_IN_WORDS:
-            sms_optout.lift(user, text.incoming.channel)
+            sms_optout.lift(text.incoming.person, text.incoming.channel)
         if row.opt_out:
             set_opted_out(user, True)
             log.info("inbox %s: user %s opted out", row.id, user.id)
@@ -232,7 +232,7 @@ class TextsPass:
                 and not self.turns.abandoned:
             self.sender.deliver(queued.id)   # after the drain: sent by the next start
             # then what waited for WhatsApp's window, on the channel they wrote on
-            self.sender.deliver_held(user.id, incoming.channel, before=queued.id)
+            self.sender.deliver_held(incoming.person, incoming.channel, before=queued.id)
         return True
 
     def _apologise(self, incoming: Incoming, rows: list[db.Inbox]) -> None:
@@ -244,8 +244,7 @@ class TextsPass:
                            InboxStatus.FAILED, f"gave up after {failures} failed attempts")
 
     def _queue_reply(self, incoming: Incoming, row: db.Inbox, reply: Reply) -> db.Outbox | None:
-        user = incoming.user
-        return self.sender.enqueue(user.phone, reply.text, user_id=user.id, inbox_id=row.id,
+        return self.sender.enqueue(incoming.person, reply.text, inbox_id=row.id,
                                    reply_on=incoming.channel,   # back where it came from
                                    media_urls=reply.media,  # posters
                                    shape=True,   # for the channel it goes on
@@ -265,8 +264,8 @@ class TextsPass:
         keys = [f"rate-limit:{user.id}:" + moment.strftime("%Y%m%d%H")
                 for moment in (now - hour, now)]
         if not queued_since(keys, now - hour):
-            self.sender.send(user.phone, rate_limit_reply(incoming.language),
-                             user_id=user.id, dedupe_key=keys[-1], shape=True)
+            self.sender.send(incoming.person, rate_limit_reply(incoming.language),
+                             dedupe_key=keys[-1], shape=True)
 
 
 def burst_turns(texts: list[Text]) -> list[list[Text]]:

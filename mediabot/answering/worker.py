@@ -27,10 +27,10 @@ from mediabot.config import SmsConfig
 from mediabot.mailbox import inbox
 from mediabot.mailbox.delivery import Sender
 from mediabot.store import db
-from mediabot.store.users import language_of
+from mediabot.store.people import stranger
 from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.localtime import Clock
-from mediabot.text.phones import SMS, Channel, channel_address, split_channel
+from mediabot.text.phones import SMS, Channel, split_channel
 
 log = logging.getLogger(__name__)
 
@@ -232,14 +232,13 @@ class Worker:
         with self._lock:
             if self._closed:
                 return
-            self._pool.submit(self._send_unknown, channel_address(channel, from_number))
+            self._pool.submit(self._send_unknown, split_channel(from_number)[1], channel)
 
-    def _send_unknown(self, address: str) -> None:
-        from_number = split_channel(address)[1]
+    def _send_unknown(self, from_number: str, channel: Channel) -> None:
         try:
             with db.database.connection_context():
-                household = language_of(None, self.config.language)   # a stranger has none
-                self.sender.send(address, unknown_sender_reply(household),
+                nobody = stranger(from_number, self.config.language)   # a stranger has none
+                self.sender.send(nobody, unknown_sender_reply(nobody.language), reply_on=channel,
                                  dedupe_key=f"unknown:{from_number}", shape=True)
         except Exception:
             log.exception("the reply to an unknown number could not be queued")

@@ -33,6 +33,7 @@ from mediabot.config import RequestsConfig
 from mediabot.mailbox import outbox
 from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus, Role, TextKind
+from mediabot.store.people import Person, person_of
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
 
@@ -44,7 +45,7 @@ class Notify(Protocol):
     """How a person is texted from here: ``key`` is the text's outbox dedupe_key (it is
     queued once), ``kind`` and ``subject`` what it is and is about (``db.TextKind``)."""
 
-    def __call__(self, user: db.User, text: str, key: str | None = None,
+    def __call__(self, person: Person, text: str, key: str | None = None,
                  kind: TextKind = TextKind.OTHER, subject: int | None = None) -> None: ...
 
 
@@ -228,7 +229,8 @@ class HouseRules:
     def _tell(self, user: db.User, text: str, key: str | None = None,
               kind: TextKind = TextKind.OTHER, subject: int | None = None) -> None:
         if self.notify is not None and not user.opted_out:
-            self.notify(user, text, key=key, kind=kind, subject=subject)
+            self.notify(person_of(user, self.language), text, key=key, kind=kind,
+                        subject=subject)
 
 
 def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:

@@ -42,6 +42,7 @@ from mediabot.mailbox import outbox
 from mediabot.seerr.api import RequestStatus, SeerrClient, SeerrError, SeerrRequest
 from mediabot.store import db, users
 from mediabot.store.db import ApprovalStatus, TextKind
+from mediabot.store.people import person_of
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
 
@@ -276,7 +277,7 @@ class SeerrApprovals:
         """Text someone of the household (not opted out), once per ``key``; ``kind`` and
         ``subject`` say what the text is and is about."""
         if self.notify is not None and not user.opted_out:
-            self.notify(user, text, key=key, kind=kind, subject=subject)
+            self.notify(person_of(user, self.language), text, key=key, kind=kind, subject=subject)
 
 
 def _ask_text(lang: Language, row: db.SeerrApproval, request: SeerrRequest) -> str:

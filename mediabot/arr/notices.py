@@ -31,7 +31,8 @@ from mediabot.arr.events import ArrEvent
 from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import episode_code, sms_safe_title
 from mediabot.config import SmsConfig
-from mediabot.store import db, users
+from mediabot.store import db
+from mediabot.store.people import Person, person_of
 from mediabot.text.language import Language
 from mediabot.text.localtime import Clock
 
@@ -49,8 +50,8 @@ class NoticeSender(Protocol):
     a text once per ``dedupe_key``, saying what it is and which request it is about (the
     row, or None when nothing is to be sent), then send a queued row."""
 
-    def enqueue(self, to_number: str, body: str, /, *, user_id: int | None = ...,
-                dedupe_key: str | None = ..., shape: bool = ...,
+    def enqueue(self, to: Person, body: str, /, *, dedupe_key: str | None = ...,
+                shape: bool = ...,
                 kind: db.TextKind = ..., subject: int | None = ...) -> db.Outbox | None: ...
 
     def deliver(self, row_id: int, /) -> object: ...
@@ -192,16 +193,16 @@ class Notices:
             log.info("request %s: every episode was already announced; not told", req.id)
             return None
         title = _safe(notice.title) or sms_safe_title(req.title, fallback="")
-        user = req.user
-        text, tag = notice_text(users.language_of(user, self.sms_config.language), title, fresh)
+        user = person_of(req.user, self.sms_config.language)   # the notice's one read
+        text, tag = notice_text(user.language, title, fresh)
         wanted.mark_told(req.id, self.clock())
         _remember_announced(req, fresh, self.clock())
         if user.opted_out:
             log.info("request %s: user %s opted out; not told", req.id, user.id)
             return None
         key = ready_key(req, notice.id, tag) if episodes else movie_ready_key(req)
-        return self.sender.enqueue(user.phone, text, user_id=user.id, dedupe_key=key,
-                                   shape=True, kind=db.TextKind.READY, subject=req.id)
+        return self.sender.enqueue(user, text, dedupe_key=key, shape=True,
+                                   kind=db.TextKind.READY, subject=req.id)
 
 
 def ready_key(req: db.Request, notice_id: int, tag: str) -> str:

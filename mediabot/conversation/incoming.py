@@ -18,7 +18,7 @@ which flags the person at once; the worker takes that reading from the inbox row
 from dataclasses import dataclass
 
 from mediabot.store import db
-from mediabot.store.users import language_of
+from mediabot.store.people import Person, person_of
 from mediabot.text.keywords import (
     Keyword,
     Verdict,
@@ -42,8 +42,8 @@ class Incoming:
     """
 
     user: db.User
+    person: Person
     text: str
-    language: Language
     channel: Channel = SMS
     keyword: Keyword | None = None
     decision: tuple[Verdict, int] | None = None
@@ -51,13 +51,18 @@ class Incoming:
     alone: bool = True
     inbox_id: int | None = None
 
+    @property
+    def language(self) -> Language:
+        return self.person.language
+
 
 def read_text(user: db.User, text: str, inbox_id: int | None = None, *,
               household: str = "en", channel: Channel = SMS) -> Incoming:
     """A text that came on its own on ``channel``, read in English and ``user``'s language
     (theirs, else ``household``, the ``[sms] language``)."""
-    lang = language_of(user, household)
-    return Incoming(user, text, lang, channel, classify_keyword(text, lang.code),
+    person = person_of(user, household)
+    lang = person.language
+    return Incoming(user, person, text, channel, classify_keyword(text, lang.code),
                     parse_decision(text, lang.code), parse_answer(text, lang.code), True,
                     inbox_id)
 
@@ -70,5 +75,5 @@ def join_texts(texts: list[Incoming]) -> Incoming:
         return texts[0]
     last = texts[-1]
     text = "\n".join(t.text for t in texts if t.text.strip())
-    return Incoming(last.user, text, last.language, last.channel, alone=False,
+    return Incoming(last.user, last.person, text, last.channel, alone=False,
                     inbox_id=last.inbox_id)

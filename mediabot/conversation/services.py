@@ -34,6 +34,7 @@ from mediabot.seerr.add import SeerrLink
 from mediabot.seerr.api import SeerrClient
 from mediabot.store import db, users
 from mediabot.store.db import Role
+from mediabot.store.people import person_of
 from mediabot.text.language import Language
 from mediabot.text.localtime import Clock, as_local
 
@@ -166,7 +167,8 @@ def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
                     "Seerr user, so nothing was requested. Set seerr_user for {phone} in "
                     "[[users]]; mediabot check lists every link.",
                     name=user.display_name or user.phone, title=title, phone=user.phone)
-                rules.notify(admin, text, key=f"seerr-unlinked:{user.id}:{admin.id}")
+                rules.notify(person_of(admin, rules.language), text,
+                             key=f"seerr-unlinked:{user.id}:{admin.id}")
     client = services.seerr
     return SeerrLink(client, user.seerr_user, user.role == Role.ADMIN, hint_admins,
                      lambda: seerr_id_of(client, user),

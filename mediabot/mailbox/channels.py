@@ -26,7 +26,8 @@ from typing import Any
 
 from mediabot.config import SmsConfig, TwilioConfig
 from mediabot.mailbox import inbox, sms_optout
-from mediabot.store.db import Outbox, TextKind, User
+from mediabot.store.db import Outbox, TextKind
+from mediabot.store.people import Recipient
 from mediabot.text.language import Language
 from mediabot.text.phones import SMS, WHATSAPP, Channel, channel_address, split_channel
 from mediabot.text.sms import count_segments, format_reply_for
@@ -49,21 +50,18 @@ class Plan:
     hold: bool = False
 
 
-def choose(user: User | None, reply_on: Channel | None, to_number: str,
-           config: TwilioConfig) -> Channel:
+def choose(to: Recipient, reply_on: Channel | None, config: TwilioConfig) -> Channel:
     """The channel a new text goes on: for a reply, ``reply_on``, the channel of the text it
     answers (read with that text, never looked up again); else the person's choice, else the
-    one they last used; a "whatsapp:" address given as ``to_number`` says WhatsApp. SMS
-    becomes WhatsApp while Twilio refuses SMS to the person and a WhatsApp sender is set."""
-    if split_channel(to_number)[0] == WHATSAPP:
-        return WHATSAPP
+    one they last used (SMS for a number that is no user). SMS becomes WhatsApp while Twilio
+    refuses SMS to the person and a WhatsApp sender is set."""
     if reply_on is not None:
         channel = reply_on
-    elif user is not None:
-        channel = Channel(user.channel or inbox.last_channel(user.id) or SMS)
+    elif to.id is not None:
+        channel = Channel(to.channel or inbox.last_channel(to.id) or SMS)
     else:
         channel = SMS
-    if channel == SMS and sms_optout.blocked(user) and config.whatsapp_from:
+    if channel == SMS and sms_optout.blocked(to) and config.whatsapp_from:
         return WHATSAPP
     return channel
 

@@ -27,7 +27,7 @@ import datetime as dt
 import logging
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from twilio.rest import Client
 
@@ -41,10 +41,11 @@ from mediabot.mailbox.twilio_client import (
     classify,
     describe_error,
 )
-from mediabot.store import users
-from mediabot.store.db import Outbox, OutboxStatus, TextKind, User, utcnow
+from mediabot.store import people
+from mediabot.store.db import Outbox, OutboxStatus, TextKind, utcnow
+from mediabot.store.people import Person, Recipient
 from mediabot.text.localtime import Clock
-from mediabot.text.phones import SMS, WHATSAPP, Channel, split_channel
+from mediabot.text.phones import SMS, WHATSAPP, Channel
 from mediabot.text.public_url import web_urls
 
 log = logging.getLogger(__name__)
@@ -97,50 +98,46 @@ class Sender:
         self.clock, self.sleep, self.backoff = clock, sleep or time.sleep, backoff
         self.lease = backoff.lease(config.timeout_seconds)
 
-    def send(self, to_number: str, body: str, *, user_id: int | None = None,
-             inbox_id: int | None = None, reply_on: Channel | None = None,
-             dedupe_key: str | None = None, media_urls: Iterable[str] = (),
-             shape: bool = False, kind: TextKind = TextKind.OTHER,
-             subject: int | None = None) -> Outbox | None:
+    def send(self, to: Recipient, body: str, *, inbox_id: int | None = None,
+             reply_on: Channel | None = None, dedupe_key: str | None = None,
+             media_urls: Iterable[str] = (), shape: bool = False,
+             kind: TextKind = TextKind.OTHER, subject: int | None = None) -> Outbox | None:
         """``enqueue`` then ``deliver``; returns the row as it ended (None for an empty body)."""
-        row = self.enqueue(to_number, body, user_id=user_id, inbox_id=inbox_id,
-                           reply_on=reply_on, dedupe_key=dedupe_key, media_urls=media_urls,
-                           shape=shape, kind=kind, subject=subject)
+        row = self.enqueue(to, body, inbox_id=inbox_id, reply_on=reply_on,
+                           dedupe_key=dedupe_key, media_urls=media_urls, shape=shape,
+                           kind=kind, subject=subject)
         if row is None:
             return None
         if row.status == OutboxStatus.PENDING:
             self.deliver(row.id)
         return outbox.get(row.id)
 
-    def enqueue(self, to_number: str, body: str, *, user_id: int | None = None,
-                inbox_id: int | None = None, reply_on: Channel | None = None,
-                dedupe_key: str | None = None, media_urls: Iterable[str] = (),
-                shape: bool = False, kind: TextKind = TextKind.OTHER,
-                subject: int | None = None) -> Outbox | None:
-        """Write a ``pending`` row; with the same ``inbox_id`` or ``dedupe_key`` as an
-        earlier row, return that row instead (no second row, so no second send). ``kind``
-        and ``subject`` say what the text is and what it is about (``TextKind``): the
-        templates and the held-text rule read them, never the key.
+    def enqueue(self, to: Recipient, body: str, *, inbox_id: int | None = None,
+                reply_on: Channel | None = None, dedupe_key: str | None = None,
+                media_urls: Iterable[str] = (), shape: bool = False,
+                kind: TextKind = TextKind.OTHER, subject: int | None = None) -> Outbox | None:
+        """Write a ``pending`` row for ``to`` (a person as read by the caller, or
+        ``people.stranger`` for a number that is no user); with the same ``inbox_id`` or
+        ``dedupe_key`` as an earlier row, return that row instead (no second row, so no second
+        send). ``kind`` and ``subject`` say what the text is and what it is about
+        (``TextKind``): the templates and the held-text rule read them, never the key.
         ``media_urls`` go with it as media (http(s) only, at most three). A reply to inbox
         row ``inbox_id`` gives the channel that text came on as ``reply_on``; the channel is
         ``channels.choose``'s. With ``shape`` the body is written for it (SMS or WhatsApp
-        rules, in the recipient's language), else sent as given.
+        rules, in ``to``'s language), else sent as given.
 
         Returns None for an empty body (Twilio would refuse it). Raises peewee's
         IntegrityError for a non-existent user or inbox id.
         """
-        user = users.find_user(user_id) if user_id is not None else None
-        channel = channels.choose(user, reply_on, to_number, self.config)
+        channel = channels.choose(to, reply_on, self.config)
         if shape:
-            body = channels.shape(channel, body, self.sms_config,
-                                  users.language_of(user, self.sms_config.language))
+            body = channels.shape(channel, body, self.sms_config, to.language)
         if not body or not body.strip():
             log.warning("outbox: empty reply not queued (inbox %s)", inbox_id)
             return None
-        return outbox.add(to_number=split_channel(to_number)[1], body=body, channel=channel,
-                          now=self.clock(), user_id=user_id, inbox_id=inbox_id,
-                          dedupe_key=dedupe_key, media=web_urls(media_urls), kind=kind,
-                          subject=subject)
+        return outbox.add(to_number=to.phone, body=body, channel=channel, now=self.clock(),
+                          user_id=to.id, inbox_id=inbox_id, dedupe_key=dedupe_key,
+                          media=web_urls(media_urls), kind=kind, subject=subject)
 
     def deliver(self, row_id: int, *, now: dt.datetime | None = None) -> OutboxStatus:
         """Send one due ``pending`` row and return its status afterwards.
@@ -159,14 +156,14 @@ class Sender:
         return sum(self._deliver_claimed(row_id, now) == OutboxStatus.SENT
                    for row_id in outbox.due(now, limit))
 
-    def deliver_held(self, user_id: int, wrote_on: Channel = WHATSAPP,
+    def deliver_held(self, person: Person, wrote_on: Channel = WHATSAPP,
                      before: int | None = None) -> int:
         """The person just wrote on ``wrote_on``: send what was held for them (queued before
         outbox row ``before``), on that channel or as ``channels.plan`` says, unless ``held``
         drops it; how many were sent."""
         now = self.clock()
         return sum(self._deliver_claimed(row_id, now, wrote_on) == OutboxStatus.SENT
-                   for row_id in outbox.release_held(user_id, now, before))
+                   for row_id in outbox.release_held(person.id, now, before))
 
     def _deliver_claimed(self, row_id: int, now: dt.datetime,
                          wrote_on: Channel | None = None) -> OutboxStatus | None:
@@ -175,7 +172,7 @@ class Sender:
         if not outbox.claim(row_id, now, now + self.lease):
             return None
         row = outbox.get(row_id)
-        user = _recipient(row)
+        user = _recipient(row, self.sms_config.language)   # read now: a STOP may have come
         unreachable = sms_optout.unreachable(user, Channel(row.channel), self.config)
         if unreachable:
             return self._finish(row, OutboxStatus.FAILED,
@@ -187,7 +184,7 @@ class Sender:
         return self._send_planned(row, user, now, refused=row.error == Mark.WINDOW_REFUSED,
                                   wrote_on=wrote_on)
 
-    def _send_planned(self, row: Outbox, user: User | None, now: dt.datetime, *,
+    def _send_planned(self, row: Outbox, user: Person | None, now: dt.datetime, *,
                       refused: bool = False, wrote_on: Channel | None = None) -> OutboxStatus:
         """Send the row as ``channels.plan`` says, or hold it; then go round what Twilio
         refused that another way can carry, each at most once: a 21610 on SMS (Twilio's SMS
@@ -197,12 +194,13 @@ class Sender:
                              sms_blocked=sms_optout.blocked(user))
         if plan.hold:
             return self._hold(row, now, refused=refused)
-        outcome = self._attempts(row, plan)
+        outcome = self._attempts(row, plan, user)
         if (outcome.code == TwilioCode.UNSUBSCRIBED and plan.channel == SMS and user is not None
                 and sms_optout.block(user, now, self.config)):
+            user = replace(user, sms_blocked_since=now)
             status = self._send_planned(row, user, now, refused=refused)
-            self.send(user.phone, sms_optout.tip(users.language_of(user, self.sms_config.language)),
-                      user_id=user.id, dedupe_key=sms_optout.tip_key(user), shape=True)
+            self.send(user, sms_optout.tip(user.language), dedupe_key=sms_optout.tip_key(user),
+                      shape=True)
             return status
         if outcome.code == TwilioCode.OUTSIDE_WINDOW and not plan.template and not refused:
             log.info("outbox %d: Twilio says the WhatsApp window is closed (63016); it goes as "
@@ -214,21 +212,21 @@ class Sender:
         status = OutboxStatus.SENT if outcome.kind == OutcomeKind.SENT else OutboxStatus.FAILED
         return self._finish(row, status, outcome)
 
-    def _attempts(self, row: Outbox, plan: channels.Plan) -> Outcome:
+    def _attempts(self, row: Outbox, plan: channels.Plan, user: Person | None) -> Outcome:
         """Up to ``backoff.attempts`` quick tries while the outcome is RETRY; the last."""
         for attempt in range(1, self.backoff.attempts + 1):
-            outcome = self._attempt(row, plan)
+            outcome = self._attempt(row, plan, user)
             if outcome.kind != OutcomeKind.RETRY:
                 break
             if attempt < self.backoff.attempts:
                 self.sleep(self.backoff.pause(attempt))
         return outcome
 
-    def _attempt(self, row: Outbox, plan: channels.Plan) -> Outcome:
+    def _attempt(self, row: Outbox, plan: channels.Plan, user: Person | None) -> Outcome:
         """One ``messages.create``; its outcome is recorded on the row before returning."""
         try:
             fields = channels.message_fields(plan, row.to_number,
-                                             _body_for(row, plan, self.sms_config),
+                                             _body_for(row, plan, self.sms_config, user),
                                              outbox.media_of(row), self.config)
             report = {"status_callback": self.status_callback} if self.status_callback else {}
             message = self.client.messages.create(**fields, **report)
@@ -272,20 +270,22 @@ class Sender:
         return OutboxStatus.PENDING
 
 
-def _recipient(row: Outbox) -> User | None:
-    """The user a text is for: its user row, else whoever has its number now."""
-    user = users.find_user(row.user_id) if row.user_id else None
-    return user or users.find_by_phone(row.to_number)
+def _recipient(row: Outbox, household: str) -> Person | None:
+    """The person a text is for, read as it goes: its user, else whoever has its number now."""
+    person = people.read_person(row.user_id, household) if row.user_id else None
+    return person or people.read_person_by_phone(row.to_number, household)
 
 
-def _body_for(row: Outbox, plan: channels.Plan, sms_config: SmsConfig) -> str:
+def _body_for(row: Outbox, plan: channels.Plan, sms_config: SmsConfig,
+              user: Person | None) -> str:
     """The row's text, written now for the channel it goes on when that is not the one it
     was queued for: for SMS its markup stripped and its accents as ``[sms] accents`` says
-    for the recipient; for WhatsApp its markup."""
+    for the recipient (the household's language for a row that was for no user); for
+    WhatsApp its markup."""
     if plan.channel == row.channel:
         return row.body
-    user = users.find_user(row.user_id) if row.user_id else None
-    language = users.language_of(user, sms_config.language)
+    language = user.language if user is not None and row.user_id else \
+        people.language_of(None, sms_config.language)
     return channels.shape(plan.channel, row.body, sms_config, language)
 
 

@@ -18,7 +18,7 @@ from enum import StrEnum
 
 from mediabot.config import TwilioConfig
 from mediabot.store import users
-from mediabot.store.db import User
+from mediabot.store.people import Person, Recipient
 from mediabot.text.language import Language
 from mediabot.text.phones import SMS, Channel
 
@@ -33,32 +33,33 @@ class Unreachable(StrEnum):
                    "by SMS, and there is no [twilio] whatsapp_from to reach them on")
 
 
-def blocked(user: User | None) -> bool:
+def blocked(user: Recipient | None) -> bool:
     """Does Twilio refuse SMS to this person (a 21610 not yet lifted by an SMS START)?"""
     return user is not None and user.sms_blocked_since is not None
 
 
-def block(user: User | None, now: dt.datetime, config: TwilioConfig) -> bool:
+def block(user: Recipient | None, now: dt.datetime, config: TwilioConfig) -> bool:
     """Twilio refused an SMS to ``user`` with 21610: keep that (their consent unchanged).
     True when this newly blocked them and WhatsApp can take over, so the refused text goes
     again on WhatsApp and they are told how to get SMS back (once)."""
-    if user is None or not users.set_sms_blocked(user, now):
+    if user is None or user.id is None or not users.set_sms_blocked(user.id, now):
         return False
     log.info("user %s: Twilio refuses SMS to them (21610); their texts go on WhatsApp%s",
              user.id, "" if config.whatsapp_from else " (none is configured: not sent)")
     return bool(config.whatsapp_from)
 
 
-def lift(user: User, channel: Channel) -> bool:
+def lift(user: Person, channel: Channel) -> bool:
     """The person texted an opt-in word (START, UNSTOP, YES) on ``channel``: on SMS it lifts
     Twilio's SMS opt-out too, so SMS is used again. True when it was blocked."""
-    if channel != SMS or not users.set_sms_blocked(user, None):
+    if channel != SMS or not users.set_sms_blocked(user.id, None):
         return False
     log.info("user %s texted START by SMS: SMS reaches them again", user.id)
     return True
 
 
-def unreachable(user: User | None, channel: Channel, config: TwilioConfig) -> Unreachable | None:
+def unreachable(user: Recipient | None, channel: Channel,
+                config: TwilioConfig) -> Unreachable | None:
     """Why a text on ``channel`` cannot go to ``user`` at all, or None: they opted out, or
     Twilio refuses them SMS and there is no WhatsApp to go on instead."""
     if user is not None and user.opted_out:
@@ -70,12 +71,12 @@ def unreachable(user: User | None, channel: Channel, config: TwilioConfig) -> Un
 
 def tip(lang: Language) -> str:
     """What the person is told once, on WhatsApp, when Twilio starts refusing them SMS (in
-    their language, ``users.language_of``)."""
+    their language, ``Person.language``)."""
     return lang.gettext("You sent STOP by SMS, so my texts can't reach you there; I'll write to "
                         "you here on WhatsApp. To get them by SMS again, send START by SMS.")
 
 
-def tip_key(user: User) -> str:
+def tip_key(user: Recipient) -> str:
     """The tip's outbox dedupe key: one per user and block, so it is said once each time."""
     since = user.sms_blocked_since
     return f"sms-blocked:{user.id}:{since.isoformat() if since else ''}"

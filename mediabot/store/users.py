@@ -7,6 +7,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Protocol
 
+import peewee as pw
+
 from mediabot.store.db import Role, User, database
 from mediabot.text.language import Language, speaking
 
@@ -125,6 +127,15 @@ def household_place(user_id: int) -> int:
     return User.select().where(User.id < user_id).count()
 
 
+def find_with_place(user_id: int) -> tuple[User, int] | None:
+    """The user with this id and their ``household_place``, read in one statement; None when
+    there is none."""
+    before = User.alias()
+    place = before.select(pw.fn.COUNT(before.id)).where(before.id < User.id)
+    row = User.select(User, place.alias("place")).where(User.id == user_id).first()
+    return (row, int(row.place)) if row is not None else None
+
+
 def get_user(user_id: int) -> User:
     """The user with this id; raises ``User.DoesNotExist`` when there is none (a caller
     holding an id it was given expects the row)."""
@@ -199,16 +210,13 @@ def set_opted_out(user: User, opted_out: bool) -> bool:
     return changed
 
 
-def set_sms_blocked(user: User, since: dt.datetime | None) -> bool:
-    """Record that Twilio refuses SMS to ``user`` since ``since`` (None: lifted); ``user`` is
-    updated too. True when this changed the row: blocking an already blocked user keeps
-    the first time, so whoever blocks first is the one that says so."""
+def set_sms_blocked(user_id: int, since: dt.datetime | None) -> bool:
+    """Record that Twilio refuses SMS to ``user_id`` since ``since`` (None: lifted). True
+    when this changed the row: blocking an already blocked user keeps the first time, so
+    whoever blocks first is the one that says so."""
     differs = User.sms_blocked_since.is_null(since is not None)
-    changed = User.update(sms_blocked_since=since).where(User.id == user.id,
-                                                          differs).execute() == 1
-    if changed:
-        user.sms_blocked_since = since
-    return changed
+    return User.update(sms_blocked_since=since).where(User.id == user_id,
+                                                      differs).execute() == 1
 
 
 def set_summary(user_id: int, summary: str | None, through: int | None) -> None:

@@ -2,7 +2,8 @@
 does to that turn's reply, and the rate-limit notice, through the in-process daemon."""
 
 from mediabot.store import db
-from tests.support import ADMIN, text, wait_until
+from tests.support.household import ADMIN
+from tests.support.texting import text, wait_until
 
 
 def test_stop_sent_during_a_turn_stops_that_turns_reply(daemon_for, fake_llm, fake_twilio):

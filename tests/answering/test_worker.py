@@ -10,7 +10,9 @@ import pytest
 from mediabot.answering.worker import Worker
 from mediabot.config import SmsConfig
 from mediabot.store import db
-from tests.support import ADMIN, RecordingEngine, queue, text, wait_until
+from tests.support.household import ADMIN
+from tests.support.texting import text, wait_until
+from tests.support.worker import RecordingEngine, queue
 
 
 @pytest.fixture
@@ -120,12 +122,11 @@ def test_shutdown_takes_no_new_work(worker, users):
     (["APPROVE 12", "deny #13", "thanks"], [["APPROVE 12"], ["deny #13"], ["thanks"]]),
 ])
 def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
-    from types import SimpleNamespace
-
     from mediabot.answering.texts_pass import Text, burst_turns
     from mediabot.conversation.incoming import read_text
 
-    texts = [Text(None, read_text(SimpleNamespace(language=None), body)) for body in bodies]
+    someone = db.User(id=1, phone="+15550000000", role="member")   # never stored: pure
+    texts = [Text(None, read_text(someone, body)) for body in bodies]
     assert [[t.incoming.text for t in turn] for turn in burst_turns(texts)] == turns
 
 

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.support import SECRET
+from tests.support.household import SECRET
 
 
 @pytest.fixture

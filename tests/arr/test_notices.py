@@ -13,18 +13,9 @@ from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 from mediabot.webhooks.downloads import BODY_LIMIT
 from tests.fakes import arr_webhooks as arr
-from tests.support import (
-    ADMIN,
-    MEMBER,
-    SECRET,
-    SEVERANCE,
-    basic,
-    post_hook,
-    radarr_download,
-    requested,
-    send_hook,
-    sonarr_download,
-)
+from tests.support.arr_hooks import basic, post_hook, radarr_download, send_hook, sonarr_download
+from tests.support.asking import requested
+from tests.support.household import ADMIN, MEMBER, SECRET, SEVERANCE
 
 
 def test_movie_import_texts_only_the_requesters_once(client, fake_twilio, clock):

@@ -9,7 +9,7 @@ import pytest
 
 from mediabot.config import ConfigError, load_config, parse_config, resolve_path, twilio_needs
 from mediabot.config.schema import SECTIONS
-from tests.support import MINIMAL, problems_of, raw_with, write_config
+from tests.support.config_files import MINIMAL, problems_of, raw_with, write_config
 
 ROOT = Path(__file__).resolve().parents[2]
 SECRETS = {

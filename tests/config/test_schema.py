@@ -4,7 +4,7 @@ key in config.example.toml."""
 from pathlib import Path
 
 from mediabot.config import parse_config
-from tests.support import MINIMAL
+from tests.support.config_files import MINIMAL
 
 ROOT = Path(__file__).resolve().parents[2]
 

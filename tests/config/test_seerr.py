@@ -10,7 +10,8 @@ from mediabot.cli import main
 from mediabot.config import ConfigError, load_config, parse_config
 from mediabot.seerr.api import SeerrClient
 from mediabot.store import db
-from tests.support import ADMIN, MEMBER, write_config
+from tests.support.config_files import write_config
+from tests.support.household import ADMIN, MEMBER
 
 BASE = {"llm": {"base_url": "http://127.0.0.1:9/v1"}}
 

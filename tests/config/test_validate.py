@@ -5,7 +5,7 @@ command names."""
 import pytest
 
 from mediabot.config import parse_config
-from tests.support import MINIMAL, problems_of, raw_with, write_config
+from tests.support.config_files import MINIMAL, problems_of, raw_with, write_config
 
 
 def test_bad_environment_values_are_named():

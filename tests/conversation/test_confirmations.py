@@ -15,16 +15,10 @@ from mediabot.store import db, migrations
 from mediabot.text.keywords import classify_keyword, parse_answer, parse_decision
 from mediabot.text.language import load
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB, OFFICE_TVDB
-from tests.support import (
-    ADMIN,
-    HELP_DE,
-    KEPT_DE,
-    REMOVE_OFFICE,
-    offered,
-    office_in_library,
-    system_of,
-    tool_results,
-)
+from tests.support.asking import office_in_library
+from tests.support.household import ADMIN
+from tests.support.languages import HELP_DE, KEPT_DE, REMOVE_OFFICE
+from tests.support.prompts import offered, system_of, tool_results
 
 NOW = dt.datetime(2026, 11, 22, 20, 0, 0)
 

@@ -23,7 +23,9 @@ from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB
 from tests.fakes.openai import error_reply
-from tests.support import ADMIN, conversation, person_part, stamped, unstamped
+from tests.support.clock import stamped, unstamped
+from tests.support.household import ADMIN
+from tests.support.prompts import conversation, person_part
 
 
 @pytest.fixture

@@ -14,7 +14,8 @@ from mediabot.conversation.history import clear_history, get_history, save_messa
 from mediabot.conversation.prompt.build import build_llm_messages, build_prompt
 from mediabot.store import db, migrations
 from mediabot.text.localtime import zone_named
-from tests.support import SYSTEM, body, calls, contents, reply, result, user
+from tests.support.messages import SYSTEM, calls, contents, reply, result, user
+from tests.support.prompts import body
 
 
 @pytest.fixture

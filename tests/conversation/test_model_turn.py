@@ -12,15 +12,10 @@ from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 from tests.fakes.openai import Reply
-from tests.support import (
-    ADMIN,
-    conversation,
-    offered,
-    office_in_library,
-    person_part,
-    stamped,
-    tool_results,
-)
+from tests.support.asking import office_in_library
+from tests.support.clock import stamped
+from tests.support.household import ADMIN
+from tests.support.prompts import conversation, offered, person_part, tool_results
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ question names, in its order, or the poster of what was just added."""
 import pytest
 
 from mediabot.conversation.posters import Offered, choose_posters
-from tests.support import CHOOSE
+from tests.support.posters import CHOOSE
 
 X = "https://img.example.com/"
 HITS = [Offered("Dune", 2021, X + "2021.jpg"),

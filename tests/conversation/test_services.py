@@ -6,7 +6,8 @@ import json
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB, OFFICE_TVDB
-from tests.support import ADMIN, MEMBER, offered, person_part, system_of
+from tests.support.household import ADMIN, MEMBER
+from tests.support.prompts import offered, person_part, system_of
 
 
 def test_without_sonarr_the_model_is_told_and_a_series_call_says_why(engine_for, fake_llm,

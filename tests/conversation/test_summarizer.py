@@ -6,7 +6,10 @@ turn nor allowed to wipe the last good one."""
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
 from mediabot.store import db
 from tests.fakes.openai import Reply
-from tests.support import ADMIN, answered, conversation, prelude, stamped, unstamped
+from tests.support.clock import stamped, unstamped
+from tests.support.household import ADMIN
+from tests.support.prompts import conversation, prelude
+from tests.support.worker import answered
 
 
 def test_summary_covers_what_the_turn_evicted_with_tool_schemas_counted(engine_for, fake_llm):

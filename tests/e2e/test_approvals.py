@@ -9,19 +9,10 @@ import pytest
 
 from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import (
-    ADMIN,
-    ADMIN2,
-    HAIL_MARY_2,
-    MEMBER,
-    THREE,
-    UK_OFFICE,
-    ask_for,
-    last_tool_result,
-    sent_to,
-    settle,
-    text,
-)
+from tests.support.asking import ask_for, last_tool_result
+from tests.support.household import ADMIN, ADMIN2, HAIL_MARY_2, MEMBER, THREE, UK_OFFICE
+from tests.support.sent import sent_to
+from tests.support.texting import settle, text
 
 
 def test_a_members_add_waits_for_an_admin_and_runs_on_approve(house, stack, fake_llm,
@@ -124,7 +115,7 @@ def test_an_admin_asking_whats_waiting_gets_it_from_the_prompt(house, fake_llm):
 
 
 def test_approval_survives_a_restart(tmp_path, fake_llm, fake_twilio, stack):
-    from tests.support import Serve
+    from tests.support.serve import Serve
 
     extra = f"""
 [[users]]

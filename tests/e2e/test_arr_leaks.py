@@ -12,7 +12,11 @@ from mediabot.cli import main
 from mediabot.store import db
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import SEVERANCE_TVDB
-from tests.support import ADMIN, MEMBER, ask_why, sent_to, text, write_config
+from tests.support.asking import ask_why
+from tests.support.config_files import write_config
+from tests.support.household import ADMIN, MEMBER
+from tests.support.sent import sent_to
+from tests.support.texting import text
 
 TERM = "Zebulon Quartz"
 QUERY_MARKS = ("term=", "Zebulon+Quartz", "Zebulon%20Quartz")

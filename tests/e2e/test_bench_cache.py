@@ -22,7 +22,8 @@ from bench.harness import ROOT
 from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
 from bench.prompt_cache import drive, export_revision, parse_args, server_argv, variant_plan
 from tests.fakes.openai import FakeOpenAI
-from tests.support import LLAMA_PROPS, person_part
+from tests.support.messages import LLAMA_PROPS
+from tests.support.prompts import person_part
 
 TOOLS = [{"type": "function", "function": {"name": "search_media", "description": "Find it",
                                            "parameters": {"type": "object"}}},
@@ -193,7 +194,11 @@ def test_a_household_run_reports_reuse_where_another_member_texted_before():
     assert summary["first_after_other_member_median"] == 0.1
     assert summary["first_after_same_member_median"] == 0.99
     assert summary["shared_prefix_tokens_across_members_median"] == 100
-    assert summary["targets_met"] == {"first_median >= 0.9": False}
+    assert summary["targets_met"] == {"first_median >= 0.9": False,
+                                      "tokens_read_per_text_mean <= 350": False,
+                                      "requests_per_text <= 1.35": True}
+    assert summary["requests_per_text"] == round(4 / 3, 3)
+    assert summary["tokens_read_per_text_mean"] == round(1960 / 3, 2)
 
 
 def test_figures_take_medians_over_rounds_and_compare_against_the_baseline():
@@ -299,3 +304,44 @@ def test_scripted_replies_ask_the_server_for_one_token_and_answer_from_the_scrip
                                            for t in texts]
     assert {r["max_tokens"] for r in fake.requests} == {1}
     assert [r["stage"] for r in proxy.recorder.rows] == ["first", "first", "after_tool"]
+
+
+@pytest.mark.e2e
+def test_written_replies_are_the_models_own_within_the_bound_and_its_own_calls_are_replaced(
+        tmp_path):
+    """Texts 0 (no call), 1 (a scripted search, then the reply after its result): the
+    script's call is asked for one token, each reply for at most the bound, and a call the
+    model makes by itself becomes the scripted reply, so the rounds stay the script's."""
+    fake = FakeOpenAI(default_text="Dune (2021) is in the library.").start()
+    fake.serves_any_model = True
+    fake.enqueue_tool_calls([("download_queue", {})])
+    plan = variant_plan("solo-20", None)
+    try:
+        with Proxy(urlparse(fake.url).port, written=40) as proxy:
+            texts, _ = drive(ROOT, {
+                "proxy": proxy.url, "texts": plan["texts"][:2], "timeout": 10,
+                "members": [dict(zip(("phone", "name", "role", "language"), MEMBERS[0],
+                                     strict=True))],
+                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
+                "database": str(tmp_path / "bench.db")}, timeout=120)
+    finally:
+        fake.stop()
+    assert [t["reply"] for t in texts] == [SCRIPTED_REPLY.format(text=texts[0]["sent"]),
+                                           "Dune (2021) is in the library."]
+    assert [r["max_tokens"] for r in fake.requests] == [40, 1, 40]
+    assert [r["own_call"] for r in proxy.recorder.rows] == [True, False, False]
+
+
+def test_household_variants_name_the_slots_and_whether_idle_slots_keep_their_prompt(tmp_path):
+    four = variant_plan("household-p4-no-idle", None)
+    assert (four["parallel"], four["idle"], four["cache_ram"]) == (4, False, None)
+    assert variant_plan("household-no-ram", None)["idle"] is True
+    argv = server_argv(tmp_path / "llama-server", tmp_path / "m.gguf", 8080, False, False,
+                       None, (), four["parallel"], four["idle"])
+    assert "--no-cache-idle-slots" in argv and "--swa-full" not in argv
+    assert argv[argv.index("--parallel") + 1] == "4" and "--kv-unified" in argv
+    assert "--no-cache-idle-slots" not in server_argv(
+        tmp_path / "llama-server", tmp_path / "m.gguf", 8080, True, False)
+    assert parse_args(["--model", "smollm2"]).model == "smollm2"
+    with pytest.raises(SystemExit):
+        parse_args(["--scripted-replies", "--written-replies", "40"])

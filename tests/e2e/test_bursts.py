@@ -13,17 +13,11 @@ from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import (
-    ADMIN,
-    URL,
-    conversation,
-    office_in_library,
-    params,
-    sign,
-    stamped,
-    text,
-    unstamped,
-)
+from tests.support.asking import office_in_library
+from tests.support.clock import stamped, unstamped
+from tests.support.household import ADMIN, URL
+from tests.support.prompts import conversation
+from tests.support.texting import params, sign, text
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"

@@ -5,7 +5,9 @@ import os
 import subprocess
 import sys
 
-from tests.support import chat_config, conversation, person_part, unstamped
+from tests.support.clock import unstamped
+from tests.support.config_files import chat_config
+from tests.support.prompts import conversation, person_part
 
 
 def chat(config, stdin, *args):

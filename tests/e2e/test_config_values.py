@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from tests.support import Serve
+from tests.support.serve import Serve
 
 pytestmark = pytest.mark.e2e
 

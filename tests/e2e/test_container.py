@@ -23,7 +23,9 @@ import pytest
 
 from mediabot.trial.sim.loopback import wait_for
 from tests.fakes.openai import FakeOpenAI
-from tests.support import ADMIN, STAMP, Serve
+from tests.support.clock import STAMP
+from tests.support.household import ADMIN
+from tests.support.serve import Serve
 
 ROOT = Path(__file__).resolve().parents[2]
 TAG = "mediabot:test"

@@ -4,7 +4,10 @@ approvals, and Twilio's delivery reports on /sms/status, through the in-process 
 import pytest
 
 from mediabot.store import db
-from tests.support import ADMIN, ADMIN2, STATUS_URL, THREE, ask_for, report, sent_to, settle, text
+from tests.support.asking import ask_for
+from tests.support.household import ADMIN, ADMIN2, THREE
+from tests.support.sent import sent_to
+from tests.support.texting import STATUS_URL, report, settle, text
 
 NOT_YOURS = "There is no request 1 waiting for your answer, so nothing was decided."
 

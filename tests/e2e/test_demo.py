@@ -11,7 +11,8 @@ import threading
 import requests
 
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import person_part, unstamped
+from tests.support.clock import unstamped
+from tests.support.prompts import person_part
 
 
 def run_demo(tmp_path, stdin, *args, llm_url=None, **env):

@@ -53,7 +53,8 @@ def test_notices_still_sending_when_the_drain_ends_do_not_hold_the_stop(daemon_f
     from mediabot.arr.wanted import record_request
     from mediabot.daemon import NOTICE_GRACE_SECONDS
     from mediabot.store import db
-    from tests.support import ADMIN, SECRET, SEVERANCE, basic, sonarr_download
+    from tests.support.arr_hooks import basic, sonarr_download
+    from tests.support.household import ADMIN, SECRET, SEVERANCE
 
     daemon = daemon_for(burst_seconds=30, notifications={"webhook_secret": SECRET},
                         server={"drain_seconds": 1}, twilio={"timeout_seconds": 1})

@@ -17,21 +17,13 @@ from mediabot.store import db
 from mediabot.text.sms import count_segments
 from mediabot.trial.sim.loopback import wait_for
 from tests.fakes import arr_webhooks as arr
-from tests.support import (
-    ADMIN,
-    ADMIN2,
-    MEMBER,
-    THREE,
-    ask_for,
-    person_part,
-    received,
-    requested,
-    send_hook,
-    sent_to,
-    settle,
-    text,
-    turns_cannot_write,
-)
+from tests.support.arr_hooks import send_hook
+from tests.support.asking import ask_for, requested
+from tests.support.household import ADMIN, ADMIN2, MEMBER, THREE
+from tests.support.prompts import person_part
+from tests.support.sent import sent_to
+from tests.support.texting import settle, text
+from tests.support.worker import received, turns_cannot_write
 
 YEAR = dt.date.today().year + 1
 DUNE_THREE = f"Dune: Part Three ({YEAR})"

@@ -8,7 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from tests.support import Serve, dead_servers
+from tests.support.config_files import dead_servers
+from tests.support.serve import Serve
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -4,12 +4,13 @@ as the SMS carries them."""
 
 
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import HELP_DE, KEPT_DE, REMOVE_OFFICE, office_in_library
+from tests.support.asking import office_in_library
+from tests.support.languages import HELP_DE, KEPT_DE, REMOVE_OFFICE
 
 # -- through the real daemon ----------------------------------------------------------------
 
 def household(serve, stack, fake_twilio, language):
-    from tests.support import SERVE_PUBLIC
+    from tests.support.household import SERVE_PUBLIC
 
     started = serve(f'\n[sms]\nlanguage = "{language}"\n' + stack.toml())
     fake_twilio.route_callbacks(SERVE_PUBLIC, started.url)

@@ -6,18 +6,10 @@ either way."""
 import json
 
 from mediabot.store import db
-from tests.support import (
-    CHOOSE,
-    DUNE_1984,
-    DUNE_2021,
-    DUNE_TWO,
-    MEMBER,
-    PRIVATE_POSTERS,
-    TVDB,
-    only_message_to_sam,
-    settle,
-    text,
-)
+from tests.support.household import MEMBER
+from tests.support.posters import CHOOSE, DUNE_1984, DUNE_2021, DUNE_TWO, PRIVATE_POSTERS, TVDB
+from tests.support.sent import only_message_to_sam
+from tests.support.texting import settle, text
 
 
 def turn(daemon, fake_llm, calls, reply, body="get dune"):

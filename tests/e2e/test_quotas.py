@@ -9,18 +9,9 @@ import pytest
 from mediabot.arr.wanted import record_request
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
-from tests.support import (
-    ADMIN,
-    HAIL_MARY_2,
-    MEMBER,
-    PROPHECY,
-    THREE,
-    UK_OFFICE,
-    ask_for,
-    last_tool_result,
-    settle,
-    text,
-)
+from tests.support.asking import ask_for, last_tool_result
+from tests.support.household import ADMIN, HAIL_MARY_2, MEMBER, PROPHECY, THREE, UK_OFFICE
+from tests.support.texting import settle, text
 
 # path: ([requests] settings, the add, the second add the quota refuses, seasons counted)
 ADDS = {
@@ -116,7 +107,8 @@ def test_a_season_asked_for_twice_is_one_season(serve, stack, fake_llm, fake_twi
     """The model repeats a season ([1, 1]): it is one season, added, monitored and counted
     once, so a weekly limit of one is not refused as "2 seasons", and the week is used up."""
     from mediabot.trial.sim.loopback import wait_for
-    from tests.support import relay, sent_to
+    from tests.support.asking import relay
+    from tests.support.sent import sent_to
 
     daemon = serve(f'\n[[users]]\nphone = "{MEMBER}"\nname = "Sam"\nrole = "member"\n'
                    + stack.toml() + "[requests]\nseasons_per_week = 1\n")

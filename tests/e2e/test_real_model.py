@@ -27,7 +27,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.loopback import free_port, wait_for
 from mediabot.trial.sim.stack import Simulation
 from tests.fakes.recording_proxy import RecordingProxy
-from tests.support import ADMIN
+from tests.support.household import ADMIN
 
 REPO = Path(__file__).resolve().parents[2]
 ENABLE = "RUN_REAL_MODEL"

@@ -15,8 +15,8 @@ import pytest
 
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ADMIN
-from tests.support import SERVE_PUBLIC as PUBLIC
+from tests.support.household import ADMIN
+from tests.support.household import SERVE_PUBLIC as PUBLIC
 
 QUESTION = "Remove The Office (2005) and delete its 62 GB of files? Reply Y to confirm or N"
 DROPPED = "I've dropped the question about removing The Office (2005).\n"

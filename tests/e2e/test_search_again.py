@@ -4,7 +4,9 @@ search_again_hours, whoever asks and across a restart."""
 
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import ARRIVAL_TMDB, HAIL_MARY_TMDB, SEVERANCE_TVDB
-from tests.support import ADMIN, MEMBER, ask_why, sent_to
+from tests.support.asking import ask_why
+from tests.support.household import ADMIN, MEMBER
+from tests.support.sent import sent_to
 
 SEARCHED = ("Arrival (2016): no release found yet (out since 2017-03-14, physical). "
             "Asked Radarr to search for it again.")

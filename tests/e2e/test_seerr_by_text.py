@@ -10,7 +10,11 @@ import pytest
 from mediabot.store import db
 from tests.fakes.arr_webhooks import radarr_download
 from tests.fakes.seerr_model import MediaStatus, Notification, Permission
-from tests.support import ADMIN, ADMIN2, MEMBER, SECRET, basic, person_part, sent_to, settle, text
+from tests.support.arr_hooks import basic
+from tests.support.household import ADMIN, ADMIN2, MEMBER, SECRET
+from tests.support.prompts import person_part
+from tests.support.sent import sent_to
+from tests.support.texting import settle, text
 
 DUNE_TWO = 693134
 ARRIVAL = 329865

@@ -16,7 +16,10 @@ import requests
 from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.loopback import wait_for
 from tests.fakes.seerr_model import MediaStatus, Notification, Permission
-from tests.support import ADMIN, MEMBER, SANDBOX, SECRET, basic, relay, sent_to, sonarr_download
+from tests.support.arr_hooks import basic, sonarr_download
+from tests.support.asking import relay
+from tests.support.household import ADMIN, MEMBER, SANDBOX, SECRET
+from tests.support.sent import sent_to
 
 pytestmark = pytest.mark.e2e
 

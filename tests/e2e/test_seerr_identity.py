@@ -19,7 +19,10 @@ from mediabot.trial.sim.loopback import wait_for
 from tests.e2e.test_seerr_daemon import BEARER, outbox, posted
 from tests.fakes.arr_webhooks import radarr_download
 from tests.fakes.seerr_model import MediaStatus, Permission
-from tests.support import ADMIN, MEMBER, SECRET, basic, relay, sent_to
+from tests.support.arr_hooks import basic
+from tests.support.asking import relay
+from tests.support.household import ADMIN, MEMBER, SECRET
+from tests.support.sent import sent_to
 
 pytestmark = pytest.mark.e2e
 

@@ -6,7 +6,8 @@ import pytest
 
 from mediabot.trial.sim.loopback import wait_for
 from tests.fakes.seerr_model import Permission
-from tests.support import ADMIN, SECRET, sent_to
+from tests.support.household import ADMIN, SECRET
+from tests.support.sent import sent_to
 
 pytestmark = pytest.mark.e2e
 

@@ -18,7 +18,10 @@ from mediabot.trial.sim.arr_fixtures import (
     SEVERANCE_TVDB,
 )
 from tests.fakes.seerr_model import MediaStatus, Permission, RequestStatus
-from tests.support import ADMIN, MEMBER, last_tool_result, relay, sent_to, settle, text
+from tests.support.asking import last_tool_result, relay
+from tests.support.household import ADMIN, MEMBER
+from tests.support.sent import sent_to
+from tests.support.texting import settle, text
 
 DUNE_TWO = "Dune: Part Two (2024)"
 POST_REQUEST = ("POST", "/request")

@@ -18,8 +18,11 @@ import requests
 from mediabot.trial.sim.loopback import wait_for
 from mediabot.webhooks.downloads import BODY_LIMIT
 from tests.fakes import arr_webhooks as arr
-from tests.support import ADMIN, NON_ASCII_SECRET, Serve, sign
-from tests.support import SERVE_PUBLIC as PUBLIC
+from tests.support.arr_hooks import NON_ASCII_SECRET
+from tests.support.household import ADMIN
+from tests.support.household import SERVE_PUBLIC as PUBLIC
+from tests.support.serve import Serve
+from tests.support.texting import sign
 
 
 def test_a_signed_sms_gets_its_reply(serve, fake_llm, fake_twilio):
@@ -255,7 +258,7 @@ def test_mediabot_serve_takes_a_season_pack_by_put_with_a_latin1_password(tmp_pa
                                                                           fake_twilio):
     """Sonarr v4 set to PUT, a URL with a trailing slash and a non-ASCII password, against
     the real process; a body far over the limit is refused before it is read."""
-    from tests.support import Serve
+    from tests.support.serve import Serve
 
     daemon = Serve(tmp_path, fake_llm.url, fake_twilio.url,
                    f'[notifications]\nwebhook_secret = "{NON_ASCII_SECRET}"\n').start()

@@ -9,7 +9,10 @@ are told once how to get texts by SMS again. STOP they send themselves silences 
 from mediabot.arr.wanted import record_request
 from mediabot.store import db
 from tests.fakes import arr_webhooks as arr
-from tests.support import MEMBER, by_sms, by_whatsapp, delivered, radarr_says, refused
+from tests.support.arr_hooks import radarr_says
+from tests.support.household import MEMBER
+from tests.support.sent import delivered, refused
+from tests.support.texting import by_sms, by_whatsapp
 
 WA = "whatsapp:" + MEMBER
 TIP = ("You sent STOP by SMS, so my texts can't reach you there; I'll write to you here on "

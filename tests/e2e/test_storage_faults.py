@@ -19,7 +19,8 @@ import requests
 from mediabot.answering.faults import STORAGE_APOLOGY, RetryPolicy
 from mediabot.store import db
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import received, text, turns_cannot_write
+from tests.support.texting import text
+from tests.support.worker import received, turns_cannot_write
 
 FULL = "database or disk is full"
 

@@ -13,7 +13,7 @@ import pytest
 from mediabot.conversation.model_turn import APOLOGIES, APOLOGY, STUCK_REPLY
 from mediabot.conversation.prompt.build import validate_messages
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
-from tests.support import stamped
+from tests.support.clock import stamped
 
 # (what Alex texts, the model's tool calls for it, the model's reply after the results)
 EVENING = [

@@ -12,23 +12,12 @@ import json
 from mediabot.ops.accounts import roster
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
-from tests.support import (
-    ADMIN,
-    MEMBER,
-    READY_TEMPLATE,
-    SANDBOX,
-    THREE,
-    by_whatsapp,
-    conversation,
-    dune_two_is_ready,
-    last_sent,
-    last_tool_result,
-    never_refused,
-    settle,
-    stamped,
-    text,
-    window_closes,
-)
+from tests.support.asking import dune_two_is_ready, last_tool_result
+from tests.support.clock import stamped
+from tests.support.household import ADMIN, MEMBER, READY_TEMPLATE, SANDBOX, THREE
+from tests.support.prompts import conversation
+from tests.support.sent import last_sent, never_refused
+from tests.support.texting import by_whatsapp, settle, text, window_closes
 
 
 def on_sms(daemon, body, sender=MEMBER):

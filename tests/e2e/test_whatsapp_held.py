@@ -11,24 +11,11 @@ import datetime as dt
 from mediabot.approvals.house_rules import approval_key
 from mediabot.store import db
 from tests.fakes import arr_webhooks as arr
-from tests.support import (
-    ADMIN,
-    ADMIN2,
-    MEMBER,
-    THREE,
-    approval_question,
-    ask_for,
-    by_sms,
-    by_whatsapp,
-    days_pass,
-    delivered,
-    dune_two_is_ready,
-    radarr_says,
-    refused,
-    sent_to,
-    settle,
-    text,
-)
+from tests.support.arr_hooks import radarr_says
+from tests.support.asking import approval_question, ask_for, dune_two_is_ready
+from tests.support.household import ADMIN, ADMIN2, MEMBER, THREE
+from tests.support.sent import delivered, refused, sent_to
+from tests.support.texting import by_sms, by_whatsapp, days_pass, settle, text
 
 WA = "whatsapp:" + MEMBER
 

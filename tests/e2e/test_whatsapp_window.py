@@ -10,22 +10,10 @@ import time
 import pytest
 
 from mediabot.store import db
-from tests.support import (
-    ADMIN,
-    MEMBER,
-    READY_TEMPLATE,
-    THREE,
-    approval_question,
-    ask_for,
-    by_whatsapp,
-    dune_two_is_ready,
-    last_sent,
-    never_refused,
-    refused,
-    report,
-    sent_to,
-    window_closes,
-)
+from tests.support.asking import approval_question, ask_for, dune_two_is_ready
+from tests.support.household import ADMIN, MEMBER, READY_TEMPLATE, THREE
+from tests.support.sent import last_sent, never_refused, refused, sent_to
+from tests.support.texting import by_whatsapp, report, window_closes
 
 APPROVAL_TEMPLATE = "HX" + "b" * 32
 NOTICE = "Dune: Part Two is ready to watch."

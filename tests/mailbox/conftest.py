@@ -6,7 +6,7 @@ import pytest
 from mediabot.config import TwilioConfig
 from mediabot.trial.sim.loopback import LoopbackServer
 from mediabot.trial.sim.twilio import FakeTwilio
-from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
+from tests.support.household import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 
 @pytest.fixture(scope="module")

@@ -14,11 +14,13 @@ from mediabot.mailbox.sms_optout import Unreachable
 from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database
+from mediabot.store.people import person_of, stranger
 from mediabot.trial.sim.loopback import wait_for
-from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
+from tests.support.household import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"
 START = dt.datetime(2025, 3, 1, 12, 0, 0)
+NOBODY = stranger(ALEX, "en")   # the number, as if it were no user
 
 
 class FakeClock:
@@ -64,7 +66,7 @@ def inbox_row(user, sid="SM-in-1"):
 
 
 def test_delivers_once_with_from_to_and_body(sender, twilio, alex):
-    row = sender.send(ALEX, "Dune is downloading.", user_id=alex.id)
+    row = sender.send(person_of(alex, "en"), "Dune is downloading.")
     assert row.status == "sent"
     assert row.attempts == 1 and row.error is None and row.segments == 1
     assert len(twilio.sent) == 1
@@ -79,14 +81,14 @@ def test_messaging_service_is_used_when_configured(db, twilio, config, clock):
                           messaging_service_sid="MG" + "1" * 32,
                           api_base_url=config.api_base_url)
     sender = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
-    assert sender.send(ALEX, "hello").status == "sent"
+    assert sender.send(NOBODY, "hello").status == "sent"
     assert twilio.requests[-1]["form"]["MessagingServiceSid"] == "MG" + "1" * 32
     assert "From" not in twilio.requests[-1]["form"]
 
 
 def test_server_error_then_success_sends_once(sender, twilio, sleeps):
     twilio.fail_next(500)
-    row = sender.send(ALEX, "hello")
+    row = sender.send(NOBODY, "hello")
     assert row.status == "sent" and row.attempts == 2 and row.error is None
     assert len(twilio.sent) == 1
     assert sleeps == [1.0]
@@ -94,7 +96,7 @@ def test_server_error_then_success_sends_once(sender, twilio, sleeps):
 
 def test_rate_limit_is_retried_with_backoff(sender, twilio, sleeps):
     twilio.fail_next(429, 20429, "Too Many Requests", times=2)
-    row = sender.send(ALEX, "hello")
+    row = sender.send(NOBODY, "hello")
     assert row.status == "sent" and row.attempts == 3
     assert sleeps == [1.0, 2.0]
     assert len(twilio.sent) == 1
@@ -104,35 +106,35 @@ def test_unsubscribed_is_not_retried_and_blocks_sms_for_the_user(sender, twilio,
     """21610 is Twilio's SMS opt-out, not the person's consent: SMS is not tried again for
     them (with no WhatsApp sender nothing else can reach them), and they stay opted in."""
     twilio.fail_next(400, 21610, "Attempt to send to unsubscribed recipient")
-    row = sender.send(ALEX, "hello", user_id=alex.id)
+    row = sender.send(person_of(alex, "en"), "hello")
     assert row.status == "failed" and row.attempts == 1 and "21610" in row.error
     assert sleeps == [] and twilio.sent == []
     assert User.get_by_id(alex.id).sms_blocked_since == START
     assert not User.get_by_id(alex.id).opted_out
-    later = sender.send(ALEX, "another", user_id=alex.id)
+    later = sender.send(person_of(alex, "en"), "another")
     assert later.status == "failed" and later.error == Unreachable.NO_WHATSAPP
     assert later.attempts == 0
     assert twilio.sent == []
 
 
 def test_invalid_number_is_not_retried(sender, twilio, sleeps):
-    row = sender.send("+1555", "hello")
+    row = sender.send(stranger("+1555", "en"), "hello")
     assert row.status == "failed" and row.attempts == 1 and "21211" in row.error
     assert sleeps == []
     twilio.fail_next(400, 21617)
-    assert sender.send(ALEX, "long").status == "failed"
+    assert sender.send(NOBODY, "long").status == "failed"
 
 
 def test_opted_out_user_is_never_sent_to(sender, twilio, alex):
     User.update(opted_out=True).where(User.id == alex.id).execute()
-    assert sender.send(ALEX, "hello", user_id=alex.id).status == "failed"
-    assert sender.send(ALEX, "no user id given").error == "opted out"
+    assert sender.send(person_of(alex, "en"), "hello").status == "failed"
+    assert sender.send(NOBODY, "no user id given").error == "opted out"
     assert twilio.sent == [] and twilio.requests == []
 
 
 def test_persistent_server_errors_leave_row_pending_for_later(sender, twilio, clock):
     twilio.fail_next(503, times=3)
-    row = sender.send(ALEX, "hello")
+    row = sender.send(NOBODY, "hello")
     assert row.status == "pending" and row.attempts == 3 and "503" in row.error
     assert row.next_attempt_at == START + dt.timedelta(seconds=60)
     assert sender.deliver_due() == 0
@@ -145,7 +147,7 @@ def test_persistent_server_errors_leave_row_pending_for_later(sender, twilio, cl
 
 def test_network_down_then_recovered_delivers_once(sender, twilio, clock):
     twilio.server.stop()
-    row = sender.send(ALEX, "hello")
+    row = sender.send(NOBODY, "hello")
     assert row.status == "pending" and row.attempts == 3
     assert row.error == "network: ConnectionError"
     assert row.next_attempt_at > clock()
@@ -166,7 +168,7 @@ def test_timeout_is_retried(db, twilio, config, clock):
     sender = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None,
                     backoff=Backoff(attempts=1))
     twilio.set_delay(0.5)
-    row = sender.send(ALEX, "hello")
+    row = sender.send(NOBODY, "hello")
     assert row.status == "pending" and row.error.startswith("network: timed out")
     twilio.set_delay(0)
     # The slow server still takes the message after our timeout; wait for it here, or it
@@ -176,7 +178,7 @@ def test_timeout_is_retried(db, twilio, config, clock):
 
 def test_retry_delay_doubles_and_gives_up_after_max_age(sender, twilio, clock):
     twilio.fail_next(500, times=6)
-    row = sender.send(ALEX, "hello")
+    row = sender.send(NOBODY, "hello")
     clock.advance(60)
     sender.deliver_due()
     row = Outbox.get_by_id(row.id)
@@ -190,31 +192,31 @@ def test_retry_delay_doubles_and_gives_up_after_max_age(sender, twilio, clock):
 
 def test_duplicate_enqueue_for_one_inbox_row_sends_once(sender, twilio, alex):
     inbox = inbox_row(alex)
-    first = sender.enqueue(ALEX, "reply", user_id=alex.id, inbox_id=inbox.id)
-    second = sender.enqueue(ALEX, "reply again", user_id=alex.id, inbox_id=inbox.id)
+    first = sender.enqueue(person_of(alex, "en"), "reply", inbox_id=inbox.id)
+    second = sender.enqueue(person_of(alex, "en"), "reply again", inbox_id=inbox.id)
     assert first.id == second.id and second.body == "reply"
     assert sender.deliver(first.id) == "sent"
     assert sender.deliver(first.id) == "sent"
-    assert sender.send(ALEX, "third", inbox_id=inbox.id).status == "sent"
+    assert sender.send(NOBODY, "third", inbox_id=inbox.id).status == "sent"
     assert sender.deliver_due() == 0
     assert len(twilio.sent) == 1 and Outbox.select().count() == 1
 
 
 def test_dedupe_key_makes_enqueue_idempotent(sender, twilio):
-    assert sender.send(ALEX, "Dune is ready", dedupe_key="radarr:42:alex").status == "sent"
-    assert sender.send(ALEX, "Dune is ready", dedupe_key="radarr:42:alex").status == "sent"
+    assert sender.send(NOBODY, "Dune is ready", dedupe_key="radarr:42:alex").status == "sent"
+    assert sender.send(NOBODY, "Dune is ready", dedupe_key="radarr:42:alex").status == "sent"
     assert len(twilio.sent) == 1
 
 
 def test_empty_body_is_not_queued(sender, twilio):
-    assert sender.enqueue(ALEX, "  \n") is None
-    assert sender.send(ALEX, "") is None
+    assert sender.enqueue(NOBODY, "  \n") is None
+    assert sender.send(NOBODY, "") is None
     assert Outbox.select().count() == 0
 
 
 def test_crash_recovery_sends_rows_left_pending(db, config, clock, twilio):
     crashed = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
-    rows = [crashed.enqueue(ALEX, f"reply {i}") for i in range(3)]
+    rows = [crashed.enqueue(NOBODY, f"reply {i}") for i in range(3)]
     restarted = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
     assert restarted.deliver_due() == 3
     assert [m["body"] for m in twilio.sent] == ["reply 0", "reply 1", "reply 2"]
@@ -225,7 +227,7 @@ def test_concurrent_deliver_due_never_sends_twice(db, config, clock, twilio):
     senders = [Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
                for _ in range(3)]
     for i in range(12):
-        senders[0].enqueue(ALEX, f"reply {i}")
+        senders[0].enqueue(NOBODY, f"reply {i}")
     barrier = threading.Barrier(3)
     counts = []
 
@@ -247,7 +249,7 @@ def test_wrong_token_fails_without_leaking_it(db, config, clock, twilio, caplog)
                        from_number=ACCOUNT_NUMBER, api_base_url=config.api_base_url)
     sender = Sender(build_twilio_client(bad), bad, clock=clock, sleep=lambda s: None)
     with caplog.at_level(logging.DEBUG):
-        row = sender.send(ALEX, "hello")
+        row = sender.send(NOBODY, "hello")
     assert row.status == "failed" and "20003" in row.error
     assert "wrong-token-123456" not in caplog.text + row.error
     assert any(r.levelno == logging.ERROR for r in caplog.records)
@@ -258,10 +260,10 @@ def test_secrets_and_bodies_stay_out_of_logs(sender, twilio, caplog):
     twilio.fail_next(500)
     twilio.fail_next(400, 21211)
     with caplog.at_level(logging.DEBUG):
-        sender.send(ALEX, body)
-        sender.send(ALEX, body + " again")
+        sender.send(NOBODY, body)
+        sender.send(NOBODY, body + " again")
         twilio.server.stop()
-        sender.send(ALEX, "third " + body)
+        sender.send(NOBODY, "third " + body)
     assert ACCOUNT_TOKEN not in caplog.text
     assert all(ACCOUNT_TOKEN not in (row.error or "") for row in Outbox.select())
     above_debug = [r.getMessage() for r in caplog.records if r.levelno > logging.DEBUG]

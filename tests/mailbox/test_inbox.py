@@ -9,7 +9,7 @@ import pytest
 
 from mediabot.mailbox.inbox import Inbound, Intake
 from mediabot.store import db, migrations
-from tests.support import ADMIN
+from tests.support.household import ADMIN
 
 STRANGER = "+15559990000"
 

@@ -3,7 +3,11 @@
 from mediabot.mailbox.delivery import Backoff, Sender
 from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store import db, migrations
-from tests.support import CHOOSE, DUNE_1984, DUNE_2021, MEMBER, make_config, only_message_to_sam
+from mediabot.store.people import stranger
+from tests.support.config_files import make_config
+from tests.support.household import MEMBER
+from tests.support.posters import CHOOSE, DUNE_1984, DUNE_2021
+from tests.support.sent import only_message_to_sam
 
 
 def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
@@ -14,7 +18,7 @@ def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
     fake_twilio.fail_next(503, times=2)
     first = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
                    backoff=Backoff(attempts=2, base_seconds=0))
-    row = first.send(MEMBER, CHOOSE, media_urls=[DUNE_1984, DUNE_2021])
+    row = first.send(stranger(MEMBER, "en"), CHOOSE, media_urls=[DUNE_1984, DUNE_2021])
     assert row.status == "pending" and fake_twilio.sent == []
     db.database.close()
 

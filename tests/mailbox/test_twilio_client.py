@@ -4,7 +4,7 @@ and ``mediabot check``'s line on the account and its number."""
 
 from mediabot.config import TwilioConfig
 from mediabot.mailbox.twilio_client import build_twilio_client, check_twilio
-from tests.support import ACCOUNT_NUMBER, ACCOUNT_TOKEN
+from tests.support.household import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"
 

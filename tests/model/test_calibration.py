@@ -7,7 +7,7 @@ import pytest
 from mediabot.conversation.prompt.build import estimate_tokens
 from mediabot.model import calibration
 from mediabot.store import db
-from tests.support import ADMIN
+from tests.support.household import ADMIN
 
 BUDGET = 1500
 

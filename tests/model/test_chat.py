@@ -11,7 +11,8 @@ import pytest
 from mediabot.model.chat import ChatModel, ModelError
 from mediabot.store import db
 from tests.fakes.openai import Reply
-from tests.support import ADMIN, make_config
+from tests.support.config_files import make_config
+from tests.support.household import ADMIN
 
 
 @pytest.mark.e2e   # a Python process of its own

@@ -5,7 +5,7 @@ questions go to, and the slot count the model client pins people to."""
 import pytest
 
 from mediabot.model.server_probe import Server, root_of
-from tests.support import LLAMA_PROPS
+from tests.support.messages import LLAMA_PROPS
 
 
 @pytest.mark.parametrize("base_url, root", [

@@ -14,7 +14,9 @@ import pytest
 from mediabot.model.chat import ChatModel, ModelError
 from mediabot.store import db
 from mediabot.trial.sim.loopback import LoopbackServer, free_port
-from tests.support import ADMIN, LLAMA_PROPS, MEMBER, make_config
+from tests.support.config_files import make_config
+from tests.support.household import ADMIN, MEMBER
+from tests.support.messages import LLAMA_PROPS
 
 HELLO = [{"role": "user", "content": "hi"}]
 

@@ -7,7 +7,7 @@ from mediabot.trial.sim.arr import FakeRadarr, FakeSonarr
 from mediabot.trial.sim.loopback import LoopbackServer
 from mediabot.trial.sim.twilio import FakeTwilio
 from tests.fakes.openai import FakeOpenAI
-from tests.support import (
+from tests.support.check import (
     ACCOUNT_SID,
     FROM_NUMBER,
     LLM_KEY,

@@ -4,7 +4,7 @@ config errors before any check, a check that crashes becomes one FAIL line, and 
 writes a real config file and runs the real command through click's CliRunner."""
 
 from mediabot.ops.checks import _safely
-from tests.support import LLM_KEY, PUBLIC_URL, check_line, run_check
+from tests.support.check import LLM_KEY, PUBLIC_URL, check_line, run_check
 
 
 def test_healthy_setup_passes_with_one_line_per_check(tmp_path, servers, caplog):

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from mediabot.cli import main
 from mediabot.config import Config, ServerConfig
 from mediabot.ops.local_checks import check_server
-from tests.support import check_line, run_check, write_check_config
+from tests.support.check import check_line, run_check, write_check_config
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -10,7 +10,7 @@ import pytest
 from mediabot.trial.sim.arr import FakeRadarr
 from mediabot.trial.sim.loopback import LoopbackServer
 from tests.fakes.openai import error_reply, text_reply
-from tests.support import calls_a_tool_when_offered, check_line, run_check
+from tests.support.check import calls_a_tool_when_offered, check_line, run_check
 
 
 def test_unknown_model_is_named_with_some_available(tmp_path, servers, caplog):

@@ -14,7 +14,7 @@ import pytest
 from mediabot.config import parse_config
 from mediabot.ops.server_kind import check_server_kind
 from mediabot.trial.sim.loopback import LoopbackServer
-from tests.support import LLAMA_PROPS
+from tests.support.messages import LLAMA_PROPS
 
 NOW = dt.datetime(2026, 11, 26, 12, 0, tzinfo=dt.UTC)
 MODEL = "qwen2.5:7b"

@@ -9,7 +9,7 @@ import pytest
 
 from mediabot.trial.sim.arr import FakeRadarr
 from mediabot.trial.sim.loopback import LoopbackServer
-from tests.support import FROM_NUMBER, SERVICE, WHATSAPP_NUMBER, check_line, run_check
+from tests.support.check import FROM_NUMBER, SERVICE, WHATSAPP_NUMBER, check_line, run_check
 
 
 def test_wrong_sonarr_key_fails_naming_the_setting(tmp_path, servers, caplog):

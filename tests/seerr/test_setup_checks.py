@@ -7,7 +7,8 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from tests.fakes.seerr_model import Permission
-from tests.support import ADMIN, MEMBER, dead_servers, write_config
+from tests.support.config_files import dead_servers, write_config
+from tests.support.household import ADMIN, MEMBER
 
 THIRD = "+15551230009"
 

@@ -12,7 +12,9 @@ from mediabot.cli import main
 from mediabot.conversation import history
 from mediabot.store import db
 from mediabot.text.localtime import host_zone, local_text, zone_named
-from tests.support import ADMIN, conversation, dead_servers, write_config
+from tests.support.config_files import dead_servers, write_config
+from tests.support.household import ADMIN
+from tests.support.prompts import conversation
 
 # (zone, now before the change, the next two airings: same UTC hour, either side of it)
 DST_CHANGES = {

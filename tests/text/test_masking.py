@@ -5,7 +5,7 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.text.masking import scrub
-from tests.support import dead_servers, write_config
+from tests.support.config_files import dead_servers, write_config
 
 
 def test_scrub_hides_secrets_and_key_query_strings():

@@ -9,7 +9,7 @@ from mediabot.cli import main
 from mediabot.config import ConfigError, parse_config
 from mediabot.store import db
 from mediabot.text.phones import inbound_phone, normalise_phone
-from tests.support import dead_servers, write_config
+from tests.support.config_files import dead_servers, write_config
 
 
 @pytest.mark.parametrize("text,region,expected", [

@@ -4,7 +4,7 @@ credentials, at most three, each once."""
 import pytest
 
 from mediabot.text.public_url import web_urls
-from tests.support import DUNE_1984, PRIVATE_POSTERS, TVDB
+from tests.support.posters import DUNE_1984, PRIVATE_POSTERS, TVDB
 
 
 def test_the_sender_drops_what_twilio_should_not_fetch():

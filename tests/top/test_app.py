@@ -7,7 +7,7 @@ from mediabot.app import held_text_stands
 from mediabot.arr import wanted
 from mediabot.store import db
 from mediabot.store.db import TextKind
-from tests.support import MEMBER
+from tests.support.household import MEMBER
 
 NOW = dt.datetime(2026, 1, 1, 12)
 

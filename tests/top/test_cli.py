@@ -17,7 +17,7 @@ from mediabot.config import load_config
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation import history
 from mediabot.store import db
-from tests.support import write_config
+from tests.support.config_files import write_config
 
 ALEX = "+15551234567"      # admin in [[users]]
 BO = "+15552223333"

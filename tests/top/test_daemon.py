@@ -10,7 +10,8 @@ from waitress import wasyncore
 
 from mediabot.store import db
 from mediabot.trial.sim.loopback import free_port
-from tests.support import ADMIN, wait_until
+from tests.support.household import ADMIN
+from tests.support.texting import wait_until
 
 
 def test_sigterm_while_waitress_handles_a_connection_still_stops_the_daemon(daemon_for):

@@ -15,7 +15,8 @@ from click.testing import CliRunner
 from mediabot.cli import main
 from mediabot.config import load_config
 from mediabot.store import db
-from tests.support import ADMIN, PUBLIC, SERVE_PUBLIC, dead_servers, write_config
+from tests.support.config_files import dead_servers, write_config
+from tests.support.household import ADMIN, PUBLIC, SERVE_PUBLIC
 
 ROOT = Path(__file__).resolve().parents[2]
 BO = "+15552223333"

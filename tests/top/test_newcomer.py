@@ -13,7 +13,8 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.store import db
-from tests.support import ADMIN, SERVE_PUBLIC, dead_servers, write_config
+from tests.support.config_files import dead_servers, write_config
+from tests.support.household import ADMIN, SERVE_PUBLIC
 
 NOBODY = ("warn users: nobody can text this mediabot: the config has no [[users]] and none were "
           "added with `mediabot users add`, so `mediabot serve` will not start — fix: add "

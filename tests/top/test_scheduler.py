@@ -7,7 +7,7 @@ from mediabot.conversation import confirmations as confirm
 from mediabot.conversation import history
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db
-from tests.support import ADMIN
+from tests.support.household import ADMIN
 
 
 def test_expired_confirmation_is_swept_and_the_user_told_by_sms(daemon_for, fake_twilio, clock):

@@ -3,7 +3,7 @@ model."""
 
 import os
 
-from tests.support import person_part
+from tests.support.prompts import person_part
 
 
 def in_process(tmp_path, monkeypatch, stdin, *args, llm_url=None):

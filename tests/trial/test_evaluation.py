@@ -14,7 +14,7 @@ from mediabot.cli import main
 from mediabot.config import parse_config
 from mediabot.trial.evaluation import render_table, run_eval
 from mediabot.trial.tasks import TASKS, select
-from tests.support import unstamped
+from tests.support.clock import unstamped
 
 pytestmark = pytest.mark.e2e   # whole evaluations (seconds each) and `mediabot eval` as a process
 

@@ -5,7 +5,8 @@ from click.testing import CliRunner
 
 from mediabot.cli import main
 from mediabot.store import db
-from tests.support import ADMIN, chat_config
+from tests.support.config_files import chat_config
+from tests.support.household import ADMIN
 
 
 def chat_in_process(config, stdin, *args):

@@ -10,17 +10,10 @@ import requests
 from mediabot.trial.sim.arr_fixtures import DUNE_TWO_TMDB
 from mediabot.webhooks.downloads import BODY_LIMIT
 from tests.fakes import arr_webhooks as arr
-from tests.support import (
-    ADMIN,
-    NON_ASCII_SECRET,
-    SECRET,
-    basic,
-    post_hook,
-    radarr_download,
-    requested,
-    send_hook,
-    sign,
-)
+from tests.support.arr_hooks import NON_ASCII_SECRET, basic, post_hook, radarr_download, send_hook
+from tests.support.asking import requested
+from tests.support.household import ADMIN, SECRET
+from tests.support.texting import sign
 
 
 def test_bodies_over_the_limit_get_413_and_sms_keeps_its_small_limit(loopback_daemon, fake_twilio):

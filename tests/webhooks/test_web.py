@@ -7,7 +7,9 @@ import pytest
 from mediabot.answering.texts_pass import RATE_LIMIT_REPLY
 from mediabot.answering.worker import UNKNOWN_SENDER_REPLY
 from mediabot.store import db
-from tests.support import ADMIN, MEMBER, URL, params, settle, sign, stamped, text, unstamped
+from tests.support.clock import stamped, unstamped
+from tests.support.household import ADMIN, MEMBER, URL
+from tests.support.texting import params, settle, sign, text
 
 
 @pytest.fixture

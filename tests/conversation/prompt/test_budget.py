@@ -17,7 +17,7 @@ from mediabot.conversation.prompt.build import (
 )
 from mediabot.model import calibration
 from mediabot.store import db
-from tests.support import ADMIN
+from tests.support.household import ADMIN
 
 SYSTEM = "You are mediabot."
 BUDGET = 900

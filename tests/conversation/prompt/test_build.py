@@ -21,7 +21,8 @@ from mediabot.conversation.prompt.shape import (
     UNANSWERED_LINE,
     portable_arguments,
 )
-from tests.support import SYSTEM, body, calls, contents, prelude, reply, result, user
+from tests.support.messages import SYSTEM, calls, contents, reply, result, user
+from tests.support.prompts import body, prelude
 
 
 def context(messages):

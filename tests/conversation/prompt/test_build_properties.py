@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from mediabot.conversation.prompt.build import build_prompt, estimate_tokens, validate_messages
 from mediabot.conversation.prompt.message_rules import find_violation
-from tests.support import body
+from tests.support.prompts import body
 
 SYSTEM = "You are mediabot, a helpful media assistant."
 TOOLS = ("search_media", "add_movie", "download_queue", "upcoming")
@@ -88,7 +88,7 @@ def history(draw, pieces=piece):
 
 def after_system(messages):
     """The conversation after the one system message, which is first and alone, and the
-    person's part that says what fell out, when anything did (``support.body``)."""
+    person's part that says what fell out, when anything did (``tests.support.prompts.body``)."""
     assert [m["role"] for m in messages].count("system") == 1
     return body(messages)
 

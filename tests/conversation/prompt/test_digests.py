@@ -10,7 +10,7 @@ from mediabot.conversation.history import get_history
 from mediabot.conversation.prompt.build import build_prompt
 from mediabot.conversation.prompt.shape import DIGEST_CHARS, DIGEST_LEAD, digest
 from mediabot.store import db
-from tests.support import ADMIN
+from tests.support.household import ADMIN
 
 SYSTEM = "You are mediabot."
 

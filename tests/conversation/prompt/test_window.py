@@ -24,7 +24,8 @@ import pytest
 from bench.household_script import TEXTS
 from mediabot.store import db
 from tests.fakes.chat_templates import TEMPLATES
-from tests.support import ADMIN, prelude
+from tests.support.household import ADMIN
+from tests.support.prompts import prelude
 
 
 def shared(before: str, after: str) -> int:
