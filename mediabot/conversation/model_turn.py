@@ -101,7 +101,7 @@ def run_model_turn(services: Services, user: db.User, text: str, *, note: str = 
     the turn asks is the reply to ``inbox_id``. Returns the reply and the turn's frame."""
     started = time.monotonic()
     turn = ModelTurn(services, user, build_frame(services, user, note), inbox_id)
-    turn.budget -= len(note)
+    turn.budget, turn.text = turn.budget - len(note), text
     try:
         result = _loop(services, turn, text)
     except ModelError as exc:
@@ -180,6 +180,7 @@ class ModelTurn:
         self.declined = 0   # further destructive calls in the turn that asked one
         self.minimal = False
         self.budget = self.config.sms.max_reply_chars   # for a tool's own answer
+        self.text = ""   # what the person asked, which a tool's own answer must answer
 
     def shrink(self, text: str) -> None:
         """From now on the prompt is only the system prompt, the newest user message and what
@@ -225,7 +226,7 @@ class ModelTurn:
             self.offered += result.offered
             self.added += result.added
             return ToolOutcome(result.for_model(), reply=direct_answer(
-                tool, self.context, raw, result, self.budget))
+                tool, self.context, raw, result, self.budget, self.text))
         if self.confirmation is not None:
             self.declined += 1
             return ToolOutcome(json.dumps({"error": ONE_AT_A_TIME}))

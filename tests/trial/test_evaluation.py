@@ -66,6 +66,9 @@ GOOD = {
     "do we have the show zorblax returns?": [
         ("search_media", {"query": "zorblax returns", "kind": "series"}),
         "No, I couldn't find a show called Zorblax Returns."],
+    "is slow horses any good?": [
+        ("search_media", {"query": "slow horses", "kind": "series"}),
+        "Slow Horses (2022) is a sharp spy drama, and every episode so far is here."],
     "is severance complete?": [
         ("search_media", {"query": "severance", "kind": "series"}),
         "Not yet: Severance season 2 has 6 episodes still downloading."],

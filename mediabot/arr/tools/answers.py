@@ -11,6 +11,11 @@ and returns the text, or None when the result needs the model's words: an error 
 warning (one server did not answer), several matches, a title not in the library, one with
 something missing (the person may want to know why, and the model may search again).
 
+A status is the answer only to a text that asks for it ("do we have slow horses?", "is it
+all downloaded?"): ``status_answer`` is given the person's text, and every word of it but the
+title's must be a word of such a question (``STATUS_WORDS``, in English and the person's
+language); "is slow horses any good?" goes to the model.
+
 Pure: data in, text out. The wording is gettext's (``mediabot/locales``); what the servers
 wrote (titles, a download client's warning) is kept as the tool gave it.
 """
@@ -22,9 +27,33 @@ from mediabot.arr.tools.format import label
 from mediabot.text.language import Language
 
 SEPARATOR = "; "
+# The words of a question about a title's status, besides the title: a text with any other
+# word asks something its status does not answer. English is always read, as for Y/N.
+STATUS_WORDS = {
+    "en": "do does did we you i have has got is are was it its s the a an in on of our my "
+          "library downloaded download complete completed all there yet ready still status "
+          "any how what about and finished done whole every episode episodes season seasons "
+          "movie film show series tv available to watch already fully entire".split(),
+    "es": "tenemos tienes hay está esta es el la los las en de del biblioteca descargado "
+          "descargada completo completa todo todos toda ya listo lista serie película "
+          "pelicula temporada temporadas episodios capítulos y qué que tal sobre nuestra "
+          "disponible".split(),
+    "de": "haben habt hast wir ist sind es der die das den in im bibliothek heruntergeladen "
+          "komplett vollständig alle alles schon da fertig bereit serie film staffel "
+          "staffeln folgen und was mit noch".split(),
+    "fr": "on a as avons est le la les l dans bibliothèque téléchargé téléchargée complet "
+          "complète tout tous toute déjà prêt prête série film saison saisons épisodes et "
+          "quoi de du il elle y".split(),
+    "pt": "temos tem tens está esta é e o a os as na no biblioteca baixado baixada completo "
+          "completa tudo todos toda já pronto pronta série filme temporada temporadas "
+          "episódios de do da".split(),
+    "nl": "hebben heb we wij is het de een in bibliotheek gedownload compleet volledig alle "
+          "alles al klaar er serie film seizoen seizoenen afleveringen en van staat".split(),
+}
 
 
-def queue_answer(data: dict, args: dict, lang: Language, budget: int) -> str | None:
+def queue_answer(data: dict, args: dict, lang: Language, budget: int,
+                 asked: str = "") -> str | None:
     """What is downloading, each with its progress and time left (``download_queue``)."""
     if _failed(data):
         return None
@@ -36,7 +65,8 @@ def queue_answer(data: dict, args: dict, lang: Language, budget: int) -> str | N
         "{count} download: {items}.", "{count} downloads: {items}.", total, items=shown))
 
 
-def upcoming_answer(data: dict, args: dict, lang: Language, budget: int) -> str | None:
+def upcoming_answer(data: dict, args: dict, lang: Language, budget: int,
+                    asked: str = "") -> str | None:
     """The episodes and releases of the next days, soonest first within each (``upcoming``)."""
     if _failed(data):
         return None
@@ -54,13 +84,17 @@ def upcoming_answer(data: dict, args: dict, lang: Language, budget: int) -> str 
         days, items=shown))
 
 
-def status_answer(data: dict, args: dict, lang: Language, budget: int) -> str | None:
-    """The one library title the search named, when nothing of it is missing
-    (``search_media``): a film downloaded, a series with every aired episode."""
+def status_answer(data: dict, args: dict, lang: Language, budget: int,
+                  asked: str = "") -> str | None:
+    """The one library title the search named, when nothing of it is missing and ``asked``
+    (the person's text) asks for its status (``search_media``): a film downloaded, a series
+    with every aired episode."""
     hits = data.get("results") or []
     if _failed(data) or data.get("more") or len(hits) != 1:
         return None
     hit = hits[0]
+    if not _asks_status(asked, lang, hit.get("title"), hit.get("year"), args.get("query")):
+        return None
     named = _words(args.get("query"))
     if not hit.get("in_library") or named not in (_words(hit.get("title")),
                                                   _words(label(hit.get("title") or "",
@@ -147,6 +181,16 @@ def _listed(items: list[str], total: int, budget: int, lang: Language,
 def _failed(data: dict) -> bool:
     """An error, or a warning that one of the servers did not answer: the model explains."""
     return bool(data.get("error") or data.get("warnings"))
+
+
+def _asks_status(asked: str, lang: Language, *titles: object) -> bool:
+    """Every word of the person's text is the title's (as found or as searched) or a status
+    question's (``STATUS_WORDS``, English and the person's language): a word of neither
+    kind asks something the status does not answer."""
+    known = set(STATUS_WORDS["en"]) | set(STATUS_WORDS.get(lang.code.split("-")[0], ()))
+    known |= {word for title in titles for word in _words(title).split()}
+    words = _words(asked).split()
+    return bool(words) and all(word in known for word in words)
 
 
 def _words(text: object) -> str:

@@ -95,9 +95,10 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments: object) -> ToolResult:
 
 
 def direct_answer(tool: Tool, ctx: ToolContext, raw_arguments: object, result: ToolResult,
-                  budget: int) -> str | None:
-    """The person's answer in the tool's own words (``Tool.direct``), in the asker's
-    language and within ``budget`` characters; None when the model must word the result
+                  budget: int, asked: str) -> str | None:
+    """The person's answer to ``asked`` (their text) in the tool's own words
+    (``Tool.direct``), in the asker's language and within ``budget`` characters; None when
+    the model must word the result
     (no rule for this tool, an error, or a result the rule leaves to the model). What the
     servers said in it passes the result's scrubber, as the model's copy does."""
     if tool.direct is None or result.error is not None:
@@ -106,7 +107,7 @@ def direct_answer(tool: Tool, ctx: ToolContext, raw_arguments: object, result: T
         arguments = parse_arguments(tool, raw_arguments)
     except ToolError:
         return None
-    text = tool.direct(result.data, arguments, ctx.language, budget)
+    text = tool.direct(result.data, arguments, ctx.language, budget, asked)
     return result.scrub(text) if text else None
 
 

@@ -86,30 +86,48 @@ def test_what_is_coming_counts_beyond_what_the_tool_listed():
     assert text.endswith("digital release Fri 2026-12-04; and 11 more.")
 
 
-@pytest.mark.parametrize("query, hit, expected", [
-    ("slow horses", SLOW_HORSES,
+@pytest.mark.parametrize("asked, query, hit, expected", [
+    ("do we have slow horses?", "slow horses", SLOW_HORSES,
      "Slow Horses (2022) is in the library with every aired episode (27 of 30 episodes, "
      "38 GB). The next episode airs Thu 2026-12-03 23:10 UTC."),
-    ("Dune", DUNE, "Dune (2021) is in the library and ready to watch (21 GB)."),
-    ("dune 2021", DUNE, "Dune (2021) is in the library and ready to watch (21 GB)."),
+    ("is it all downloaded?", "slow horses", SLOW_HORSES,
+     "Slow Horses (2022) is in the library with every aired episode (27 of 30 episodes, "
+     "38 GB). The next episode airs Thu 2026-12-03 23:10 UTC."),
+    ("Do we have Dune?", "Dune", DUNE, "Dune (2021) is in the library and ready to watch "
+                                       "(21 GB)."),
+    ("is dune (2021) downloaded?", "dune 2021", DUNE,
+     "Dune (2021) is in the library and ready to watch (21 GB)."),
 ])
-def test_the_status_of_the_one_library_title_named_is_the_answer(query, hit, expected):
-    assert status_answer({"results": [hit]}, {"query": query}, EN, 480) == expected
+def test_the_status_of_the_one_library_title_named_is_the_answer(asked, query, hit, expected):
+    assert status_answer({"results": [hit]}, {"query": query}, EN, 480, asked) == expected
 
 
-@pytest.mark.parametrize("why, data, query", [
-    ("several match", {"results": [DUNE, DUNE_1984]}, "dune"),
-    ("more matched than shown", {"results": [DUNE], "more": 3}, "dune"),
-    ("not in the library", {"results": [DUNE_1984]}, "dune"),
-    ("episodes missing", {"results": [SEVERANCE_STATUS]}, "severance"),
+def test_a_status_question_in_the_persons_language_is_answered_in_it():
+    assert status_answer({"results": [DUNE]}, {"query": "dune"}, DE, 480,
+                         "Haben wir Dune schon?") == \
+        "Dune (2021) ist in der Bibliothek und bereit zum Anschauen (21 GB)."
+
+
+@pytest.mark.parametrize("why, data, query, asked", [
+    ("several match", {"results": [DUNE, DUNE_1984]}, "dune", "do we have dune?"),
+    ("more matched than shown", {"results": [DUNE], "more": 3}, "dune", "do we have dune?"),
+    ("not in the library", {"results": [DUNE_1984]}, "dune", "do we have dune?"),
+    ("episodes missing", {"results": [SEVERANCE_STATUS]}, "severance",
+     "do we have severance?"),
     ("not downloaded", {"results": [{**DUNE, "downloaded": False,
-                                     "missing": "not released yet"}]}, "dune"),
-    ("not the title asked for", {"results": [SLOW_HORSES]}, "that spy show"),
-    ("a server did not answer", {"results": [DUNE], "warnings": ["Sonarr is down"]}, "dune"),
-    ("nothing matched", {"error": "nothing matches 'zorblax'"}, "zorblax"),
+                                     "missing": "not released yet"}]}, "dune",
+     "do we have dune?"),
+    ("not the title asked for", {"results": [SLOW_HORSES]}, "that spy show",
+     "do we have that spy show?"),
+    ("a server did not answer", {"results": [DUNE], "warnings": ["Sonarr is down"]}, "dune",
+     "do we have dune?"),
+    ("a question the status does not answer", {"results": [SLOW_HORSES]}, "slow horses",
+     "is slow horses any good?"),
+    ("nothing matched", {"error": "nothing matches 'zorblax'"}, "zorblax",
+     "do we have zorblax?"),
 ])
-def test_a_status_that_needs_words_is_left_to_the_model(why, data, query):
-    assert status_answer(data, {"query": query}, EN, 480) is None, why
+def test_a_status_that_needs_words_is_left_to_the_model(why, data, query, asked):
+    assert status_answer(data, {"query": query}, EN, 480, asked) is None, why
 
 
 def test_the_tools_that_need_words_have_no_rule():
@@ -124,10 +142,10 @@ def test_the_registry_gives_no_answer_for_an_error_and_scrubs_what_it_gives():
     ctx = ToolContext(sonarr=None, radarr=None, language=EN)
     queue = get_tool("download_queue")
     failed = ToolResult({"error": "Sonarr is not answering"})
-    assert direct_answer(queue, ctx, "{}", failed, 480) is None
+    assert direct_answer(queue, ctx, "{}", failed, 480, "what's downloading?") is None
     leaky = {"downloads": [{**STALLED, "warning": "http://admin:hunter2@nzb.lan/api failed"}],
              "total": 1}
     text = direct_answer(queue, ctx, "{}", ToolResult(leaky, scrub=lambda t: t.replace(
-        "hunter2", "***")), 480)
+        "hunter2", "***")), 480, "what's downloading?")
     assert text is not None and "hunter2" not in text and "***" in text
-    assert direct_answer(queue, ctx, "not json", ToolResult(QUEUE), 480) is None
+    assert direct_answer(queue, ctx, "not json", ToolResult(QUEUE), 480, "queue?") is None
