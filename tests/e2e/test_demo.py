@@ -59,8 +59,7 @@ def serve_demo(tmp_path, fake_llm) -> tuple[subprocess.Popen, list[str]]:
 
 
 def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
-    fake_llm.enqueue_tool_calls([("download_queue", {})])
-    fake_llm.enqueue_text("Dune: Part Two is at 45%.")
+    fake_llm.enqueue_tool_calls([("download_queue", {})])   # answered in the queue's words
     process, lines = serve_demo(tmp_path, fake_llm)
     try:
         assert wait_for(lambda: any("curl -s" in line for line in lines), 20), lines
@@ -72,8 +71,10 @@ def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
         assert wait_for(lambda: _healthy(url), 20)
         answer = requests.post(url, data=form, headers={header[0]: header[1]}, timeout=5)
         assert answer.status_code == 200
-        assert wait_for(lambda: any("SMS to +15555550100: Dune: Part Two is at 45%." in line
-                                    for line in lines), 20), lines
+        assert wait_for(lambda: any("SMS to +15555550100: 4 downloads: Severance S02E05 63%, "
+                                    "12 min left;" in line and "Dune: Part Two (2024) 63%"
+                                    in line for line in lines), 20), lines
+        assert len(fake_llm.requests) == 1, "the daemon asked the model once for the queue"
         forged = requests.post(url, data={**form, "Body": "delete everything"},
                                headers={header[0]: header[1]}, timeout=5)
         assert forged.status_code == 403, "the printed signature covers the exact message"
