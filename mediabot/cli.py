@@ -145,17 +145,19 @@ def chat(config_path: str | None, phone: str | None) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 @click.option("--serve", "serve_mode", is_flag=True,
               help="Run the whole daemon (with a simulated Twilio) and print a signed curl.")
+@click.option("--phone", is_flag=True,
+              help="--serve with a simulated Android phone (SMS Gateway) instead of Twilio.")
 @click.option("--db", "db_path", metavar="PATH",
               help="Keep the demo conversation in this database (default: a throwaway one).")
 @click.option("--member", is_flag=True, help="Talk as a member (members cannot remove media).")
-def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member: bool) -> None:
+def demo(config_path: str | None, serve_mode: bool, phone: bool, db_path: str | None,
+         member: bool) -> None:
     """Talk to your model about a simulated media library: no Twilio, Sonarr or Radarr
     needed. Only [llm] in the config (or MEDIABOT_LLM_* in the environment) is used.
 
     \b
     Example: mediabot demo --member
     """
-    from mediabot.daemon import StartupError
     from mediabot.trial import launch
     from mediabot.trial.terminal import converse
 
@@ -164,11 +166,8 @@ def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member:
     role = db.Role.MEMBER if member else db.Role.ADMIN
     with launch.demo_household(config, db_path, role) as config:
         click.echo("\n".join(launch.demo_intro(config, kept=bool(db_path))))
-        if serve_mode:
-            try:
-                sys.exit(launch.serve_demo(config, click.echo, sys.stdin))
-            except StartupError as exc:
-                raise click.ClickException(str(exc)) from None
+        if serve_mode or phone:   # StartupError reads as an OpsError
+            sys.exit(launch.serve_demo(config, click.echo, sys.stdin, on_phone=phone))
         with _quiet_logs(logging.WARNING):
             engine, user, hint = launch.open_demo_chat(config, role)
             click.echo(hint)

@@ -33,6 +33,7 @@ from mediabot.carrier.sms_gateway.settings import Mode
 from mediabot.config import Config, webhook_url
 from mediabot.mailbox.delivery import Backoff, Sender
 from mediabot.mailbox.inbox import Intake
+from mediabot.ops.errors import OpsError
 from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users
@@ -223,8 +224,9 @@ class _Stop(SystemExit):
     and answers by stopping its request threads."""
 
 
-class StartupError(Exception):
-    """The daemon cannot start; the message names the setting to fix."""
+class StartupError(OpsError):
+    """The daemon cannot start; the message names the setting to fix. ``mediabot serve``
+    exits ``exit_code``; elsewhere (``demo --serve``) it reads as any ``OpsError``."""
 
     exit_code = 1
 

@@ -19,8 +19,8 @@ import requests
 
 from mediabot.carrier.sms_gateway.health import NEEDED_EVENTS
 from mediabot.trial.sim.loopback import free_port, wait_for
+from mediabot.trial.sim.phone_hooks import gson, signed_headers
 from tests.fakes.sms_gateway import FakePhone
-from tests.fakes.sms_gateway_hooks import gson, signed_headers
 from tests.fakes.tls import certificate
 from tests.support.config_files import write_config
 from tests.support.household import ADMIN, SERVE_PUBLIC

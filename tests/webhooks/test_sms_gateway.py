@@ -10,9 +10,9 @@ from mediabot.carrier.base import Outcome, OutcomeKind
 from mediabot.mailbox import outbox
 from mediabot.mailbox.inbox import Intake
 from mediabot.store import db
+from mediabot.trial.sim.phone_hooks import gson, signed_headers
 from mediabot.webhooks.sms_gateway import GatewayHook
 from tests.fakes.sms_gateway import FakePhone
-from tests.fakes.sms_gateway_hooks import gson, signed_headers
 from tests.support.household import ADMIN, MEMBER
 from tests.support.texting import settle
 
