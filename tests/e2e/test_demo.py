@@ -148,9 +148,8 @@ def test_demo_serve_phone_carries_every_typed_line_through_the_simulated_phone(t
     """With --phone there is no Twilio and no public URL: a typed line is Sam's SMS on the
     phone, even one typed before the daemon reads it, and the reply shows as the phone
     sends it; each text is answered once."""
-    fake_llm.enqueue_tool_calls([("download_queue", {})])
-    fake_llm.enqueue_text("Dune: Part Two is at 45%.")
-    fake_llm.enqueue_text("You're welcome, Sam.")
+    fake_llm.enqueue_text("Dune: Part Two is at 45%.")   # a reply in the model's words (the
+    fake_llm.enqueue_text("You're welcome, Sam.")        # queue's own answer skips the model)
     process, lines = serve_demo(tmp_path, fake_llm, "--phone")
     process.stdin.write("what's downloading?\n")     # the interpreter is still starting
     process.stdin.flush()
