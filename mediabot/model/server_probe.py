@@ -50,12 +50,13 @@ def root_of(base_url: str) -> str:
 
 
 def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
-             details: bool = True) -> Server:
+             details: bool = True, cache: bool = False) -> Server:
     """Ask the server what it is; "other" when none of the known answers comes.
 
     ``details`` False skips what only ``check`` reports (Ollama's ``/api/ps``, llama-server's
-    ``/slots`` and whether it keeps idle slots, ``keeps_idle_slots``), for the model
-    client's one look at the server.
+    ``/slots``), for the model client's one look at the server. Whether a llama-server with
+    several slots keeps an idle slot's prompt (``keeps_idle_slots``) is asked with
+    ``details`` (``check``) or ``cache`` (the model client, before it names slots).
     """
     import requests
 
@@ -87,7 +88,7 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
             server = _ask(get, details)
         except requests.RequestException:
             return Server("other")
-        if details and server.slots > 1:
+        if (details or cache) and server.slots > 1:
             server.facts["keeps_idle_slots"] = keeps_idle_slots(post)
         return server
 

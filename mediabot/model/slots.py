@@ -14,14 +14,15 @@ the slot (``--cache-idle-slots``, the default), then restores the best-matching 
 prompt into the slot it picks. A request that names an emptied slot gets nothing restored
 (llama-server's ``get_available_slot`` only restores when it chose the slot itself), so
 there pinning would make every change of member read its whole prompt. The server does not
-say how it was started, so the first time a person comes back to their slot after another
-slot was used, the reply says: nothing reused means the slot was emptied, and from then on
-the slot is left to the server; anything reused means it keeps prompts, and pinning stays.
+say how it was started, so before the first slot is named it is asked, with three prompts
+of ~10 tokens (``server_probe.keeps_idle_slots``): only a server that keeps an idle slot's
+prompt is pinned to; one that empties them, or does not answer, chooses the slots itself.
 
 The server is asked what it is once, at the first pinned call (never at import, at most
 ``DETECT_TIMEOUT`` a question); anything but a llama-server reporting more than one slot
-means no pinning: OpenAI and others refuse arguments they do not know. ``forget`` starts
-over (the server was down: it may come back as something else, started otherwise).
+and keeping idle slots means no pinning: OpenAI and others refuse arguments they do not
+know. ``forget`` starts over (the server was down: it may come back as something else,
+started otherwise).
 """
 
 from __future__ import annotations
@@ -48,9 +49,6 @@ class SlotPins:
 
     def _start(self) -> None:
         self._count: int | None = None   # slots to pin to; 1: none
-        self._held: dict[int, int] = {}  # slot -> the person whose prompt was left there
-        self._last: int | None = None    # the slot of the last pinned request
-        self._settled = False            # whether the server keeps idle slots is known
 
     def slot_for(self, person: int | None) -> int | None:
         """The slot ``person`` (a small stable number: their place in the household) names,
@@ -63,33 +61,23 @@ class SlotPins:
                 self._count = _detect(self._config)
             return person % self._count if self._count > 1 else None
 
-    def observe(self, slot: int | None, person: int | None, cached_tokens: int | None) -> None:
-        """What a pinned request's answer says about the server (see the module's notes):
-        only a person's return to the slot they left, after another slot was used, tells."""
-        if slot is None or person is None:
-            return
-        with self._lock:
-            returning = self._held.get(slot) == person and self._last != slot
-            if returning and not self._settled and cached_tokens is not None:
-                self._settled = True
-                if cached_tokens == 0:
-                    self._count = 1
-                    log.info("llama-server emptied slot %d between this person's texts (one "
-                             "KV buffer with the host-memory cache: it restores each prompt "
-                             "itself); leaving the slot to it from now on", slot)
-            self._held[slot], self._last = person, slot
-
     def forget(self) -> None:
         with self._lock:
             self._start()
 
 
 def _detect(config: LLMConfig) -> int:
+    """The slots to pin people to: llama-server's count when it keeps idle slots, else 1."""
     try:
-        server = identify(config, timeout=DETECT_TIMEOUT, details=False)
+        server = identify(config, timeout=DETECT_TIMEOUT, details=False, cache=True)
     except Exception as exc:  # noqa: BLE001 - an optimisation, never the person's problem
         log.warning("could not tell which model server this is (%s); not pinning people to "
                     "slots", type(exc).__name__)
+        return 1
+    if server.slots > 1 and server.facts.get("keeps_idle_slots") is not True:
+        log.info("%s has %d slots and empties idle ones (one KV buffer with the host-memory "
+                 "cache: it restores each prompt itself); leaving the slots to it",
+                 server.kind, server.slots)
         return 1
     if server.slots > 1:
         log.info("%s has %d slots: each person's requests keep to one", server.kind,

@@ -4,7 +4,8 @@ loopback HTTP to a fake that answers llama-server's ``/props`` (at the server's 
 rounds of one member's turn the same; a server with one slot, Ollama, OpenAI-shaped servers
 and a ``/props`` that fails get no ``id_slot`` (OpenAI refuses arguments it does not know),
 and a person never notices the detection. A server that empties idle slots itself (one KV
-buffer with the host-memory cache, llama-server's default) is left to choose them."""
+buffer with the host-memory cache, llama-server's default: three short prompts tell) is left
+to choose them from the first text on."""
 
 import threading
 import time
@@ -55,17 +56,27 @@ def test_two_members_keep_their_own_slots_and_a_turn_keeps_one(engine, fake_llm)
 
 def test_a_server_that_empties_idle_slots_is_left_to_choose_them(engine, fake_llm):
     """llama-server's default (one KV buffer, the host-memory cache) empties every idle slot
-    and restores prompts only into a slot it picked: once Alex's return to his slot reuses
-    nothing, no request names a slot again."""
+    and restores prompts only into a slot it picked: three short prompts before the first
+    text tell, and no request names a slot, not even the first texts'."""
     llama_server(fake_llm, 4)
     fake_llm.empties_idle_slots = True
     alex, sam = (db.User.get(phone=phone).id for phone in (ADMIN, MEMBER))
     for user, text in ((alex, "hi"), (sam, "hello"), (alex, "hi again"), (sam, "and me"),
                        (alex, "bye")):
         engine.handle(user, text)
+    assert slots_named(fake_llm.requests) == [None] * 5
+    assert fake_llm.root_asked.count("POST /completion") == 3
+
+
+def test_a_server_that_keeps_idle_slots_is_asked_once_before_the_first_slot(engine, fake_llm):
+    llama_server(fake_llm, 4)
+    alex, sam = (db.User.get(phone=phone).id for phone in (ADMIN, MEMBER))
+    for user, text in ((alex, "hi"), (sam, "hello"), (alex, "hi again")):
+        engine.handle(user, text)
     named = slots_named(fake_llm.requests)
-    assert named[0] == named[2] != named[1] and None not in named[:3]
-    assert named[3:] == [None, None]
+    assert named[0] == named[2] != named[1] and None not in named
+    assert fake_llm.root_asked == ["/api/version", "/props", "POST /completion",
+                                   "POST /completion", "POST /completion"]
 
 
 def test_the_server_is_asked_once_not_per_request(engine, fake_llm):
