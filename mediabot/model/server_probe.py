@@ -56,7 +56,9 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
     ``details`` False skips what only ``check`` reports (Ollama's ``/api/ps``, llama-server's
     ``/slots``), for the model client's one look at the server. Whether a llama-server with
     several slots keeps an idle slot's prompt (``keeps_idle_slots``) is asked with
-    ``details`` (``check``) or ``cache`` (the model client, before it names slots).
+    ``details`` (``check``) or ``cache`` (the model client, before it names slots); whether
+    one with a single slot gives a prompt back after another used the slot
+    (``restores_prompts``), with ``cache`` only.
     """
     import requests
 
@@ -90,6 +92,8 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
             return Server("other")
         if (details or cache) and server.slots > 1:
             server.facts["keeps_idle_slots"] = keeps_idle_slots(post)
+        elif cache and server.kind == "llama.cpp":
+            server.facts["restores_prompts"] = restores_prompts(post)
         return server
 
 
@@ -121,6 +125,8 @@ def _maybe(get: Callable[[str], Any], path: str, wanted: bool) -> Any:
 
 PROBE_PROMPTS = ("mediabot check: does slot 0 keep this prompt?",
                  "mediabot check: and slot 1 this one?")
+RESTORE_PROMPTS = ("mediabot check: is this prompt given back after another one?",
+                   "Another prompt takes the only slot in between.")
 
 
 def keeps_idle_slots(post: Callable[[str, dict], Any]) -> bool | None:
@@ -141,3 +147,25 @@ def keeps_idle_slots(post: Callable[[str, dict], Any]) -> bool | None:
     timings = answers[-1].get("timings") if isinstance(answers[-1], dict) else None
     cached = timings.get("cache_n") if isinstance(timings, dict) else None
     return cached > 0 if isinstance(cached, int) else None
+
+
+def restores_prompts(post: Callable[[str, dict], Any]) -> bool | None:
+    """Whether llama-server gives a prompt back after another took its slot: a short prompt,
+    another, the first again, naming no slot, whose ``timings`` say whether most of the
+    third was reused (the host-memory cache, ``--cache-ram``, on by default, saves a slot's
+    prompt when another replaces it and restores it when it comes again; ``--cache-ram 0``
+    keeps one prompt per slot). None when the server does not answer so."""
+    import requests
+
+    bodies = [{"prompt": RESTORE_PROMPTS[turn], "n_predict": 1, "cache_prompt": True}
+              for turn in (0, 1, 0)]
+    try:
+        answers = [post("/completion", body) for body in bodies]
+    except requests.RequestException:
+        return None
+    timings = answers[-1].get("timings") if isinstance(answers[-1], dict) else None
+    cached = timings.get("cache_n") if isinstance(timings, dict) else None
+    read = timings.get("prompt_n") if isinstance(timings, dict) else None
+    if not isinstance(cached, int) or not isinstance(read, int):
+        return None
+    return cached > read
