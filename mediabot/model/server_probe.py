@@ -8,7 +8,8 @@ API: the one detection the model client (slot pinning) and ``check`` both use.
 - vLLM: ``GET /version``; OpenAI: by its host, without a request.
 
 Every request goes to the server's root (not ``/v1``), bounded by ``[llm]
-timeout_seconds`` and at most ``PROBE_TIMEOUT``, never retried, never redirected; the key
+timeout_seconds`` and at most ``PROBE_TIMEOUT`` (``READ_TIMEOUT`` for the short prompts),
+never retried, never redirected; the key
 goes only to ``base_url``'s own server, as the API's requests send it. A server that is down
 or answers none of these is "other" (down: at its first unanswered question): detection
 never raises.
@@ -25,6 +26,9 @@ from urllib.parse import urlsplit
 from mediabot.config import LLMConfig
 
 PROBE_TIMEOUT = 5.0
+# the short prompts asking how the server keeps prompts are model work: as slow as the model
+# reads ~12 tokens, behind whatever it is reading already
+READ_TIMEOUT = 30.0
 
 
 @dataclass(frozen=True)
@@ -65,6 +69,7 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
     if (urlsplit(config.base_url).hostname or "").endswith("openai.com"):
         return Server("OpenAI")
     root = root_of(config.base_url)
+    read_timeout = min(config.timeout_seconds, max(timeout, READ_TIMEOUT))
     timeout = min(config.timeout_seconds, timeout)
     with requests.Session() as http:
         if config.api_key:
@@ -73,8 +78,8 @@ def identify(config: LLMConfig, *, timeout: float = PROBE_TIMEOUT,
         def answer(method: str, path: str, body: dict | None = None) -> Any:
             """The JSON answer; None for another status or no JSON; raises RequestException
             when the server does not answer at all (no point asking it the next question)."""
-            response = http.request(method, root + path, json=body, timeout=timeout,
-                                    allow_redirects=False)
+            response = http.request(method, root + path, json=body, allow_redirects=False,
+                                    timeout=read_timeout if method == "POST" else timeout)
             try:
                 return response.json() if response.status_code == 200 else None
             except ValueError:

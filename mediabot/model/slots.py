@@ -35,8 +35,9 @@ llama-server that gives a prompt back after another took its slot
 host memory. Anywhere else (other servers, a server that did not answer) the shared part
 goes first, as a server keeping one prompt needs.
 
-The server is asked what it is once, at the first pinned call or prompt (never at import, at most
-``DETECT_TIMEOUT`` a question); anything but a llama-server reporting more than one slot
+The server is asked what it is once, at the first pinned call or prompt (never at import,
+at most ``DETECT_TIMEOUT`` a question, ``server_probe.READ_TIMEOUT`` a short prompt: they
+are model work); anything but a llama-server reporting more than one slot
 and keeping idle slots means no pinning: OpenAI and others refuse arguments they do not
 know. ``forget`` starts over (the server was down: it may come back as something else,
 started otherwise).
