@@ -141,17 +141,9 @@ def keeps_idle_slots(post: Callable[[str, dict], Any]) -> bool | None:
     idle slots: then nothing is reused, and a person pinned to a slot reads everything).
     None when the server does not answer so. Three prompts of ~10 tokens; slots 0 and 1 hold
     them afterwards, so the two people pinned there read their next prompt whole."""
-    import requests
-
-    bodies = [{"prompt": PROBE_PROMPTS[slot], "n_predict": 1, "id_slot": slot,
-               "cache_prompt": True} for slot in (0, 1, 0)]
-    try:
-        answers = [post("/completion", body) for body in bodies]
-    except requests.RequestException:
-        return None
-    timings = answers[-1].get("timings") if isinstance(answers[-1], dict) else None
-    cached = timings.get("cache_n") if isinstance(timings, dict) else None
-    return cached > 0 if isinstance(cached, int) else None
+    cached, _ = _third_prompt(post, [{"prompt": PROBE_PROMPTS[slot], "id_slot": slot}
+                                     for slot in (0, 1, 0)])
+    return cached > 0 if cached is not None else None
 
 
 def restores_prompts(post: Callable[[str, dict], Any]) -> bool | None:
@@ -160,17 +152,23 @@ def restores_prompts(post: Callable[[str, dict], Any]) -> bool | None:
     third was reused (the host-memory cache, ``--cache-ram``, on by default, saves a slot's
     prompt when another replaces it and restores it when it comes again; ``--cache-ram 0``
     keeps one prompt per slot). None when the server does not answer so."""
+    cached, read = _third_prompt(post, [{"prompt": RESTORE_PROMPTS[turn]} for turn in (0, 1, 0)])
+    return cached > read if cached is not None and read is not None else None
+
+
+def _third_prompt(post: Callable[[str, dict], Any],
+                  bodies: list[dict]) -> tuple[int | None, int | None]:
+    """Each of ``bodies`` sent in turn for one token; the last one's ``timings``: the prompt
+    tokens reused (``cache_n``) and read (``prompt_n``), None for any not answered."""
     import requests
 
-    bodies = [{"prompt": RESTORE_PROMPTS[turn], "n_predict": 1, "cache_prompt": True}
-              for turn in (0, 1, 0)]
     try:
-        answers = [post("/completion", body) for body in bodies]
+        answers = [post("/completion", {**body, "n_predict": 1, "cache_prompt": True})
+                   for body in bodies]
     except requests.RequestException:
-        return None
+        return None, None
     timings = answers[-1].get("timings") if isinstance(answers[-1], dict) else None
-    cached = timings.get("cache_n") if isinstance(timings, dict) else None
-    read = timings.get("prompt_n") if isinstance(timings, dict) else None
-    if not isinstance(cached, int) or not isinstance(read, int):
-        return None
-    return cached > read
+    found = [timings.get(key) if isinstance(timings, dict) else None
+             for key in ("cache_n", "prompt_n")]
+    cached, read = (value if isinstance(value, int) else None for value in found)
+    return cached, read
