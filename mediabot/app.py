@@ -5,7 +5,7 @@ import logging
 
 from flask import Flask
 
-from mediabot.approvals import house_rules, seerr_requests
+from mediabot.approvals.front import Approvals, next_number, still_waiting
 from mediabot.approvals.house_rules import HouseRules, Notify
 from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.arr import notices
@@ -16,6 +16,7 @@ from mediabot.conversation.services import Services
 from mediabot.conversation.summarizer import Summarizer
 from mediabot.model.chat import ChatModel
 from mediabot.seerr.api import SeerrClient
+from mediabot.seerr.member_link import MemberLinks
 from mediabot.seerr.notifications import SeerrNotices
 from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
@@ -39,13 +40,18 @@ def build_services(config: Config, clock: Clock = db.utcnow,
     sonarr = ArrClient("sonarr", config.sonarr) if config.sonarr else None
     radarr = ArrClient("radarr", config.radarr) if config.radarr else None
     summarizer = Summarizer(model, config.history) if config.history.summaries else None
-    rules = HouseRules(config.requests, notify, config.server.zone, config.sms.language)
-    seerr = (SeerrClient(config.seerr.url, config.seerr.api_key,
-                         timeout=config.seerr.timeout_seconds) if config.seerr else None)
+    rules = HouseRules(config.requests, notify, config.server.zone, config.sms.language,
+                       numbers=next_number)
+    if config.seerr is None:
+        return Services(config=config, model=model, sonarr=sonarr, radarr=radarr, clock=clock,
+                        summarizer=summarizer, approvals=Approvals(rules))
+    seerr = SeerrClient(config.seerr.url, config.seerr.api_key,
+                        timeout=config.seerr.timeout_seconds)
+    approvals = Approvals(rules, SeerrApprovals(seerr, notify, config.sms.language,
+                                                numbers=next_number))
     return Services(config=config, model=model, sonarr=sonarr, radarr=radarr, clock=clock,
-                    summarizer=summarizer, rules=rules, seerr=seerr,
-                    seerr_approvals=(SeerrApprovals(seerr, notify, config.sms.language)
-                                     if seerr is not None else None))
+                    summarizer=summarizer, approvals=approvals,
+                    link_for=MemberLinks(seerr, rules))
 
 
 def build_engine(config: Config, clock: Clock = db.utcnow,
@@ -61,10 +67,8 @@ def held_text_stands(kind: db.TextKind, subject: int, now: dt.datetime) -> bool:
     answer; a download notice while its request is kept. The mailbox sits below both, so
     the daemon hands it this."""
     match kind:
-        case db.TextKind.APPROVAL:
-            return house_rules.still_waiting(subject, now)
-        case db.TextKind.SEERR_APPROVAL:
-            return seerr_requests.still_waiting(subject)
+        case db.TextKind.APPROVAL | db.TextKind.SEERR_APPROVAL:
+            return still_waiting(kind, subject, now)
         case db.TextKind.READY:
             return notices.still_wanted(subject)
     return True
@@ -77,9 +81,9 @@ class _NoRoutes:
 
 def seerr_hook(services: Services, clock: Clock = db.utcnow) -> SeerrHook | _NoRoutes:
     """``/hooks/seerr`` when Seerr is connected: its notifications become texts."""
-    config, approvals = services.config, services.seerr_approvals
-    if services.seerr is None or approvals is None or config.seerr is None:
+    config, approvals = services.config, services.approvals.seerr
+    if approvals is None or config.seerr is None:
         return _NoRoutes()
-    notices = SeerrNotices(services.seerr, approvals,
+    notices = SeerrNotices(approvals.client, approvals,
                            link_to_library=config.seerr.link_to_library, clock=clock)
     return SeerrHook(config.notifications.webhook_secret, notices)

@@ -72,7 +72,7 @@ class Daemon:
                                  and rules.expire_due(clock()),
                                  confirmation.sweep_interval_seconds),
         }
-        seerr = self.engine.services.seerr_approvals
+        seerr = self.engine.services.approvals.seerr
         if seerr is not None:
             jobs["seerr-pending"] = (lambda: seerr.sweep(clock()), SEERR_SWEEP_SECONDS)
         return jobs

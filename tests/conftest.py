@@ -5,7 +5,9 @@ in the modules of tests/support/, one per job."""
 
 import datetime as dt
 import os
+import shutil
 import signal
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -18,6 +20,16 @@ from tests.support.clock import Clock
 from tests.support.config_files import make_config
 from tests.support.household import ADMIN, ADMIN2, MEMBER, SANDBOX, SECRET
 from tests.support.serve import Serve
+
+
+def pytest_ignore_collect(collection_path, config):
+    """The inner loop (``-m "not e2e"``) does not import tests/e2e at all: every test there is
+    marked e2e by its conftest.py, so collecting the folder only to deselect it costs a
+    second and a half of imports."""
+    if config.option.markexpr.strip() == "not e2e" and collection_path.name == "e2e" \
+            and collection_path.parent == Path(__file__).parent:
+        return True
+    return None
 
 
 def pytest_configure(config):
@@ -38,9 +50,27 @@ def clock():
     return Clock()
 
 
+@pytest.fixture(scope="session")
+def migrated(tmp_path_factory):
+    """A database file migrated once for the session. Each test's database starts as a copy
+    of it, so a test does not pay for twenty migrations' commits (~50 ms on a busy disk);
+    tests/store migrates fresh files itself."""
+    path = tmp_path_factory.mktemp("migrated") / "mediabot.db"
+    migrations.open_database(str(path))
+    db.database.close()
+    return path
+
+
+def fresh_copy(migrated, path):
+    """``path`` as a freshly migrated database (a copy of ``migrated``) unless it exists."""
+    if not os.path.exists(path):
+        shutil.copyfile(migrated, path)
+    return str(path)
+
+
 @pytest.fixture
-def database(tmp_path):
-    migrations.open_database(str(tmp_path / "mediabot.db"))
+def database(tmp_path, migrated):
+    migrations.open_database(fresh_copy(migrated, tmp_path / "mediabot.db"))
     yield db.database
     db.database.close()
 
@@ -76,7 +106,7 @@ def fake_twilio(twilio_server):
 
 
 @pytest.fixture
-def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
+def daemon_for(fake_llm, fake_twilio, tmp_path, clock, migrated):
     """Build in-process Daemons (not serving a port) on the fakes; stopped after the test."""
     from mediabot.answering.faults import RetryPolicy
     from mediabot.daemon import Daemon
@@ -87,7 +117,7 @@ def daemon_for(fake_llm, fake_twilio, tmp_path, clock):
     def build(*, burst_seconds=0, backoff=Backoff(attempts=2, base_seconds=0.01),
               retry=RetryPolicy(attempts=4, base_seconds=0.05, max_seconds=0.2), **sections):
         config = make_config(llm_url=fake_llm.url, twilio_url=fake_twilio.url,
-                             db_path=str(tmp_path / "m.db"), **sections)
+                             db_path=fresh_copy(migrated, tmp_path / "m.db"), **sections)
         daemon = Daemon(config, clock=clock, backoff=backoff, burst_seconds=burst_seconds,
                         retry=retry)
         made.append(daemon)
@@ -110,7 +140,7 @@ def stack(clock):
 
 
 @pytest.fixture
-def engine_for(fake_llm, tmp_path, clock, request):
+def engine_for(fake_llm, tmp_path, clock, request, migrated):
     """Build Engines on a fresh database; ``arr=True`` also points them at the fake arrs."""
     from mediabot.app import build_services, open_storage
     from mediabot.conversation.engine import Engine
@@ -123,7 +153,7 @@ def engine_for(fake_llm, tmp_path, clock, request):
             urls = dict(sonarr_url=stack.servers["sonarr"].url,
                         radarr_url=stack.servers["radarr"].url,
                         sonarr={"api_key": API_KEY}, radarr={"api_key": API_KEY})
-        config = make_config(llm_url=fake_llm.url, db_path=str(tmp_path / "m.db"),
+        config = make_config(llm_url=fake_llm.url, db_path=fresh_copy(migrated, tmp_path / "m.db"),
                              **urls, **sections)
         open_storage(config)
         return Engine(build_services(config, clock))

@@ -1,12 +1,14 @@
 """One user's queued texts answered: read in order, rate-limited, answered, committed.
 
-Each text is read once, as it comes out of the inbox (``incoming.read_text``: keyword,
-APPROVE/DENY, Y/N, the person's language and the channel it came on); everything after
-uses that reading: the reply and every fixed text are written in ``incoming.language`` and
-go back on ``incoming.channel``. A STOP was read at the webhook, which opted the person out
-then; the row keeps that reading (``inbox.opt_out``) and it is taken from there. Every text
-of a burst is read on its own before anything is joined, since a keyword only counts as a
-whole message:
+The person is read once for the pass (``people.get_person``: a ``Person``, with the language
+they read) and handed down with each text; each text is read once, as it comes out of the
+inbox (``incoming.read_text``: keyword, APPROVE/DENY, Y/N and the channel it came on);
+everything after uses that reading (a STOP or START of the burst is applied to the value, so
+the rest of the pass sees it): the reply and every fixed text are written in
+``incoming.language`` and go back on ``incoming.channel``. A STOP was read at the webhook,
+which opted the person out then; the row keeps that reading (``inbox.opt_out``) and it is
+taken from there. Every text of a burst is read on its own before anything is joined,
+since a keyword only counts as a whole message:
 
 - STOP-like and START-like words flag the user (no model call, no reply), as a lone text
   does; either also drops a removal question waiting for its Y. They apply in the order
@@ -33,7 +35,7 @@ which leaves the rows retryable and tries again (``faults``).
 
 import datetime as dt
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 from mediabot.answering.faults import OpenTurns, Retries, is_storage_fault, storage_apology
@@ -46,9 +48,10 @@ from mediabot.conversation.reply import Reply
 from mediabot.mailbox import inbox, sms_optout
 from mediabot.mailbox.delivery import Sender
 from mediabot.mailbox.outbox import queued_since, recent_turns, reply_to
-from mediabot.store import db
+from mediabot.store import db, people
 from mediabot.store.db import InboxError, InboxStatus, OutboxStatus
-from mediabot.store.users import get_user, set_opted_out
+from mediabot.store.people import Person
+from mediabot.store.users import set_opted_out
 from mediabot.text.language import SOURCE, Language, load
 from mediabot.text.localtime import Clock
 from mediabot.text.phones import Channel
@@ -105,15 +108,14 @@ class TextsPass:
         rows = inbox.unanswered_rows(user_id)
         if not rows:
             return
-        user = get_user(user_id)
-        texts = self._read_in_order([self._read(user, row) for row in rows])
+        person = people.get_person(user_id, self.config.language)   # once, for the pass
+        texts = self._read_in_order([self._read(person, row) for row in rows])
         for turn in burst_turns(texts):
             self._answer(turn)
 
-    def _read(self, user: db.User, row: db.Inbox) -> Text:
+    def _read(self, person: Person, row: db.Inbox) -> Text:
         """The row's text read once: its words, the person's language, its channel."""
-        return Text(row, read_text(user, row.body, row.id, household=self.config.language,
-                                   channel=Channel(row.channel)))
+        return Text(row, read_text(person, row.body, row.id, channel=Channel(row.channel)))
 
     def _read_in_order(self, texts: list[Text]) -> list[Text]:
         """Apply the burst's STOP/START words in the order sent; the texts to answer.
@@ -124,43 +126,49 @@ class TextsPass:
         (``inbox.opt_out``): the webhook opted the person out then, so before the burst they
         were as they are now unless one of its rows did that.
         """
-        user = texts[0].incoming.user
-        opted_out = user.opted_out and not any(t.row.opt_out for t in texts)
+        stored = texts[0].incoming.person.opted_out   # what the row says, as the burst goes
+        lifted = False   # an SMS START lifted Twilio's SMS opt-out
+        opted_out = stored and not any(t.row.opt_out for t in texts)
         kept: list[Text] = []
         ignored: list[Text] = []
         for text in texts:
-            if self._opt_keyword(text):
-                opted_out = user.opted_out
+            taken, stored, lifted_now = self._opt_keyword(text, stored)
+            lifted = lifted or lifted_now
+            if taken:
+                opted_out = stored
                 continue
-            opted_out = user.opted_out if text.incoming.keyword == "yes_opt_in" else opted_out
+            opted_out = stored if text.incoming.keyword == "yes_opt_in" else opted_out
             (ignored if opted_out else kept).append(text)
         if ignored:
             inbox.set_status([t.row for t in ignored], InboxStatus.IGNORED,
                               InboxError.OPTED_OUT)
-        return kept
+        return _as_now(kept, stored, lifted)
 
-    def _opt_keyword(self, text: Text) -> bool:
-        """STOP-like and START-like words flag the user, no model call, no reply; True when
-        the text is taken (a YES also opts in, but is then read as an ordinary text)."""
-        user, keyword, row = text.incoming.user, text.incoming.keyword, text.row
-        if keyword in OPT_IN_WORDS and user.opted_out:
-            set_opted_out(user, False)
+    def _opt_keyword(self, text: Text, opted_out: bool) -> tuple[bool, bool, bool]:
+        """STOP-like and START-like words flag the user (``opted_out``: as stored before this
+        text), no model call, no reply: whether the text is taken (a YES also opts in, but is
+        then read as an ordinary text), whether they are opted out after it, and whether it
+        lifted Twilio's SMS opt-out."""
+        user, keyword, row = text.incoming.person, text.incoming.keyword, text.row
+        if keyword in OPT_IN_WORDS and opted_out:
+            set_opted_out(user.id, False)
+            opted_out = False
             log.info("inbox %s: user %s opted in", row.id, user.id)
-        if keyword in OPT_IN_WORDS:
-            sms_optout.lift(text.incoming.person, text.incoming.channel)
+        lifted = keyword in OPT_IN_WORDS and sms_optout.lift(user, text.incoming.channel)
         if row.opt_out:
-            set_opted_out(user, True)
+            set_opted_out(user.id, True)
+            opted_out = True
             log.info("inbox %s: user %s opted out", row.id, user.id)
         if not (row.opt_out or keyword == "opt_in"):
-            return False
+            return False, opted_out, lifted
         confirm.clear_pending(user.id)  # the question's answer must be the very next text
         inbox.set_status([row], InboxStatus.DONE)
-        return True
+        return True, opted_out, lifted
 
     def _answer(self, texts: list[Text]) -> None:
         """One turn for ``texts``, unless answered before a crash or over the limit."""
         rows, incoming = [t.row for t in texts], join_texts([t.incoming for t in texts])
-        user = incoming.user
+        user = incoming.person
         interrupted = (any(row.status == InboxStatus.PROCESSING for row in rows)
                        or self.retries.failures(user.id) > 0)
         inbox.set_status(rows, InboxStatus.PROCESSING)
@@ -178,7 +186,7 @@ class TextsPass:
             return
         self._turn(incoming, rows)
 
-    def _sent_before(self, user: db.User, rows: list[db.Inbox]) -> bool:
+    def _sent_before(self, user: Person, rows: list[db.Inbox]) -> bool:
         """Queued before a crash or a failed write: close the rows, send it, never twice."""
         answered = reply_to(rows[-1].id)
         if answered is None:
@@ -193,7 +201,7 @@ class TextsPass:
         """The engine's turn. Rows become ``done`` (or ``failed``) only once the reply is in
         the outbox: a crash before that leaves them ``processing`` for ``recover``, a crash
         after it finds the outbox row and sends it, so a reply is neither lost nor doubled."""
-        user = incoming.user
+        user = incoming.person
         log.info("inbox %s: turn for user %s (%d message(s))", rows[-1].id, user.id, len(rows))
         self.turns.begin(user.id)
         if self.retries.failures(user.id):   # a retry starts from before the failed attempt
@@ -218,7 +226,7 @@ class TextsPass:
                       status: InboxStatus, error: str | None = None) -> bool:
         """Queue the reply and close the rows, then send; False (nothing kept, nothing
         sent) when the shutdown drain let this turn go while it ran."""
-        user = incoming.user
+        user = incoming.person
         with self.turns.commit:
             if self.turns.abandoned:
                 self.turns.take_back(user.id)
@@ -237,7 +245,7 @@ class TextsPass:
 
     def _apologise(self, incoming: Incoming, rows: list[db.Inbox]) -> None:
         """The turn failed ``retry.attempts`` times: say sorry instead of answering."""
-        failures = self.retries.failures(incoming.user.id)
+        failures = self.retries.failures(incoming.person.id)
         log.error("inbox %s: gave up after %d failed attempts; the user gets an apology",
                   rows[-1].id, failures)
         self._commit_reply(incoming, rows, Reply(storage_apology(incoming.language)),
@@ -250,13 +258,13 @@ class TextsPass:
                                    shape=True,   # for the channel it goes on
                                    kind=db.TextKind.REPLY)
 
-    def _rate_limited(self, user: db.User) -> bool:
+    def _rate_limited(self, user: Person) -> bool:
         since = self.clock() - dt.timedelta(hours=1)
         return recent_turns(user.id, since).count() >= self.config.rate_limit_per_hour
 
     def _refuse(self, incoming: Incoming, rows: list[db.Inbox]) -> None:
         """Past the hourly limit: no model call, and one polite SMS per hour at most."""
-        user = incoming.user
+        user = incoming.person
         inbox.set_status(rows, InboxStatus.IGNORED, InboxError.RATE_LIMITED)
         now, hour = self.clock(), dt.timedelta(hours=1)
         log.warning("inbox %s: user %s is over %d turns an hour", rows[-1].id, user.id,
@@ -266,6 +274,17 @@ class TextsPass:
         if not queued_since(keys, now - hour):
             self.sender.send(incoming.person, rate_limit_reply(incoming.language),
                              dedupe_key=keys[-1], shape=True)
+
+
+def _as_now(texts: list[Text], opted_out: bool, lifted: bool) -> list[Text]:
+    """The texts with their person as the burst's STOP/START words left them (what the
+    rest of the pass reads of them, so their reply goes as it now may)."""
+    if not texts:
+        return texts
+    before = texts[0].incoming.person
+    now = replace(before, opted_out=opted_out,
+                  sms_blocked_since=None if lifted else before.sms_blocked_since)
+    return [Text(t.row, replace(t.incoming, person=now)) for t in texts]
 
 
 def burst_turns(texts: list[Text]) -> list[list[Text]]:

@@ -32,7 +32,7 @@ from mediabot.arr.wanted import used_since, week_start
 from mediabot.config import RequestsConfig
 from mediabot.mailbox import outbox
 from mediabot.store import db, users
-from mediabot.store.db import ApprovalStatus, Role, TextKind
+from mediabot.store.db import ApprovalStatus, TextKind
 from mediabot.store.people import Person, person_of
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
@@ -49,8 +49,15 @@ class Notify(Protocol):
                  kind: TextKind = TextKind.OTHER, subject: int | None = None) -> None: ...
 
 
-def name_of(user: db.User) -> str:
-    return user.display_name or user.phone
+def language_for(user: db.User | Person, household: str) -> Language:
+    """The language ``user`` reads: a person read once already knows it; a row another
+    table's query brought along (a request's member, an admin) is read here."""
+    return user.language if isinstance(user, Person) else person_of(user, household).language
+
+
+def name_of(user: db.User | Person) -> str:
+    """How a text names someone: their name, else their number."""
+    return user.shown_name if isinstance(user, Person) else user.display_name or user.phone
 
 
 @dataclass
@@ -59,23 +66,27 @@ class HouseRules:
     notify: Notify | None = None
     zone: dt.tzinfo = dt.UTC
     language: str = "en"     # the household's [sms] language; a person's own wins
+    # The number a new request takes (``front.next_number``: shared with Seerr's); None:
+    # this table's own next.
+    numbers: Callable[[], int] | None = None
 
-    def speaks(self, user: db.User) -> Language:
-        """The language ``user`` reads: their own, else the household's."""
-        return users.language_of(user, self.language)
+    def speaks(self, user: db.User | Person) -> Language:
+        """The language ``user`` reads: their own, else the household's (a person read once
+        already knows it; a row another table brought along is read here)."""
+        return language_for(user, self.language)
 
-    def applies_to(self, user: db.User) -> bool:
+    def applies_to(self, user: Person) -> bool:
         c = self.config
-        return user.role != Role.ADMIN and (c.approval == "members" or c.movies_per_week > 0
+        return not user.admin and (c.approval == "members" or c.movies_per_week > 0
                                          or c.seasons_per_week > 0)
 
     # -- before an add ----------------------------------------------------------------
 
-    def gate(self, user: db.User, request: AddRequest, now: dt.datetime) -> dict | None:
+    def gate(self, user: Person, request: AddRequest, now: dt.datetime) -> dict | None:
         """Before a member's add: ToolError when over quota or when no admin can be asked;
         the "held" result when it must wait for an admin (or already does); None when it
         may run now."""
-        if user.role == Role.ADMIN:
+        if user.admin:
             return None
         waiting = _waiting(user, request, now)
         if waiting is not None:
@@ -90,7 +101,7 @@ class HouseRules:
             return None
         return self._hold(user, request, now, approvers)
 
-    def _check_quota(self, user: db.User, request: AddRequest, now: dt.datetime) -> None:
+    def _check_quota(self, user: Person, request: AddRequest, now: dt.datetime) -> None:
         limit, unit, asked = ((self.config.movies_per_week, "movie", 1)
                               if request.service == "radarr"
                               else (self.config.seasons_per_week, "season", request.seasons))
@@ -109,7 +120,7 @@ class HouseRules:
             f"{f' (this one is {asked} seasons)' if unit == 'season' and asked > 1 else ''}; "
             f"the next is possible from {day}")
 
-    def used_this_week(self, user: db.User, service: str, now: dt.datetime) -> int:
+    def used_this_week(self, user: Person, service: str, now: dt.datetime) -> int:
         """Movies (radarr) or seasons (sonarr) added since Monday, waiting ones too."""
         since = week_start(now, self.zone)
         return used_since(user.id, service, since) + _waiting_since(user, service, since)
@@ -120,13 +131,15 @@ class HouseRules:
             return []
         return users.active_admins()
 
-    def _hold(self, user: db.User, request: AddRequest, now: dt.datetime,
+    def _hold(self, user: Person, request: AddRequest, now: dt.datetime,
               admins: list[db.User]) -> dict:
-        row = db.Approval.create(
-            user=user.id, service=request.service, external_id=request.external_id,
-            title=request.title, tool=request.tool, arguments=json.dumps(request.arguments),
-            seasons=request.seasons, created_at=now,
-            expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
+        with db.database.atomic("IMMEDIATE"):   # the number is read and taken in one go
+            row = db.Approval.create(
+                id=(self.numbers or _next_here)(), user=user.id, service=request.service,
+                external_id=request.external_id, title=request.title, tool=request.tool,
+                arguments=json.dumps(request.arguments), seasons=request.seasons,
+                created_at=now,
+                expires_at=now + dt.timedelta(hours=self.config.approval_ttl_hours))
         title = request.title
         for admin in admins:
             text = self.speaks(admin).gettext(
@@ -142,7 +155,7 @@ class HouseRules:
 
     # -- an admin's answer ------------------------------------------------------------
 
-    def decide(self, admin: db.User, verdict: Verdict, number: int, now: dt.datetime,
+    def decide(self, admin: Person, verdict: Verdict, number: int, now: dt.datetime,
                run_add: Callable[[db.Approval], None], *, inbox_id: int | None = None) -> str:
         """Apply "APPROVE n"/"DENY n" from ``admin``; returns the reply to the admin.
 
@@ -166,7 +179,7 @@ class HouseRules:
         log.info("request %s %sd by user %s", row.id, verdict, admin.id)
         return self._answer(admin, row, verdict, run_add)
 
-    def _answer(self, admin: db.User, row: db.Approval, verdict: Verdict,
+    def _answer(self, admin: Person, row: db.Approval, verdict: Verdict,
                 run_add: Callable[[db.Approval], None]) -> str:
         """Tell the member the claimed verdict (and run the add), in the member's language;
         returns the reply to the admin, in the admin's."""
@@ -190,7 +203,7 @@ class HouseRules:
         return lang.gettext("Approved request {number}: {title} is added. {name} has been "
                             "told.", **told)
 
-    def _claim(self, row: db.Approval, admin: db.User, verdict: Verdict,
+    def _claim(self, row: db.Approval, admin: Person, verdict: Verdict,
                now: dt.datetime) -> bool:
         """The one conditional UPDATE that decides a request: True for the first answer."""
         status = ApprovalStatus.APPROVED if verdict == Verdict.APPROVE else ApprovalStatus.DENIED
@@ -233,7 +246,7 @@ class HouseRules:
                         subject=subject)
 
 
-def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
+def _waiting_since(user: Person, service: str, since: dt.datetime) -> int:
     """What this person's requests still waiting for approval would add: movies
     (radarr) or seasons (sonarr), counted like the adds themselves."""
     rows = db.Approval.select().where(db.Approval.user == user.id,
@@ -243,7 +256,7 @@ def _waiting_since(user: db.User, service: str, since: dt.datetime) -> int:
     return sum(1 if service == "radarr" else row.seasons for row in rows)
 
 
-def _waiting(user: db.User, request: AddRequest, now: dt.datetime) -> db.Approval | None:
+def _waiting(user: Person, request: AddRequest, now: dt.datetime) -> db.Approval | None:
     """This person's request for this title that still waits for an admin, if any."""
     return db.Approval.get_or_none(
         db.Approval.user == user.id, db.Approval.service == request.service,
@@ -293,6 +306,9 @@ def still_waiting(number: int, now: dt.datetime) -> bool:
 
 
 def highest_number() -> int:
-    """The highest request number in use here (0 when none): Seerr's approvals number
-    theirs above it, so an admin's APPROVE n names one request."""
+    """The highest request number in use here (0 when none; ``front.next_number``)."""
     return int(db.Approval.select(pw.fn.MAX(db.Approval.id)).scalar() or 0)
+
+
+def _next_here() -> int:
+    return highest_number() + 1

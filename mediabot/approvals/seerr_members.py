@@ -10,19 +10,21 @@ their requests, and a text that must name them says "a Seerr user, <Seerr's name
 from mediabot.approvals.house_rules import name_of
 from mediabot.seerr.api import SeerrClient, SeerrError, SeerrUser, resolve_seerr_user
 from mediabot.store import db, users
+from mediabot.store.people import Person
 from mediabot.text.language import Language
 
 LINK_PROBLEMS = frozenset({"unlinked", "not_found", "ambiguous"})
 
 
-def seerr_id_of(client: SeerrClient, member: db.User) -> int:
-    """The Seerr user id ``member`` acts as: kept, or resolved from their link now and kept.
-    Raises ``SeerrError`` as ``resolve_seerr_user`` does."""
+def seerr_id_of(client: SeerrClient, member: db.User | Person) -> int:
+    """The Seerr user id ``member`` acts as: kept, or resolved from their link now and kept
+    (on a row read here too). Raises ``SeerrError`` as ``resolve_seerr_user`` does."""
     if member.seerr_id is not None:
         return int(member.seerr_id)
     found = resolve_seerr_user(client, member.seerr_user).id
     users.keep_seerr_id(member.id, found)
-    member.seerr_id = found
+    if isinstance(member, db.User):
+        member.seerr_id = found
     return found
 
 

@@ -22,6 +22,7 @@ Seerr itself is asked whether the request still waits.
 
 import datetime as dt
 import logging
+from collections.abc import Callable
 
 import peewee as pw
 
@@ -40,9 +41,9 @@ from mediabot.arr.tools.base import Service
 from mediabot.arr.tools.format import sms_safe_title
 from mediabot.mailbox import outbox
 from mediabot.seerr.api import RequestStatus, SeerrClient, SeerrError, SeerrRequest
-from mediabot.store import db, users
+from mediabot.store import db, people, users
 from mediabot.store.db import ApprovalStatus, TextKind
-from mediabot.store.people import person_of
+from mediabot.store.people import Person, person_of
 from mediabot.text.keywords import Verdict
 from mediabot.text.language import Language
 
@@ -82,14 +83,13 @@ def remember_request(member: db.User, request: SeerrRequest, title: str, now: dt
 class SeerrApprovals:
     """Asking the admins about Seerr's pending requests, and carrying out their answers."""
 
-    def __init__(self, client: SeerrClient, notify: Notify | None, language: str = "en"
-                 ) -> None:
-        self.client = client
-        self.notify = notify
-        self.language = language
+    def __init__(self, client: SeerrClient, notify: Notify | None, language: str = "en", *,
+                 numbers: Callable[[], int]) -> None:
+        self.client, self.notify, self.language = client, notify, language
+        self.numbers = numbers   # a new row's number (``front.next_number``, shared)
 
-    def speaks(self, user: db.User) -> Language:
-        return users.language_of(user, self.language)
+    def speaks(self, user: db.User | Person) -> Language:
+        return house_rules.language_for(user, self.language)
 
     def ask(self, request_id: int, now: dt.datetime, title: str = "") -> str:
         """Put Seerr request ``request_id`` to the admins, once; a word for the log."""
@@ -123,20 +123,18 @@ class SeerrApprovals:
 
     def _create(self, request: SeerrRequest, title: str,
                 now: dt.datetime) -> db.SeerrApproval | None:
-        """The row, numbered above every number in use; None when another thread (the
-        webhook and the sweep at once) created it first. The write lock is taken before the
-        numbers are read (IMMEDIATE), so two new rows never draw the same number."""
+        """The row, numbered above every number in use in both tables; None when another
+        thread (the webhook and the sweep at once) created it first. The write lock is taken
+        before the numbers are read (IMMEDIATE), so two new rows never draw the same number."""
         try:
             with db.database.atomic("IMMEDIATE"):
-                highest = max(house_rules.highest_number(),
-                              db.SeerrApproval.select(pw.fn.MAX(db.SeerrApproval.id)).scalar()
-                              or 0)
+                number = self.numbers()
                 member = member_for(self.client, request.requested_by)
                 return db.SeerrApproval.create(
-                    id=highest + 1, seerr_request=request.id,
+                    id=number, seerr_request=request.id,
                     requester=member.id if member else None,
                     requested_by=(name_of(member) if member else outsider_name(
-                        users.language_of(None, self.language), request.requested_by))[:255],
+                        people.language_of(None, self.language), request.requested_by))[:255],
                     title=title[:255], created_at=now)
         except pw.IntegrityError:
             return None
@@ -167,7 +165,7 @@ class SeerrApprovals:
 
     # -- an admin's answer ----------------------------------------------------------------
 
-    def decide(self, admin: db.User, verdict: Verdict, number: int, now: dt.datetime, *,
+    def decide(self, admin: Person, verdict: Verdict, number: int, now: dt.datetime, *,
                inbox_id: int | None = None) -> str | None:
         """Apply "APPROVE n"/"DENY n" to Seerr approval ``number``; the reply to the admin,
         or None when ``number`` is not one of Seerr's (mediabot's own approvals take it)."""
@@ -187,7 +185,7 @@ class SeerrApprovals:
             return lang.gettext("Seerr did not answer, so request {number} ({title}) is still "
                                 "waiting. Try again in a while.", number=row.id, title=row.title)
 
-    def _carry_out(self, admin: db.User, verdict: Verdict, row: db.SeerrApproval,
+    def _carry_out(self, admin: Person, verdict: Verdict, row: db.SeerrApproval,
                    now: dt.datetime, lang: Language) -> str:
         """Seerr is asked first whether the request still waits (404: it is gone; decided:
         by whom), then the admin's answer is claimed and carried out as their Seerr user."""
@@ -222,7 +220,7 @@ class SeerrApprovals:
                  verdict, admin.id, acting)
         return self._answered(admin, verdict, row, request, lang, now)
 
-    def _answered(self, admin: db.User, verdict: Verdict, row: db.SeerrApproval,
+    def _answered(self, admin: Person, verdict: Verdict, row: db.SeerrApproval,
                   request: SeerrRequest, lang: Language, now: dt.datetime) -> str:
         member = row.requester
         told = {"number": row.id, "title": row.title, "name": row.requested_by}
@@ -365,14 +363,14 @@ def waiting_row(request_id: int) -> db.SeerrApproval | None:
                                         db.SeerrApproval.status == ApprovalStatus.WAITING)
 
 
-def _claim(row: db.SeerrApproval, admin: db.User, verdict: Verdict, now: dt.datetime) -> bool:
+def _claim(row: db.SeerrApproval, admin: Person, verdict: Verdict, now: dt.datetime) -> bool:
     status = ApprovalStatus.APPROVED if verdict == Verdict.APPROVE else ApprovalStatus.DENIED
     return db.SeerrApproval.update(status=status, decided_by=admin.id, decided_at=now).where(
         db.SeerrApproval.id == row.id,
         db.SeerrApproval.status == ApprovalStatus.WAITING).execute() == 1
 
 
-def _unclaim(row: db.SeerrApproval, admin: db.User) -> None:
+def _unclaim(row: db.SeerrApproval, admin: Person) -> None:
     """Seerr refused the admin's answer: the request waits again for someone who can."""
     db.SeerrApproval.update(status=ApprovalStatus.WAITING, decided_by=None,
                             decided_at=None).where(
@@ -384,6 +382,11 @@ def _close(row: db.SeerrApproval, status: ApprovalStatus, now: dt.datetime) -> b
         db.SeerrApproval.id == row.id,
         db.SeerrApproval.status == ApprovalStatus.WAITING).execute() == 1
 
+
+
+def highest_number() -> int:
+    """The highest Seerr approval number in use (0 when none; ``front.next_number``)."""
+    return int(db.SeerrApproval.select(pw.fn.MAX(db.SeerrApproval.id)).scalar() or 0)
 
 
 def still_waiting(number: int) -> bool:

@@ -20,7 +20,7 @@ handled as usual (keyword or model). So a "yes" to a question the model asked it
 reaches the model, never a removal; a Y with nothing waiting goes to the model too (or gets
 the expiry notice when the action expired before the sweep ran).
 
-Every fixed text here is in the person's language (``speaking``: their ``[[users]]``
+Every fixed text here is in the person's language (``Person.language``: their ``[[users]]``
 language, else ``[sms] language``); the English constants below are those texts in English.
 """
 
@@ -28,7 +28,7 @@ import datetime as dt
 import json
 import logging
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from mediabot.arr.tools import ToolError, get_tool, run_tool
 from mediabot.conversation import confirmations as confirm
@@ -43,14 +43,13 @@ from mediabot.conversation.services import (
     approvals_on,
     approved_context,
     build_frame,
-    language_of,
     tool_context,
     tools_for,
 )
 from mediabot.model import calibration
-from mediabot.store import db
-from mediabot.store.db import Role
-from mediabot.store.users import get_user, set_display_name
+from mediabot.store import db, people
+from mediabot.store.people import Person, person_of
+from mediabot.store.users import set_display_name
 from mediabot.text.keywords import Keyword, YesNo, help_text, parse_answer
 from mediabot.text.language import Language, load
 
@@ -104,7 +103,7 @@ class Handled:
     is for, and the frame the model turn built (None when no model turn ran)."""
 
     reply: Reply
-    user: db.User
+    person: Person
     frame: Frame | None = None
 
 
@@ -115,17 +114,13 @@ class Engine:
 
     def handle(self, user_id: int, text: str) -> str:
         """A text typed at the terminal (or in a test), read here once: the reply."""
-        return self.respond(read_text(get_user(user_id), text,
-                                     household=self.config.sms.language)).reply.text
-
-    def language(self, user: db.User) -> Language:
-        """The language ``user`` is written to in: theirs, else the household's."""
-        return language_of(self.services, user)
+        person = people.get_person(user_id, self.config.sms.language)
+        return self.respond(read_text(person, text)).reply.text
 
     def respond(self, incoming: Incoming) -> Handled:
         """Answer one incoming text: a waiting question's Y/N, a keyword, an admin's
         decision, onboarding, or the model. Raises only what storage raises."""
-        now, user = self.services.clock(), incoming.user
+        now, user = self.services.clock(), incoming.person
         pending = confirm.active_pending(user.id, now)
         if pending and incoming.yes_no and confirm.answers(pending, incoming.inbox_id):
             return Handled(Reply(self._resolve(user, pending, incoming.yes_no, incoming.text)),
@@ -136,8 +131,8 @@ class Engine:
         reply = self._keyword_reply(incoming, now)
         if reply is not None:
             return Handled(Reply(note + reply), user)
-        if not user.display_name:
-            onboarding = self._onboard(user, incoming.text)
+        if not user.name:
+            onboarding, user = self._onboard(user, incoming.text)
             if onboarding is not None:
                 return Handled(Reply(note + onboarding), user)
         else:
@@ -149,24 +144,17 @@ class Engine:
     def _keyword_reply(self, incoming: Incoming, now: dt.datetime) -> str | None:
         """The fixed reply to a picture without words, HELP, RESET or an admin's APPROVE 12
         / DENY 12; None for a text the model (or onboarding) reads."""
-        user = incoming.user
+        user = incoming.person
         if not incoming.text.strip():
             return no_text_reply(incoming.language)   # nothing stored: nothing to remember
         if incoming.keyword == Keyword.HELP:
             return help_text(incoming.language, admin=approvals_on(self.services, user))
         if incoming.keyword == Keyword.RESET:
             return self._reset(user)
-        seerr = self.services.seerr_approvals
-        if incoming.decision and seerr is not None and user.role == Role.ADMIN:
-            decided = seerr.decide(user, *incoming.decision, now, inbox_id=incoming.inbox_id)
-            if decided is not None:   # one of Seerr's numbers; else mediabot's own approvals
-                return self._exchange(user, incoming.text, decided)
-        rules = self.services.rules
-        if incoming.decision and rules is not None and approvals_on(self.services, user):
-            return self._exchange(user, incoming.text, rules.decide(
-                user, *incoming.decision, now, self._run_approved,
-                inbox_id=incoming.inbox_id))
-        return None
+        decided = self.services.approvals.decide(
+            user, *incoming.decision, now, self._run_approved,
+            inbox_id=incoming.inbox_id) if incoming.decision else None
+        return self._exchange(user, incoming.text, decided) if decided is not None else None
 
     def after_turn(self, answer: Handled) -> None:
         """Work that must not delay the reply: the rolling summary, when turned on.
@@ -179,10 +167,10 @@ class Engine:
         summarizer = self.services.summarizer   # set only when [history] summaries is on
         if summarizer is None:
             return
-        frame = answer.frame or build_frame(self.services, answer.user)
+        frame = answer.frame or build_frame(self.services, answer.person)
         config = self.services.config
         ratio = calibration.ratio_for(config.llm.model)
-        summarizer.update(answer.user, system_prompt=frame.system,
+        summarizer.update(answer.person, system_prompt=frame.system,
                           reserved_tokens=frame.reserved, zone=frame.zone,
                           person=frame.person, tool_order=list(frame.tools),
                           max_tokens=calibration.estimate_budget(
@@ -194,7 +182,7 @@ class Engine:
 
     def _run_approved(self, row: db.Approval) -> None:
         """An approved request's add, run as the member who asked (no rules this time)."""
-        context = approved_context(self.services, row.user)
+        context = approved_context(self.services, person_of(row.user, self.config.sms.language))
         tool = get_tool(row.tool)
         if tool is None:   # held by an older mediabot whose tool has since been renamed
             raise ToolError("this mediabot can no longer run it; ask for it again")
@@ -202,19 +190,19 @@ class Engine:
         if result.error is not None:
             raise ToolError(result.error)
 
-    def _reset(self, user: db.User) -> str:
+    def _reset(self, user: Person) -> str:
         removed = forget_conversation(user.id)
         log.info("user %s reset their conversation (%d messages removed)", user.id, removed)
-        return reset_reply(self.language(user))
+        return reset_reply(user.language)
 
-    def _exchange(self, user: db.User, text: str, reply: str) -> str:
+    def _exchange(self, user: Person, text: str, reply: str) -> str:
         """Store a user message and mediabot's own (not the model's) answer to it."""
         history.save_message(user.id, {"role": "user", "content": text},
                              at=self.services.clock())
         history.save_message(user.id, {"role": "assistant", "content": reply})
         return reply
 
-    def _let_lapse(self, user: db.User, pending: db.PendingAction) -> str:
+    def _let_lapse(self, user: Person, pending: db.PendingAction) -> str:
         """The text was not an answer: drop the question; the line (and newline) that says so.
 
         An empty string when the sweep or another turn already took it.
@@ -223,21 +211,21 @@ class Engine:
             return ""
         log.info("user %s: the question about %s lapsed (not answered by the next text)",
                  user.id, pending.function_name)
-        return confirm.lapse_notice(pending, self.language(user)) + "\n"
+        return confirm.lapse_notice(pending, user.language) + "\n"
 
-    def _lapsed(self, user: db.User, now: dt.datetime) -> str | None:
+    def _lapsed(self, user: Person, now: dt.datetime) -> str | None:
         """A Y/N to an action that expired before the sweep removed it: say so, run nothing."""
         action = confirm.find_pending(user.id)
         if action is None or not confirm.take_pending(action):
             return None
         log.info("user %s answered an expired confirmation", user.id)
-        lang = self.language(user)
+        lang = user.language
         return (confirm.expiry_notice(action, lang) + " "
                 + lang.gettext("Ask again if you still want it."))
 
-    def _resolve(self, user: db.User, pending: db.PendingAction, answer: YesNo,
+    def _resolve(self, user: Person, pending: db.PendingAction, answer: YesNo,
                  text: str) -> str:
-        lang = self.language(user)
+        lang = user.language
         if not confirm.take_pending(pending):
             return self._exchange(user, text, lang.gettext(
                 "That request is no longer open, so nothing was changed."))
@@ -247,8 +235,8 @@ class Engine:
         log.info("user %s confirmed %s", user.id, pending.function_name)
         return self._exchange(user, text, self._execute_confirmed(user, pending))
 
-    def _execute_confirmed(self, user: db.User, pending: db.PendingAction) -> str:
-        tool, lang = get_tool(pending.function_name), self.language(user)
+    def _execute_confirmed(self, user: Person, pending: db.PendingAction) -> str:
+        tool, lang = get_tool(pending.function_name), user.language
         allowed = {t.name for t in tools_for(self.services, user)}
         if tool is None or tool.name not in allowed:
             return lang.gettext("Sorry, you're not allowed to do that, so nothing was removed.")
@@ -257,25 +245,27 @@ class Engine:
             return lang.gettext("Sorry, that didn't work: {error}", error=result.error)
         return result.message or lang.gettext("Done.")
 
-    def _onboard(self, user: db.User, text: str) -> str | None:
+    def _onboard(self, user: Person, text: str) -> tuple[str | None, Person]:
         """Ask a nameless user for a name once; take their answer as the name if it fits.
 
         Returns the question on first contact, or None to go on to the model (with the
-        user's message already saved) once the answer has been read.
+        user's message already saved) once the answer has been read; and the person, with
+        the name they gave.
         """
         recent = history.get_history(user.id, self.config.history.fetch_limit)
-        lang = self.language(user)
+        lang = user.language
         question = onboarding_question(lang)
         asked = any(m["role"] == "assistant" and m.get("content") == question for m in recent)
         if not asked:
-            return self._exchange(user, text, question)
+            return self._exchange(user, text, question), user
         history.save_message(user.id, {"role": "user", "content": text},
                              at=self.services.clock())
         name = extract_name(text, lang.code) if recent[-1].get("content") == question else None
         if name:
-            set_display_name(user, name)
+            set_display_name(user.id, name)
             log.info("user %s gave their name", user.id)
-        return None
+            return None, replace(user, name=name)
+        return None, user
 
 
 def extract_name(text: str, code: str = "en") -> str | None:

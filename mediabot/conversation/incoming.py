@@ -3,9 +3,9 @@
 
 What the words are (a keyword, an admin's APPROVE 12, a Y or N) is decided here, once, and
 everything after reads these fields instead of parsing the text again. So is who sent it:
-the person's language (``users.language_of``: their ``[[users]]`` language, else the
-household's ``[sms] language``, which the caller passes as ``household``) and the channel
-the text came on, which its reply goes back on. A Y or N counts as an answer only in a text
+the person, read once by the caller (``people.Person``, with the language they read, their
+``[[users]]`` language else the household's ``[sms] language``), and the channel the text
+came on, which its reply goes back on. A Y or N counts as an answer only in a text
 that came alone: texts joined from a burst (``join_texts``) are never one, so a "yes" typed
 beside other words never confirms a removal.
 
@@ -17,8 +17,7 @@ which flags the person at once; the worker takes that reading from the inbox row
 
 from dataclasses import dataclass
 
-from mediabot.store import db
-from mediabot.store.people import Person, person_of
+from mediabot.store.people import Person
 from mediabot.text.keywords import (
     Keyword,
     Verdict,
@@ -41,7 +40,6 @@ class Incoming:
     inbox row, None at the terminal.
     """
 
-    user: db.User
     person: Person
     text: str
     channel: Channel = SMS
@@ -56,13 +54,12 @@ class Incoming:
         return self.person.language
 
 
-def read_text(user: db.User, text: str, inbox_id: int | None = None, *,
-              household: str = "en", channel: Channel = SMS) -> Incoming:
-    """A text that came on its own on ``channel``, read in English and ``user``'s language
-    (theirs, else ``household``, the ``[sms] language``)."""
-    person = person_of(user, household)
+def read_text(person: Person, text: str, inbox_id: int | None = None, *,
+              channel: Channel = SMS) -> Incoming:
+    """A text that came on its own on ``channel`` from ``person`` (read once, by the caller),
+    read in English and their language."""
     lang = person.language
-    return Incoming(user, person, text, channel, classify_keyword(text, lang.code),
+    return Incoming(person, text, channel, classify_keyword(text, lang.code),
                     parse_decision(text, lang.code), parse_answer(text, lang.code), True,
                     inbox_id)
 
@@ -75,5 +72,5 @@ def join_texts(texts: list[Incoming]) -> Incoming:
         return texts[0]
     last = texts[-1]
     text = "\n".join(t.text for t in texts if t.text.strip())
-    return Incoming(last.user, last.person, text, last.channel, alone=False,
+    return Incoming(last.person, text, last.channel, alone=False,
                     inbox_id=last.inbox_id)

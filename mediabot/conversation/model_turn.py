@@ -36,7 +36,7 @@ from mediabot.conversation.reply import Reply
 from mediabot.conversation.services import Frame, Services, build_frame, tool_context
 from mediabot.model import calibration
 from mediabot.model.chat import LoopResult, ModelError, ToolOutcome, run_tool_loop
-from mediabot.store import db, users
+from mediabot.store.people import Person
 from mediabot.text.language import SOURCE, Language, load
 
 log = logging.getLogger(__name__)
@@ -93,7 +93,7 @@ ONE_AT_A_TIME_NOTE = one_at_a_time_note(load(SOURCE))
 APOLOGY = apology(load(SOURCE))
 
 
-def run_model_turn(services: Services, user: db.User, text: str, *, note: str = "",
+def run_model_turn(services: Services, user: Person, text: str, *, note: str = "",
                    inbox_id: int | None = None) -> tuple[Reply, Frame]:
     """Run the model on the stored history; ``note`` (a lapsed question) leads the reply
     and is stored with it, so the model later knows what the person was told. A question
@@ -160,7 +160,7 @@ def _loop(services: Services, turn: "ModelTurn", text: str) -> LoopResult:
 class ModelTurn:
     """The state of one model turn: its prompt inputs, tools and the confirmation it asked."""
 
-    def __init__(self, services: Services, user: db.User, frame: Frame,
+    def __init__(self, services: Services, user: Person, frame: Frame,
                  inbox_id: int | None = None) -> None:
         self.services, self.user, self.frame, self.inbox_id = services, user, frame, inbox_id
         self.config = services.config
@@ -168,7 +168,7 @@ class ModelTurn:
         # the tools of the stored messages older than those
         self.earlier: list[str] | None = history.tools_before(user.id, self.history)
         self.context = tool_context(services, user)
-        self.place = users.household_place(user.id)   # its slot on llama-server
+        self.place = user.place   # its slot on llama-server
         self.ratio = calibration.ratio_for(self.config.llm.model)   # server tokens/estimated
         # what the turn's tools showed, for posters
         self.offered: list[tuple[str, int | None, str | None]] = []

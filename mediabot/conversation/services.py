@@ -1,25 +1,26 @@
 """The service bundle a turn runs against, and what is worked out from it for one person.
 
 ``Services`` is built once from config (``app.build_services``), and tests hand in fakes:
-the model, the Sonarr/Radarr clients and Seerr's (None when not set up), the clock, the rolling
-summarizer and the household's rules. From it and a user come the ``Frame`` a prompt is
-built around (``build_frame``), the tools that user may see (``tools_for``) and the tools'
-view of the world (``tool_context``, or ``approved_context`` for an add an admin already
-approved). None of this calls the model or writes anything.
+the model, the Sonarr/Radarr clients (None when not set up), the clock, the rolling
+summarizer, the approvals (``approvals.front``) and, when adds are filed as the asker in a
+request manager, the factory of each asker's link to it (``link_for``, handed in). From it
+and a user come the ``Frame`` a prompt is built around (``build_frame``), the tools that
+user may see (``tools_for``) and the tools' view of the world (``tool_context``, or
+``approved_context`` for an add an admin already approved). None of this calls the model
+or writes anything.
 """
 
 import datetime as dt
 import json
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from mediabot.approvals.front import Approvals
 from mediabot.approvals.house_rules import HouseRules
-from mediabot.approvals.seerr_members import seerr_id_of, seerr_name
-from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.arr.searches import SearchLimit
 from mediabot.arr.tools import Tool, ToolContext, available_tools, tool_schemas
-from mediabot.arr.tools.base import AddRequest, ServiceClient
+from mediabot.arr.tools.base import AddRequest, SeerrRequests, ServiceClient
 from mediabot.arr.wanted import record_request
 from mediabot.config import Config
 from mediabot.conversation.prompt.build import estimate_tokens
@@ -30,15 +31,17 @@ from mediabot.conversation.prompt.system_prompt import (
 )
 from mediabot.conversation.summarizer import Summarizer
 from mediabot.model.chat import ChatModel
-from mediabot.seerr.add import SeerrLink
-from mediabot.seerr.api import SeerrClient
-from mediabot.store import db, users
+from mediabot.store import db
 from mediabot.store.db import Role
-from mediabot.store.people import person_of
-from mediabot.text.language import Language
+from mediabot.store.people import Person
 from mediabot.text.localtime import Clock, as_local
 
 Gate = Callable[[AddRequest], dict | None]
+
+
+# The request manager an asker's adds are filed through as them, made for the person
+# (``ToolContext.seerr``); the daemon hands it in when one is set up.
+LinkFor = Callable[[Person], SeerrRequests]
 
 
 @dataclass
@@ -51,9 +54,12 @@ class Services:
     radarr: ServiceClient | None = None
     clock: Clock = db.utcnow
     summarizer: Summarizer | None = None
-    rules: HouseRules | None = None
-    seerr: SeerrClient | None = None   # [seerr]: adds become Seerr requests
-    seerr_approvals: SeerrApprovals | None = None   # with [seerr]: its approvals by text
+    approvals: Approvals = field(default_factory=Approvals)   # the household's and others'
+    link_for: LinkFor | None = None   # adds filed as the asker instead (the rules stand by)
+
+    @property
+    def rules(self) -> HouseRules | None:
+        return self.approvals.rules
 
 
 class Frame(NamedTuple):
@@ -68,13 +74,9 @@ class Frame(NamedTuple):
     person: str = ""         # this person's part, after the shared system text and tools
 
 
-def approvals_on(services: Services, user: db.User) -> bool:
-    """Does this admin answer members' requests (APPROVE 12 / DENY 12)? With Seerr, its
-    pending requests are put to the admins that way."""
-    rules = services.rules
-    return user.role == Role.ADMIN and (
-        services.seerr_approvals is not None
-        or (rules is not None and rules.config.approval == "members"))
+def approvals_on(services: Services, user: Person) -> bool:
+    """Does this admin answer requests (APPROVE 12 / DENY 12)?"""
+    return services.approvals.answered_by(user)
 
 
 def offered_tools(services: Services) -> list[Tool]:
@@ -85,18 +87,13 @@ def offered_tools(services: Services) -> list[Tool]:
                            radarr=services.radarr is not None)
 
 
-def tools_for(services: Services, user: db.User) -> list[Tool]:
+def tools_for(services: Services, user: Person) -> list[Tool]:
     """The tools ``user`` may run."""
     return available_tools(user.role, sonarr=services.sonarr is not None,
                            radarr=services.radarr is not None)
 
 
-def language_of(services: Services, user: db.User) -> Language:
-    """The language ``user`` reads: their ``[[users]]`` language, else the household's."""
-    return users.language_of(user, services.config.sms.language)
-
-
-def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
+def build_frame(services: Services, user: Person, dropped: str = "") -> Frame:
     """The frame of this user's prompts; ``dropped`` names a question that just lapsed.
 
     The system text starts with the household's rules (``shared_system_prompt``) and the
@@ -113,12 +110,8 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
         zone=zone, tools=list(tools),
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
-    rules = services.rules
-    notes = [rules.waiting_note() if rules is not None else None,
-             services.seerr_approvals.waiting_note() if services.seerr_approvals else None]
-    waiting = "\n\n".join(n for n in notes if n) if approvals_on(services, user) else None
-    identity = person_note(user.display_name, admin=user.role == Role.ADMIN,
-                           language=language_of(services, user))
+    waiting = services.approvals.waiting_note() if approvals_on(services, user) else None
+    identity = person_note(user.name, admin=user.admin, language=user.language)
     if services.model.pins.person_first():
         system, person = "\n\n".join(p for p in (system, identity) if p), waiting or ""
     else:
@@ -127,11 +120,12 @@ def build_frame(services: Services, user: db.User, dropped: str = "") -> Frame:
                  dropped_note(dropped) if dropped else "", person)
 
 
-def tool_context(services: Services, user: db.User) -> ToolContext:
+def tool_context(services: Services, user: Person) -> ToolContext:
     """The tools' view of the world for ``user``, with the household's rules on adds (none
-    with Seerr: its own approvals and quotas decide the requests filed there)."""
+    when adds are filed as the asker elsewhere: that manager's own approvals and quotas
+    decide them)."""
     house, clock = services.rules, services.clock
-    if house is None or not house.applies_to(user) or services.seerr is not None:
+    if house is None or not house.applies_to(user) or services.link_for is not None:
         return approved_context(services, user)
 
     def gate(request: AddRequest) -> dict | None:
@@ -139,12 +133,12 @@ def tool_context(services: Services, user: db.User) -> ToolContext:
     return _context(services, user, gate)
 
 
-def approved_context(services: Services, user: db.User) -> ToolContext:
+def approved_context(services: Services, user: Person) -> ToolContext:
     """The tools' view for an add an admin already approved: no rules this time."""
     return _context(services, user, None)
 
 
-def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContext:
+def _context(services: Services, user: Person, gate: Gate | None) -> ToolContext:
     clock, config = services.clock, services.config
     return ToolContext(sonarr=services.sonarr, radarr=services.radarr,
                        user_id=user.id, role=user.role,
@@ -153,30 +147,5 @@ def _context(services: Services, user: db.User, gate: Gate | None) -> ToolContex
                        clock=lambda: as_local(clock(), config.server.zone), gate=gate,
                        searches=SearchLimit(config.requests.search_again_hours,
                                             clock, config.server.zone),
-                       language=language_of(services, user),
-                       seerr=_seerr_link(services, user))
-
-
-def _seerr_link(services: Services, user: db.User) -> SeerrLink | None:
-    """With [seerr]: Seerr and ``user``'s link, and how the admins hear of a missing one."""
-    if services.seerr is None:
-        return None
-    rules = services.rules
-
-    def hint_admins(title: str) -> None:
-        """Once per member and admin (the dedupe key): the admins who can fix the link."""
-        if rules is None or rules.notify is None:
-            return
-        for admin in users.active_admins():
-            if admin.id != user.id:
-                text = rules.speaks(admin).gettext(
-                    "{name} asked for {title}, but their number has no working link to a "
-                    "Seerr user, so nothing was requested. Set seerr_user for {phone} in "
-                    "[[users]]; mediabot check lists every link.",
-                    name=user.display_name or user.phone, title=title, phone=user.phone)
-                rules.notify(person_of(admin, rules.language), text,
-                             key=f"seerr-unlinked:{user.id}:{admin.id}")
-    client = services.seerr
-    return SeerrLink(client, user.seerr_user, user.role == Role.ADMIN, hint_admins,
-                     lambda: seerr_id_of(client, user),
-                     lambda lang, seerr_user: seerr_name(client, lang, seerr_user))
+                       language=user.language,
+                       seerr=services.link_for(user) if services.link_for else None)

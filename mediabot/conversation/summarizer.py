@@ -17,7 +17,8 @@ from mediabot.conversation import history
 from mediabot.conversation.prompt.build import build_llm_messages, build_prompt
 from mediabot.conversation.prompt.system_prompt import SUMMARY_PROMPT
 from mediabot.model.chat import ChatModel, ModelError
-from mediabot.store import db, users
+from mediabot.store import users
+from mediabot.store.people import Person
 
 log = logging.getLogger(__name__)
 EVERY = 10
@@ -31,7 +32,7 @@ class Summarizer:
         self.every = every
         self._failed_through: dict[int, int] = {}   # user -> newest message a failed try saw
 
-    def update(self, user: db.User, *, system_prompt: str = "", reserved_tokens: int = 0,
+    def update(self, user: Person, *, system_prompt: str = "", reserved_tokens: int = 0,
                zone: dt.tzinfo | None = None, max_tokens: int | None = None,
                prompt_tokens: int | None = None, person: str = "",
                tool_order: Sequence[str] = ()) -> bool:
@@ -66,7 +67,7 @@ class Summarizer:
                  fresh[-1]["_id"])
         return True
 
-    def _newly_evicted(self, user: db.User, budget: tuple[int, int], *, system_prompt: str,
+    def _newly_evicted(self, user: Person, budget: tuple[int, int], *, system_prompt: str,
                        **prompt: Any) -> list[dict]:
         rows = history.recent_history(user.id, self.config.fetch_limit)
         earlier = history.tools_before(user.id, rows)

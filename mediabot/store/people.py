@@ -15,6 +15,8 @@ It is a snapshot: what changes the row (a name given, STOP, a 21610) goes throug
 import datetime as dt
 from dataclasses import dataclass
 
+import peewee as pw
+
 from mediabot.store import users
 from mediabot.store.db import Role, User
 from mediabot.text.language import Language, speaking
@@ -70,6 +72,15 @@ def read_person(user_id: int, household: str) -> Person | None:
     there is no such user."""
     found = users.find_with_place(user_id)
     return person_of(found[0], household, found[1]) if found is not None else None
+
+
+def get_person(user_id: int, household: str) -> Person:
+    """``read_person`` for a caller holding an id it was given (a queued text's, the
+    terminal's): raises peewee's ``DoesNotExist`` when the user is gone."""
+    person = read_person(user_id, household)
+    if person is None:
+        raise pw.DoesNotExist(f"user {user_id} is gone")
+    return person
 
 
 def read_person_by_phone(phone: str, household: str) -> Person | None:

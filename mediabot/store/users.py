@@ -1,5 +1,5 @@
 """The users table's owner: the household's members, as the config file and the commands
-keep them, and what is known of each person (``language_of``)."""
+keep them (what the layers above read of a person is ``people.Person``)."""
 
 import datetime as dt
 import sqlite3
@@ -10,7 +10,6 @@ from typing import Protocol
 import peewee as pw
 
 from mediabot.store.db import Role, User, database
-from mediabot.text.language import Language, speaking
 
 
 class ConfigUser(Protocol):
@@ -28,14 +27,6 @@ class ConfigUser(Protocol):
     def language(self) -> str: ...
     @property
     def seerr_user(self) -> str: ...
-
-
-def language_of(user: User | None, household: str) -> Language:
-    """The language a person reads and is read in: their own ``[[users]]`` language, else
-    the household's ``[sms] language`` (``household``); the household's for no one (a text
-    to a number that is no user). The one place this is decided: a text is read with it
-    once (``Incoming.language``) and everything mediabot writes to someone uses it."""
-    return speaking(user.language if user is not None else None, household)
 
 
 def nobody_can_text(config_users: Sequence[object], stored_users: int) -> bool:
@@ -185,10 +176,9 @@ def set_role(user_id: int, role: str) -> None:
     User.update(role=role).where(User.id == user_id).execute()
 
 
-def set_display_name(user: User, name: str) -> None:
-    """Store the name the person gave; ``user`` is updated too."""
-    User.update(display_name=name).where(User.id == user.id).execute()
-    user.display_name = name
+def set_display_name(user_id: int, name: str) -> None:
+    """Store the name the person gave."""
+    User.update(display_name=name).where(User.id == user_id).execute()
 
 
 # The intake's batched writer records a STOP in the same raw transaction as its inbox row
@@ -202,12 +192,9 @@ def opt_out_in(connection: sqlite3.Connection, user_id: int) -> None:
     connection.execute(OPT_OUT_BY_ID, (user_id,))
 
 
-def set_opted_out(user: User, opted_out: bool) -> bool:
-    """Record STOP (True) or START (False); ``user`` is updated too. False when the row is
-    gone."""
-    changed = User.update(opted_out=opted_out).where(User.id == user.id).execute() == 1
-    user.opted_out = opted_out
-    return changed
+def set_opted_out(user_id: int, opted_out: bool) -> bool:
+    """Record STOP (True) or START (False). False when the row is gone."""
+    return User.update(opted_out=opted_out).where(User.id == user_id).execute() == 1
 
 
 def set_sms_blocked(user_id: int, since: dt.datetime | None) -> bool:

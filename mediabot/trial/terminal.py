@@ -14,6 +14,7 @@ from mediabot.conversation.incoming import read_text
 from mediabot.ops.accounts import parse_phone
 from mediabot.ops.errors import OpsError
 from mediabot.store import db
+from mediabot.store.people import get_person
 from mediabot.store.users import find_by_phone, first_admin_or_operator
 from mediabot.trial.demo import Echo, tool_activity
 
@@ -27,7 +28,8 @@ def converse(engine: Engine, user: db.User, lines: Iterable[str], echo: Echo,
         if not text:
             continue
         before = last_message_id(user.id) if show_tools else 0
-        answer = engine.respond(read_text(user, text, household=engine.config.sms.language))
+        person = get_person(user.id, engine.config.sms.language)   # this line's turn
+        answer = engine.respond(read_text(person, text))
         for activity in tool_activity(user.id, before) if show_tools else ():
             echo(activity)
         if answer.reply.text:

@@ -58,7 +58,7 @@ def test_a_burst_reaches_the_engine_read_once(worker, users):
     assert (first.text, first.alone, first.keyword) == ("first", True, None)
     assert (help_.keyword, help_.alone, help_.inbox_id) == ("help", True, rows[1].id)
     assert (rest.text, rest.alone, rest.yes_no) == ("Y\nwhat is new?", False, None)
-    assert rest.inbox_id == rows[-1].id and rest.user.id == users[0]
+    assert rest.inbox_id == rows[-1].id and rest.person.id == users[0]
 
 
 def test_each_text_is_read_with_the_persons_language_and_its_channel(worker, users):
@@ -124,8 +124,10 @@ def test_shutdown_takes_no_new_work(worker, users):
 def test_a_burst_answers_keywords_alone_first_then_the_rest_together(bodies, turns):
     from mediabot.answering.texts_pass import Text, burst_turns
     from mediabot.conversation.incoming import read_text
+    from mediabot.store.people import Person
+    from mediabot.text.language import load
 
-    someone = db.User(id=1, phone="+15550000000", role="member")   # never stored: pure
+    someone = Person(id=1, phone="+15550000000", name=None, role="member", language=load("en"))
     texts = [Text(None, read_text(someone, body)) for body in bodies]
     assert [[t.incoming.text for t in turn] for turn in burst_turns(texts)] == turns
 

@@ -151,6 +151,18 @@ def test_the_prompt_builder_is_pure():
     assert reached == []
 
 
+def test_the_conversation_never_names_seerr():
+    """Seerr is a feature the daemon wires in (``app.build_services``: the approvals' front
+    and each asker's link): the conversation imports nothing of it, so swapping or dropping
+    the request manager never touches the engine."""
+    conversation = ROOT / "conversation"
+    reached = [f"{path.relative_to(ROOT.parent)}:{line}: {target}"
+               for path in sorted(conversation.rglob("*.py"))
+               for line, target in imports_of(path, ROOT)
+               if target.startswith(("mediabot.seerr", "mediabot.approvals.seerr"))]
+    assert reached == []
+
+
 # -- the checker itself, on a made-up package ----------------------------------------------------
 
 def write(root: Path, files: dict[str, str]) -> Path:

@@ -19,7 +19,8 @@ BASE = {"llm": {"base_url": "http://127.0.0.1:9/v1"}}
 def test_without_seerr_nothing_is_built(tmp_path):
     config = parse_config(BASE, environ={})
     assert config.seerr is None
-    assert build_services(config).seerr is None
+    services = build_services(config)
+    assert services.approvals.seerr is None and services.link_for is None
 
 
 def test_seerr_section_builds_one_client():
@@ -28,9 +29,10 @@ def test_seerr_section_builds_one_client():
     assert config.seerr.timeout_seconds == 10
     assert config.users[0].seerr_user == "7"
     services = build_services(config)
-    assert isinstance(services.seerr, SeerrClient)
-    assert services.seerr.base == "http://nas:5055/api/v1"
-    assert "sk-seerr-1" not in repr(config) + repr(services.seerr)
+    client = services.approvals.seerr.client
+    assert isinstance(client, SeerrClient) and services.link_for.client is client
+    assert client.base == "http://nas:5055/api/v1"
+    assert "sk-seerr-1" not in repr(config) + repr(client)
 
 
 def test_api_key_from_the_environment_and_a_file(tmp_path):

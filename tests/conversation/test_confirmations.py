@@ -12,6 +12,7 @@ from mediabot.conversation import history
 from mediabot.conversation.incoming import join_texts, read_text
 from mediabot.scheduler import expire_confirmations
 from mediabot.store import db, migrations
+from mediabot.store.people import get_person
 from mediabot.text.keywords import classify_keyword, parse_answer, parse_decision
 from mediabot.text.language import load
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB, OFFICE_TVDB
@@ -170,7 +171,7 @@ def test_an_unrelated_message_lets_the_question_lapse_and_tells_the_model(engine
 def test_a_yes_joined_with_other_texts_is_not_an_answer(engine, alex, fake_llm, stack):
     ask_removal(engine, fake_llm, alex)
     fake_llm.enqueue_text("Which one do you mean?")
-    user = db.User.get_by_id(alex)
+    user = get_person(alex, "en")
     joined = join_texts([read_text(user, "Y", 1), read_text(user, "Y", 2)])
     assert engine.respond(joined).reply.text == DROPPED + "Which one do you mean?"
     assert office_in_library(stack) and db.PendingAction.select().count() == 0
@@ -185,7 +186,7 @@ def test_only_a_yes_sent_after_the_question_answers_it(engine, alex, fake_llm, s
     on_its_way = arrive("yes")          # sent while the turn that asks was running
     ask_removal(engine, fake_llm, alex)
     fake_llm.enqueue_text("Great, I'll add it.")
-    user = db.User.get_by_id(alex)
+    user = get_person(alex, "en")
     assert engine.respond(read_text(user, "yes", on_its_way)).reply.text == \
         DROPPED + "Great, I'll add it."
     assert office_in_library(stack)

@@ -23,6 +23,8 @@
 - ``prompts``: Reading a prompt the model received: its conversation, the person's part, the
   tools it was offered and their results.
 - ``serve``: `mediabot serve` as a child process, with its config file and database.
+- ``seerr_house``: A household on the fake Seerr: its admins and member linked to their Seerr
+  users, the real client and approvals on the fake, and the texts they queue.
 - ``check``: `mediabot check` on the fakes: a healthy config with overrides, its secrets, and
   the lines it prints (the servers fixture of tests/ops/conftest.py).
 

@@ -8,6 +8,7 @@ from contextlib import contextmanager
 from mediabot.conversation.engine import Handled
 from mediabot.conversation.incoming import read_text
 from mediabot.store import db
+from mediabot.store.people import get_person
 from tests.support.household import ADMIN
 
 
@@ -25,7 +26,7 @@ class RecordingEngine:
         self._lock = threading.Lock()
 
     def respond(self, incoming):
-        user_id, text = incoming.user.id, incoming.text
+        user_id, text = incoming.person.id, incoming.text
         with self._lock:
             self.running += 1
             now = self.running_per_user[user_id] = self.running_per_user.get(user_id, 0) + 1
@@ -36,7 +37,7 @@ class RecordingEngine:
             self.read.append(incoming)
             self.running -= 1
             self.running_per_user[user_id] -= 1
-        return Handled(None, incoming.user)  # nothing to send
+        return Handled(None, incoming.person)  # nothing to send
 
     def after_turn(self, answer):
         pass
@@ -44,7 +45,7 @@ class RecordingEngine:
 
 def answered(engine, user_id, text):
     """One text read as the terminal reads it: the engine's Handled, for ``after_turn``."""
-    return engine.respond(read_text(db.User.get_by_id(user_id), text))
+    return engine.respond(read_text(get_person(user_id, "en"), text))
 
 
 def queue(user_id, body):
