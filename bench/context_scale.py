@@ -36,6 +36,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from mediabot.answering.worker import Worker
 from mediabot.app import build_engine
+from mediabot.carrier.base import Carriers
+from mediabot.carrier.twilio.carrier import TwilioCarrier
 from mediabot.config import load_config
 from mediabot.mailbox.delivery import Sender
 from mediabot.mailbox.inbox import Inbound, Intake
@@ -164,7 +166,8 @@ class Site:
         engine.services.model.client  # noqa: B018 - built here, not timed
         engine.services.model._client = Model()
         self.twilio = Twilio()
-        self.sender = Sender(self.twilio, self.config.twilio)
+        twilio = TwilioCarrier(self.twilio, self.config.twilio)
+        self.sender = Sender(Carriers(sms=twilio, whatsapp=twilio), self.config.twilio)
         self.worker = Worker(engine, self.sender, self.config.sms)
         self.worker.ack_priority_seconds = 0
         self.intake = Intake(db.database)

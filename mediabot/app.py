@@ -10,10 +10,17 @@ from mediabot.approvals.house_rules import HouseRules, Notify
 from mediabot.approvals.seerr_requests import SeerrApprovals
 from mediabot.arr import notices
 from mediabot.arr.tools import ArrClient
+from mediabot.carrier.base import Carriers
+from mediabot.carrier.configured import gateway_settings, twilio_in_use
+from mediabot.carrier.phone import PhoneCarrier
+from mediabot.carrier.sms_gateway.client import GatewayClient
+from mediabot.carrier.sms_gateway.settings import Mode
+from mediabot.carrier.twilio.carrier import TwilioCarrier
 from mediabot.config import Config
 from mediabot.conversation.engine import Engine
 from mediabot.conversation.services import Services
 from mediabot.conversation.summarizer import Summarizer
+from mediabot.mailbox.inbox import Intake
 from mediabot.model.chat import ChatModel
 from mediabot.seerr.api import SeerrClient
 from mediabot.seerr.member_link import MemberLinks
@@ -22,6 +29,8 @@ from mediabot.store import db, migrations
 from mediabot.store.users import ensure_config_users
 from mediabot.text.localtime import Clock
 from mediabot.webhooks.seerr_hook import SeerrHook
+from mediabot.webhooks.sms_gateway import GatewayHook
+from mediabot.webhooks.web import Worker, status_url
 
 log = logging.getLogger(__name__)
 
@@ -76,7 +85,8 @@ def held_text_stands(kind: db.TextKind, subject: int, now: dt.datetime) -> bool:
 
 class _NoRoutes:
     def init_app(self, app: Flask) -> None:
-        """No Seerr: /hooks/seerr is not served (Sonarr's and Radarr's hooks answer 404)."""
+        """A route not served: /hooks/seerr without Seerr, /sms/gateway without the phone's
+        cloud or private mode."""
 
 
 def seerr_hook(services: Services, clock: Clock = db.utcnow) -> SeerrHook | _NoRoutes:
@@ -87,3 +97,32 @@ def seerr_hook(services: Services, clock: Clock = db.utcnow) -> SeerrHook | _NoR
     notices = SeerrNotices(approvals.client, approvals,
                            link_to_library=config.seerr.link_to_library, clock=clock)
     return SeerrHook(config.notifications.webhook_secret, notices)
+
+
+def gateway_hook(config: Config, worker: Worker, intake: Intake,
+                 clock: Clock = db.utcnow) -> GatewayHook | _NoRoutes:
+    """``/sms/gateway`` when the phone is reached through the cloud or a private server,
+    whose webhooks the phone posts there; the Local mode reads the phone's inbox instead."""
+    settings = gateway_settings(config)
+    if settings is None or settings.mode is Mode.LOCAL:
+        return _NoRoutes()
+    return GatewayHook(config, settings.signing_key, worker=worker, intake=intake, clock=clock)
+
+
+def build_carriers(config: Config) -> tuple[Carriers, GatewayClient | None]:
+    """The carrier of each channel, and the phone's client when the phone carries SMS:
+    with ``[sms_gateway]`` SMS goes through the phone and WhatsApp stays on Twilio (when
+    ``[twilio]`` is written); without it Twilio carries both. Nothing is called here."""
+    twilio = (TwilioCarrier.for_config(config.twilio, _status_callback(config))
+              if twilio_in_use(config) else None)
+    settings = gateway_settings(config)
+    if settings is None:
+        return Carriers(sms=twilio, whatsapp=twilio), None
+    client = GatewayClient(settings)
+    return Carriers(sms=PhoneCarrier(client), whatsapp=twilio), client
+
+
+def _status_callback(config: Config) -> str:
+    """Every text asks Twilio to report its delivery to /sms/status: no console setting."""
+    public = config.server.public_url
+    return status_url(public) if public else ""

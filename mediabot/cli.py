@@ -16,14 +16,15 @@ from typing import Any
 import click
 
 from mediabot import __version__
-from mediabot.config import ROLES, Config, ConfigError, load_config, model_needs, twilio_needs
+from mediabot.carrier.configured import carrier_needs
+from mediabot.config import ROLES, Config, ConfigError, load_config, model_needs
 from mediabot.ops.errors import InvalidValue, OpsError, Refusal
 from mediabot.store import db, migrations
 
 log = logging.getLogger(__name__)
 CONFIG_HELP = "Config file (default: $MEDIABOT_CONFIG, else ./config.toml)."
 VERBOSE_FLAGS = ("-v", "--verbose")
-DAEMON_NEEDS = (twilio_needs, model_needs)   # serve, and check, which checks a config for it
+DAEMON_NEEDS = (carrier_needs, model_needs)   # serve, and check, which checks a config for it
 
 
 def model_answers(command: str, config: Config) -> None:
@@ -144,17 +145,19 @@ def chat(config_path: str | None, phone: str | None) -> None:
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
 @click.option("--serve", "serve_mode", is_flag=True,
               help="Run the whole daemon (with a simulated Twilio) and print a signed curl.")
+@click.option("--phone", is_flag=True,
+              help="--serve with a simulated Android phone (SMS Gateway) instead of Twilio.")
 @click.option("--db", "db_path", metavar="PATH",
               help="Keep the demo conversation in this database (default: a throwaway one).")
 @click.option("--member", is_flag=True, help="Talk as a member (members cannot remove media).")
-def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member: bool) -> None:
+def demo(config_path: str | None, serve_mode: bool, phone: bool, db_path: str | None,
+         member: bool) -> None:
     """Talk to your model about a simulated media library: no Twilio, Sonarr or Radarr
     needed. Only [llm] in the config (or MEDIABOT_LLM_* in the environment) is used.
 
     \b
     Example: mediabot demo --member
     """
-    from mediabot.daemon import StartupError
     from mediabot.trial import launch
     from mediabot.trial.terminal import converse
 
@@ -163,11 +166,8 @@ def demo(config_path: str | None, serve_mode: bool, db_path: str | None, member:
     role = db.Role.MEMBER if member else db.Role.ADMIN
     with launch.demo_household(config, db_path, role) as config:
         click.echo("\n".join(launch.demo_intro(config, kept=bool(db_path))))
-        if serve_mode:
-            try:
-                sys.exit(launch.serve_demo(config, click.echo, sys.stdin))
-            except StartupError as exc:
-                raise click.ClickException(str(exc)) from None
+        if serve_mode or phone:   # StartupError reads as an OpsError
+            sys.exit(launch.serve_demo(config, click.echo, sys.stdin, on_phone=phone))
         with _quiet_logs(logging.WARNING):
             engine, user, hint = launch.open_demo_chat(config, role)
             click.echo(hint)
@@ -209,8 +209,10 @@ def eval_command(config_path: str | None, task_names: str | None, repeat: int,
 
 @main.command(short_help="Check the config and every server mediabot uses.")
 @click.option("--config", "config_path", metavar="PATH", help=CONFIG_HELP)
-def check(config_path: str | None) -> None:
-    """Check the config, database, Sonarr, Radarr, the model and Twilio; exit 1 on a FAIL.
+@click.option("--register-webhooks", is_flag=True, help="Register the phone's missing webhooks.")
+def check(config_path: str | None, register_webhooks: bool) -> None:
+    """Check the config, database, Sonarr, Radarr, the model, the phone and Twilio; exit 1
+    on a FAIL. --register-webhooks: the phone's webhooks at [server] public_url/sms/gateway.
 
     \b
     Example: mediabot check --config /etc/mediabot/config.toml
@@ -220,7 +222,7 @@ def check(config_path: str | None) -> None:
 
     config = load_config(config_path, needs=DAEMON_NEEDS)
     with _quiet_logs(logging.ERROR):   # each problem is already a FAIL line
-        lines = run_checks(config)
+        lines = run_checks(config, register_webhooks=register_webhooks)
     for line in lines:
         click.echo(line.render())
     click.echo(summary(lines))

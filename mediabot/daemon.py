@@ -19,21 +19,34 @@ from waitress import create_server
 
 from mediabot.answering.faults import RetryPolicy
 from mediabot.answering.worker import Worker
-from mediabot.app import build_engine, held_text_stands, open_storage, seerr_hook
+from mediabot.app import (
+    build_carriers,
+    build_engine,
+    gateway_hook,
+    held_text_stands,
+    open_storage,
+    seerr_hook,
+)
+from mediabot.carrier.configured import twilio_in_use
+from mediabot.carrier.sms_gateway.client import GatewayClient
+from mediabot.carrier.sms_gateway.settings import Mode
 from mediabot.config import Config, webhook_url
 from mediabot.mailbox.delivery import Backoff, Sender
-from mediabot.mailbox.twilio_client import build_twilio_client
+from mediabot.mailbox.inbox import Intake
+from mediabot.ops.errors import OpsError
 from mediabot.ops.local_checks import ADD_AN_ADMIN, NOBODY_CAN_TEXT
 from mediabot.scheduler import build_scheduler, expire_confirmations, prune_history
 from mediabot.store import db, migrations, users
 from mediabot.store.people import Person
 from mediabot.text.localtime import Clock
 from mediabot.webhooks.downloads import BODY_LIMIT, BURST_SECONDS, Hooks
-from mediabot.webhooks.web import create_app, status_url
+from mediabot.webhooks.phone_inbox import PhoneInbox, PhoneReports
+from mediabot.webhooks.web import create_app
 
 log = logging.getLogger(__name__)
 NOTICE_SECONDS = 5.0
 OUTBOX_RETRY_SECONDS = 30.0
+PHONE_REPORT_SECONDS = 5.0   # Local mode: how often the phone is asked after sent texts
 SEERR_SWEEP_SECONDS = 120.0  # Seerr's pending list, for requests whose webhook never came
 NOTICE_GRACE_SECONDS = 2.0   # for "ready to watch" texts at shutdown, past the drain
 FILES_BESIDE_CONNECTIONS = 64  # database, WAL, log, clients of Sonarr/Radarr/LLM/Twilio
@@ -48,15 +61,22 @@ class Daemon:
         self.config = config
         open_storage(config)
         self.engine = build_engine(config, clock, notify=self._notify)
-        self.sender = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
-                             backoff=backoff, status_callback=_status_callback(config),
-                             sms_config=config.sms, stands=held_text_stands)
+        carriers, self.phone = build_carriers(config)
+        timeout = max(config.twilio.timeout_seconds,
+                      config.sms_gateway.timeout_seconds if config.sms_gateway else 0)
+        self.sender = Sender(carriers, config.twilio, clock=clock, backoff=backoff,
+                             sms_config=config.sms, timeout_seconds=timeout,
+                             stands=held_text_stands)
         self.worker = Worker(self.engine, self.sender, config.sms, clock=clock, retry=retry)
+        intake = Intake(db.database)
+        self.phone_inbox = (PhoneInbox(self.phone, config, self.worker, intake, clock)
+                            if self.phone is not None and _local(self.phone) else None)
         self.scheduler = build_scheduler(self._jobs(clock))
         self.hooks = Hooks(config, self.sender, clock=clock, burst_seconds=burst_seconds)
         self.app = create_app(config, worker=self.worker, scheduler=self.scheduler,
-                              hooks=self.hooks, clock=clock)
+                              hooks=self.hooks, intake=intake, clock=clock)
         seerr_hook(self.engine.services, clock).init_app(self.app)
+        gateway_hook(config, self.worker, intake, clock).init_app(self.app)
         self.server = None
 
     def _jobs(self, clock: Clock) -> dict[str, tuple[Callable[[], object], float]]:
@@ -72,6 +92,12 @@ class Daemon:
                                  and rules.expire_due(clock()),
                                  confirmation.sweep_interval_seconds),
         }
+        if self.phone_inbox is not None and self.phone is not None:
+            gateway = self.phone.settings
+            reports = PhoneReports(self.phone, clock)
+            jobs["read-phone"] = (self.phone_inbox.poll, gateway.poll_seconds)
+            jobs["phone-reports"] = (reports.check, max(gateway.poll_seconds,
+                                                        PHONE_REPORT_SECONDS))
         seerr = self.engine.services.approvals.seerr
         if seerr is not None:
             jobs["seerr-pending"] = (lambda: seerr.sweep(clock()), SEERR_SWEEP_SECONDS)
@@ -100,8 +126,10 @@ class Daemon:
         self.worker.recover()
         self.scheduler.start()
         self.scheduler.modify_job("retry-outbox", next_run_time=dt.datetime.now(dt.UTC))
-        log.info("mediabot listening on %s:%s (Twilio posts to %s)", server.host,
-                 server.port, webhook_url(self.config.server.public_url))
+        if self.phone_inbox is not None:   # what the phone took while mediabot was down
+            self.scheduler.modify_job("read-phone", next_run_time=dt.datetime.now(dt.UTC))
+        log.info("mediabot listening on %s:%s (%s)", server.host, server.port,
+                 _carriers_line(self.config, self.phone))
 
     def run(self) -> None:
         """Serve (main thread) until SIGTERM/SIGINT; a second signal never interrupts the
@@ -143,10 +171,20 @@ class Daemon:
         return drained and told
 
 
-def _status_callback(config: Config) -> str:
-    """Every text asks Twilio to report its delivery to /sms/status: no console setting."""
-    public = config.server.public_url
-    return status_url(public) if public else ""
+def _local(phone: GatewayClient | None) -> bool:
+    return phone is not None and phone.settings.mode is Mode.LOCAL
+
+
+def _carriers_line(config: Config, phone: GatewayClient | None) -> str:
+    """Where texts come in, for the start-up line; never the phone's credentials."""
+    said = []
+    if phone is not None:
+        how = (f"its inbox read every {phone.settings.poll_seconds:g}s" if _local(phone)
+               else f"{phone.settings.mode} mode")
+        said.append(f"SMS through the phone, {how}")
+    if twilio_in_use(config):
+        said.append(f"Twilio posts to {webhook_url(config.server.public_url)}")
+    return "; ".join(said)
 
 
 def within(seconds: float, fn: Callable[[], object]) -> bool:
@@ -186,8 +224,9 @@ class _Stop(SystemExit):
     and answers by stopping its request threads."""
 
 
-class StartupError(Exception):
-    """The daemon cannot start; the message names the setting to fix."""
+class StartupError(OpsError):
+    """The daemon cannot start; the message names the setting to fix. ``mediabot serve``
+    exits ``exit_code``; elsewhere (``demo --serve``) it reads as any ``OpsError``."""
 
     exit_code = 1
 

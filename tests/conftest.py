@@ -250,3 +250,15 @@ def seerr():
     with FakeSeerr() as fake:
         yield fake
         fake.assert_clean()
+
+
+@pytest.fixture
+def phone():
+    """The fake Android phone (SMS Gateway for Android's Local server) on loopback; at the
+    end, every call it took and every answer it gave must be one the app's OpenAPI file
+    allows (``assert_clean``)."""
+    from tests.fakes.sms_gateway import FakePhone
+
+    with FakePhone() as fake:
+        yield fake
+        fake.assert_clean()

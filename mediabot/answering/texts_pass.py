@@ -49,7 +49,7 @@ from mediabot.mailbox import inbox, sms_optout
 from mediabot.mailbox.delivery import Sender
 from mediabot.mailbox.outbox import queued_since, recent_turns, reply_to
 from mediabot.store import db, people
-from mediabot.store.db import InboxError, InboxStatus, OutboxStatus
+from mediabot.store.db import InboxError, InboxStatus, OutboxStatus, TextKind
 from mediabot.store.people import Person
 from mediabot.store.users import set_opted_out
 from mediabot.text.language import SOURCE, Language, load
@@ -63,6 +63,16 @@ def rate_limit_reply(lang: Language) -> str:
     """The one notice an hour for a person past ``[sms] rate_limit_per_hour``."""
     return lang.gettext("You've sent a lot of messages this hour, so I'm taking a short "
                         "break. Try again in a little while.")
+
+
+def opted_out_reply(lang: Language) -> str:
+    """The one text after a STOP where no carrier confirms it (the household's phone)."""
+    return lang.gettext("You won't get any more texts from me. Send START to get them again.")
+
+
+def opted_in_reply(lang: Language) -> str:
+    """The text after the START that ends an opt-out, where no carrier confirms it."""
+    return lang.gettext("Welcome back: you'll get my texts again.")
 
 
 def failed_reply(lang: Language) -> str:
@@ -150,7 +160,8 @@ class TextsPass:
         then read as an ordinary text), whether they are opted out after it, and whether it
         lifted Twilio's SMS opt-out."""
         user, keyword, row = text.incoming.person, text.incoming.keyword, text.row
-        if keyword in OPT_IN_WORDS and opted_out:
+        opted_in = keyword in OPT_IN_WORDS and opted_out
+        if opted_in:
             set_opted_out(user.id, False)
             opted_out = False
             log.info("inbox %s: user %s opted in", row.id, user.id)
@@ -162,8 +173,22 @@ class TextsPass:
         if not (row.opt_out or keyword == "opt_in"):
             return False, opted_out, lifted
         confirm.clear_pending(user.id)  # the question's answer must be the very next text
+        if row.opt_out or opted_in:
+            self._confirm_opt(text, opted_in)
         inbox.set_status([row], InboxStatus.DONE)
         return True, opted_out, lifted
+
+    def _confirm_opt(self, text: Text, opted_in: bool) -> None:
+        """Where the carrier of the text's channel confirms no STOP or START itself (the
+        household's phone: a personal SIM's network does not), mediabot does, once (the
+        confirmation answers the keyword's row, so a retry never sends it twice)."""
+        channel, lang = text.incoming.channel, text.incoming.language
+        if self.sender.carriers.answers_opt_out(channel):
+            return
+        body, kind = ((opted_in_reply(lang), TextKind.REPLY) if opted_in
+                      else (opted_out_reply(lang), TextKind.OPT_OUT))
+        self.sender.send(text.incoming.person, body, inbox_id=text.row.id, reply_on=channel,
+                         shape=True, kind=kind)
 
     def _answer(self, texts: list[Text]) -> None:
         """One turn for ``texts``, unless answered before a crash or over the limit."""

@@ -5,9 +5,10 @@ to the rules of ``validate.py``. Overrides also come from the ``env`` file besid
 and from systemd credentials; a real environment variable wins. A secret may instead be named by
 a file holding it (``auth_token_file = "/run/secrets/..."`` or
 ``MEDIABOT_TWILIO_AUTH_TOKEN_FILE``), as containers pass secrets, so every command reads the
-secret the daemon reads. Every problem found becomes one line of a single ``ConfigError``
-naming the file, the key, the bad value and the fix, so an operator fixes everything in one
-pass. Unknown sections and keys are errors: a typo must not be silently ignored.
+secret the daemon reads. A ``MEDIABOT_*`` variable that is empty is not set (a container
+template passes its variables set or not). Every problem found becomes one line of a single
+``ConfigError`` naming the file, the key, the bad value and the fix, so an operator fixes
+everything in one pass. Unknown sections and keys are errors: a typo must not be silently ignored.
 """
 
 import dataclasses
@@ -15,23 +16,19 @@ import logging
 import math
 import os
 import tomllib
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from mediabot.config.environment import ENV_FILE, ENV_PATH, ENV_PREFIX, Environ, gather
+from mediabot.config.environment import without_sections as without_sections
 from mediabot.config.schema import SECRET_KEYS, SECTIONS, Config, ConfigError, DatabaseConfig, Need
 from mediabot.config.validate import find_problems, header_unsafe, read_users, show_value
-from mediabot.text.envfile import parse_env_file, secret_text
+from mediabot.text.envfile import secret_text
 
 log = logging.getLogger(__name__)
 DEFAULT_PATH = "config.toml"
-ENV_PATH = "MEDIABOT_CONFIG"
-ENV_PREFIX = "MEDIABOT_"
-ENV_FILE = "env"   # beside the config: MEDIABOT_*=... lines, systemd's EnvironmentFile=
 FILE_SUFFIX = "_file"   # <secret>_file names a file holding the secret
 
-
-Environ = Mapping[str, str]
 Raw = dict[str, Any]   # parsed TOML: table name -> table (or anything a typo made of it)
 
 
@@ -57,8 +54,7 @@ def load_config(path: str | os.PathLike[str] | None = None, environ: Environ | N
     # Unless --config names it, a file that is not there may be left out: MEDIABOT_*
     # variables alone are then the config (a container's, with nothing mounted at /config).
     found = _read_toml(file, missing_ok=path is None)
-    beside, problems = _env_file(file.absolute().parent / ENV_FILE)
-    environ = without_sections({**_credentials(environ), **beside, **environ}, replaced)
+    environ, problems = gather(environ, file.absolute().parent / ENV_FILE, replaced)
     raw = _database_beside(found or {}, file.absolute().parent)
     raw = _secret_files_beside(raw, file.absolute().parent)
     raw = {name: table for name, table in raw.items() if name not in replaced}
@@ -118,29 +114,6 @@ def _no_file(file: Path) -> str:
             "required keys (or pass --config PATH)")
 
 
-def _env_file(path: Path) -> tuple[dict[str, str], list[str]]:
-    """The ``env`` file beside the config (``MEDIABOT_*=...`` lines, what systemd's
-    ``EnvironmentFile=`` gives the daemon), so a command run by hand reads the same
-    secrets. None there: nothing. Unreadable: one problem naming the file and the fix."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")   # a Windows editor's BOM is no key
-    except FileNotFoundError:
-        return {}, []
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = getattr(exc, "strerror", None) or "not UTF-8 text"
-        return {}, [f"{path}: cannot read it ({reason}); it holds the daemon's secrets, so "
-                    "run the command as the user the daemon runs as (sudo -u mediabot "
-                    "mediabot ...)"]
-    settings, problems = parse_env_file(text, str(path))
-    return {k: v for k, v in settings.items() if k.startswith(ENV_PREFIX)}, problems
-
-
-def without_sections(environ: Environ, sections: tuple[str, ...]) -> dict[str, str]:
-    """``environ`` less the ``MEDIABOT_<SECTION>_*`` overrides of ``sections``."""
-    prefixes = tuple(f"{ENV_PREFIX}{name.upper()}_" for name in sections)
-    return {k: v for k, v in environ.items() if not (prefixes and k.startswith(prefixes))}
-
-
 def _database_beside(raw: Raw, folder: Path) -> Raw:
     """A relative ``[database] path`` (or the default) is relative to the config file's
     folder, not to wherever a command happens to run: ``mediabot users add --config
@@ -169,23 +142,6 @@ def _secret_files_beside(raw: Raw, folder: Path) -> Raw:
 
 def _is_file_key(key: str) -> bool:
     return key.endswith(FILE_SUFFIX) and key[:-len(FILE_SUFFIX)] in SECRET_KEYS
-
-
-def _credentials(environ: Environ) -> dict[str, str]:
-    """systemd credentials (LoadCredential=MEDIABOT_LLM_API_KEY:/path) as env-style settings.
-
-    Each file in ``$CREDENTIALS_DIRECTORY`` named like an environment override is read as
-    one; a real environment variable of the same name wins.
-    """
-    directory = environ.get("CREDENTIALS_DIRECTORY")
-    if not directory or not os.path.isdir(directory):
-        return {}
-    found = {}
-    for entry in os.scandir(directory):
-        if entry.name.startswith(ENV_PREFIX) and entry.is_file():
-            with open(entry.path, encoding="utf-8") as handle:
-                found[entry.name] = secret_text(handle.read())
-    return found
 
 
 def parse_config(raw: Raw, *, source: str = "<config>", environ: Environ | None = None,
@@ -228,8 +184,7 @@ def _apply_env(raw: Raw, environ: Environ, source: str, problems: list[str],
     for var, text in environ.items():
         if not var.startswith(ENV_PREFIX) or var == ENV_PATH:
             continue
-        rest = var[len(ENV_PREFIX):].lower()
-        section, _, key = rest.partition("_")
+        section, key = _section_and_key(var[len(ENV_PREFIX):].lower())
         cls = SECTIONS.get(section)
         fields = {f.name: f for f in dataclasses.fields(cls)} if cls else {}
         if cls and _is_file_key(key) and key[:-len(FILE_SUFFIX)] in fields:
@@ -246,6 +201,13 @@ def _apply_env(raw: Raw, environ: Environ, source: str, problems: list[str],
             continue
         raw[section] = _set_from_env(raw.get(section), key, value, section, from_env)
     return raw
+
+
+def _section_and_key(rest: str) -> tuple[str, str]:
+    """``sms_gateway_password`` -> (``sms_gateway``, ``password``): the longest section the
+    variable starts with, else up to the first underscore (so an unknown one is named)."""
+    name = max((n for n in SECTIONS if rest.startswith(n + "_")), key=len, default=None)
+    return (name, rest[len(name) + 1:]) if name else rest.partition("_")[::2]
 
 
 def _set_from_env(table: object, key: str, value: Any, section: str,

@@ -14,7 +14,7 @@ from mediabot.text.localtime import zone_named
 from mediabot.text.phones import DEFAULT_REGION
 
 ROLES = tuple(role.value for role in Role)   # plain strings, for click.Choice
-SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret"})
+SECRET_KEYS = frozenset({"api_key", "auth_token", "webhook_secret", "password", "signing_key"})
 
 
 class ConfigError(Exception):
@@ -76,6 +76,24 @@ class TwilioConfig:
     whatsapp_outside_window: str = "wait"
     whatsapp_ready_template: str = ""
     whatsapp_approval_template: str = ""
+
+
+@dataclass(frozen=True)
+class SmsGatewayConfig:
+    """The household's Android phone as its SMS carrier ("SMS Gateway for Android"): the
+    phone's Local server (``http://<phone-ip>:8080``), the app's cloud or a private server
+    (``.../3rdparty/v1``); the mode is read from the URL (``carrier.sms_gateway.settings``).
+    ``signing_key`` checks the webhooks of the cloud and private modes; ``poll_seconds`` is
+    how often Local mode reads the phone's inbox; ``device_id`` picks one phone of several
+    on a cloud account."""
+
+    url: str = ""
+    username: str = ""
+    password: str = field(default="", repr=False)
+    signing_key: str = field(default="", repr=False)
+    poll_seconds: float = 3.0
+    timeout_seconds: float = 10.0
+    device_id: str = ""
 
 
 @dataclass(frozen=True)
@@ -180,6 +198,7 @@ class Config:
     server: ServerConfig = ServerConfig()
     database: DatabaseConfig = DatabaseConfig()
     twilio: TwilioConfig = TwilioConfig()
+    sms_gateway: SmsGatewayConfig | None = None
     llm: LLMConfig = LLMConfig()
     history: HistoryConfig = HistoryConfig()
     confirmation: ConfirmationConfig = ConfirmationConfig()
@@ -201,6 +220,7 @@ SECTIONS: dict[str, type] = {
     "server": ServerConfig,
     "database": DatabaseConfig,
     "twilio": TwilioConfig,
+    "sms_gateway": SmsGatewayConfig,
     "llm": LLMConfig,
     "history": HistoryConfig,
     "confirmation": ConfirmationConfig,

@@ -36,11 +36,12 @@ from mediabot.text.phones import (
     split_channel,
 )
 
-SENT_SECRETS = ("api_key", "auth_token")   # sent by mediabot in a header
+SENT_SECRETS = ("api_key", "auth_token", "password")   # sent by mediabot in a header
 ACCENTS = ("fold", "keep", "")   # "": the language's default (text.sms.accents_for)
 POSITIVE_KEYS = {
     "server": ("port", "connection_limit", "channel_timeout_seconds", "drain_seconds"),
     "twilio": ("timeout_seconds",),
+    "sms_gateway": ("poll_seconds", "timeout_seconds"),
     "llm": ("timeout_seconds", "max_tool_rounds", "max_reply_tokens"),
     "history": ("max_messages", "max_context_tokens", "max_prompt_tokens", "fetch_limit",
                 "retention_days"),

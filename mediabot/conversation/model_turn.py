@@ -22,6 +22,7 @@ from mediabot.arr.tools import (
     ToolError,
     current_name,
     describe_action,
+    direct_answer,
     get_tool,
     parse_arguments,
     run_tool,
@@ -100,6 +101,7 @@ def run_model_turn(services: Services, user: Person, text: str, *, note: str = "
     the turn asks is the reply to ``inbox_id``. Returns the reply and the turn's frame."""
     started = time.monotonic()
     turn = ModelTurn(services, user, build_frame(services, user, note), inbox_id)
+    turn.budget, turn.text = turn.budget - len(note), text
     try:
         result = _loop(services, turn, text)
     except ModelError as exc:
@@ -113,9 +115,10 @@ def run_model_turn(services: Services, user: Person, text: str, *, note: str = "
                          prompt_tokens=result.prompt_tokens)
     calibration.observe(services.config.llm.model, result.estimated_tokens,
                         result.prompt_tokens, services.clock())
-    log.info("turn user=%s model_calls=%d tools=%s estimated_tokens=%d prompt_tokens=%s "
-             "cached_tokens=%s evicted=%d duration_ms=%d", user.id, result.model_calls,
-             ",".join(result.tools_called) or "-", result.estimated_tokens,
+    log.info("turn user=%s model_calls=%d tools=%s answered_by=%s estimated_tokens=%d "
+             "prompt_tokens=%s cached_tokens=%s evicted=%d duration_ms=%d", user.id,
+             result.model_calls, ",".join(result.tools_called) or "-",
+             result.answered_by or "model", result.estimated_tokens,
              result.prompt_tokens, result.cached_tokens, result.evicted,
              (time.monotonic() - started) * 1000)
     posters = _posters(services.config, turn, reply, result.hit_round_limit)
@@ -176,6 +179,8 @@ class ModelTurn:
         self.confirmation: str | None = None
         self.declined = 0   # further destructive calls in the turn that asked one
         self.minimal = False
+        self.budget = self.config.sms.max_reply_chars   # for a tool's own answer
+        self.text = ""   # what the person asked, which a tool's own answer must answer
 
     def shrink(self, text: str) -> None:
         """From now on the prompt is only the system prompt, the newest user message and what
@@ -220,7 +225,8 @@ class ModelTurn:
             result = run_tool(tool, self.context, raw)
             self.offered += result.offered
             self.added += result.added
-            return ToolOutcome(result.for_model())
+            return ToolOutcome(result.for_model(), reply=direct_answer(
+                tool, self.context, raw, result, self.budget, self.text))
         if self.confirmation is not None:
             self.declined += 1
             return ToolOutcome(json.dumps({"error": ONE_AT_A_TIME}))

@@ -20,16 +20,14 @@ refuse with 63016.
 """
 
 import datetime as dt
-import json
 from dataclasses import dataclass
-from typing import Any
 
 from mediabot.config import SmsConfig, TwilioConfig
 from mediabot.mailbox import inbox, sms_optout
 from mediabot.store.db import Outbox, TextKind
 from mediabot.store.people import Recipient
 from mediabot.text.language import Language
-from mediabot.text.phones import SMS, WHATSAPP, Channel, channel_address, split_channel
+from mediabot.text.phones import SMS, WHATSAPP, Channel
 from mediabot.text.sms import count_segments, format_reply_for
 from mediabot.text.whatsapp import format_whatsapp
 
@@ -87,16 +85,19 @@ def window_open(user_id: int | None, phone: str, now: dt.datetime) -> bool:
 
 
 def plan(row: Outbox, config: TwilioConfig, now: dt.datetime, *, window_closed: bool = False,
-         wrote_on: Channel | None = None, sms_blocked: bool = False) -> Plan:
+         wrote_on: Channel | None = None, sms_blocked: bool = False,
+         sms_carrier: bool | None = None) -> Plan:
     """How outbox ``row`` goes at ``now`` (see the module docstring). ``window_closed``:
     Twilio refused it with 63016, whatever our own record of the window says (the person's
     last message may have reached another sender). ``wrote_on``: the person just wrote on
     that channel, so a held text goes there with their message. ``sms_blocked``: Twilio
     refuses them SMS (21610), so an SMS text goes on WhatsApp when there is a sender for it
-    and SMS is never the way out of a closed window."""
+    and SMS is never the way out of a closed window. ``sms_carrier``: whether SMS can go at
+    all (the household's phone carries it when Twilio has no SMS sender); None: Twilio's
+    SMS sender says."""
     if row.channel != WHATSAPP and not (sms_blocked and config.whatsapp_from):
         return Plan(Channel(row.channel))
-    sms = bool(sms_sender(config)) and not sms_blocked
+    sms = (bool(sms_sender(config)) if sms_carrier is None else sms_carrier) and not sms_blocked
     if wrote_on == SMS and sms:
         return Plan(SMS)
     if not window_closed and window_open(row.user_id, row.to_number, now):
@@ -122,30 +123,3 @@ def template_for(kind: TextKind, config: TwilioConfig) -> str:
         TextKind.APPROVAL: config.whatsapp_approval_template,
         TextKind.SEERR_APPROVAL: config.whatsapp_approval_template}
     return templates.get(kind, "")
-
-
-def message_fields(plan_: Plan, to_number: str, body: str, media: list[str],
-                   config: TwilioConfig) -> dict[str, Any]:
-    """``messages.create`` arguments for a planned text (without the status callback)."""
-    fields: dict[str, Any] = {"to": channel_address(plan_.channel, to_number)}
-    fields.update(_sender(plan_.channel, config))
-    if plan_.template:
-        # Twilio: with a ContentSid, Body and MediaUrl must be left out.
-        return {**fields, "content_sid": plan_.template,
-                "content_variables": json.dumps({"1": body})}
-    fields["body"] = body
-    if media:   # WhatsApp carries one media item per message
-        fields["media_url"] = media[:1] if plan_.channel == WHATSAPP else media
-    return fields
-
-
-def _sender(channel: Channel, config: TwilioConfig) -> dict[str, str]:
-    if channel == WHATSAPP:
-        sender = config.whatsapp_from
-        if sender.startswith("MG"):
-            return {"messaging_service_sid": sender}
-        return {"from_": channel_address(WHATSAPP, split_channel(sender)[1])}
-    if config.messaging_service_sid:
-        return {"messaging_service_sid": config.messaging_service_sid}
-    return {"from_": config.from_number}
-

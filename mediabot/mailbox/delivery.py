@@ -1,5 +1,5 @@
-"""Outgoing texts (SMS or WhatsApp, see ``channels``) delivered through Twilio's REST API with
-retries: the delivery loop.
+"""Outgoing texts (SMS or WhatsApp, see ``channels``) delivered through their carrier
+(``carrier.base``: Twilio, or the household's phone for SMS) with retries: the delivery loop.
 
 Every text is first written to the outbox (``enqueue``, ``outbox.add``), then sent
 (``deliver``). The row is the record of every attempt and what makes delivery survive a
@@ -7,20 +7,22 @@ crash: ``deliver_due`` (a scheduler job, and once at start-up) sends whatever is
 ``pending``. One inbox row or one ``dedupe_key`` gets at most one outbox row, so a text is
 never queued twice.
 
-Retries: 429, 5xx and network errors get a few quick in-process attempts, then the row
+Retries: what the carrier calls worth another try (Twilio's 429, 5xx and network errors; a
+phone that is off, asleep or off the LAN) gets a few quick in-process attempts, then the row
 stays ``pending`` with ``next_attempt_at`` pushed back (doubling, capped) until
-``max_age_seconds`` (``Backoff``). Permanent errors (4xx: 21211 bad number, 21617 too long,
-21614 not a mobile; ``twilio_client``) fail the row at once; a 21610 on SMS (Twilio's SMS
-opt-out) sends it on WhatsApp instead (``sms_optout``). A row is claimed before sending by
-moving its ``next_attempt_at`` forward (a lease), so two threads never send the same row,
-and a row whose sender died mid-send is retried when the lease runs out. A row held for the
-person (outside WhatsApp's window) is judged by ``held`` before each try.
+``max_age_seconds`` (``Backoff``). Permanent errors (Twilio's 4xx: 21211 bad number, 21617
+too long, 21614 not a mobile; ``carrier.twilio.client``) fail the row at once; a 21610 on
+SMS (Twilio's SMS opt-out) sends it on WhatsApp instead (``sms_optout``). A row is claimed
+before sending by moving its ``next_attempt_at`` forward (a lease), so two threads never
+send the same row, and a row whose sender died mid-send is retried when the lease runs out.
+A row held for the person (outside WhatsApp's window) is judged by ``held`` before each try.
 
-Delivery: a row is ``sent`` when Twilio accepted it (201); it then remembers the newest inbox
-id (``accepted_after_inbox``: later texts came from someone who could have it) and, when
-``status_callback`` is given, Twilio posts each change of the message's state there
-(``outbox.record_delivery`` keeps it in ``delivery``/``delivery_error``: queued, sent,
-delivered, undelivered, failed).
+Delivery: a row is ``sent`` when its carrier accepted it (Twilio's 201, the phone's 202); it
+then remembers the newest inbox id (``accepted_after_inbox``: later texts came from someone
+who could have it) and the carrier's id of it, and each later change of the message's state
+(Twilio's reports to ``/sms/status``, the phone's states) is kept by
+``outbox.record_delivery`` in ``delivery``/``delivery_error``: queued, sent, delivered,
+undelivered, failed.
 """
 
 import datetime as dt
@@ -29,18 +31,11 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 
-from twilio.rest import Client
-
+from mediabot.carrier.base import Carriers, Outcome, OutcomeKind, OutgoingText
+from mediabot.carrier.twilio.client import TwilioCode, describe_error
 from mediabot.config import SmsConfig, TwilioConfig
 from mediabot.mailbox import channels, held, outbox, sms_optout
 from mediabot.mailbox.held import Mark
-from mediabot.mailbox.twilio_client import (
-    Outcome,
-    OutcomeKind,
-    TwilioCode,
-    classify,
-    describe_error,
-)
 from mediabot.store import people
 from mediabot.store.db import Outbox, OutboxStatus, TextKind, utcnow
 from mediabot.store.people import Person, Recipient
@@ -80,23 +75,24 @@ class Backoff:
 
 
 class Sender:
-    """Queues texts in the outbox and delivers them through ``client.messages.create``.
+    """Queues texts in the outbox and delivers them through the carrier of each text's
+    channel (``carriers``).
 
     ``clock`` returns naive UTC datetimes and ``sleep`` waits between quick retries; tests
-    pass fakes for both. ``status_callback`` is the URL each message asks Twilio to post its
-    delivery reports to (none when empty). ``stands`` says whether what a held text is about
+    pass fakes for both. ``config`` is Twilio's: the WhatsApp window's rules and SMS
+    opt-out; ``timeout_seconds`` bounds one try (the lease), Twilio's timeout when not
+    given. ``stands`` says whether what a held text is about
     still stands (``held``). The shared database must be open (``migrations.open_database``).
     """
 
-    def __init__(self, client: Client, config: TwilioConfig, *, clock: Clock = utcnow,
+    def __init__(self, carriers: Carriers, config: TwilioConfig, *, clock: Clock = utcnow,
                  sleep: Callable[[float], None] | None = None, backoff: Backoff = Backoff(),
-                 status_callback: str = "", sms_config: SmsConfig | None = None,
+                 sms_config: SmsConfig | None = None, timeout_seconds: float | None = None,
                  stands: held.Stands = held.always) -> None:
-        self.client, self.config, self.stands = client, config, stands
+        self.carriers, self.config, self.stands = carriers, config, stands
         self.sms_config = sms_config or SmsConfig()
-        self.status_callback = status_callback
         self.clock, self.sleep, self.backoff = clock, sleep or time.sleep, backoff
-        self.lease = backoff.lease(config.timeout_seconds)
+        self.lease = backoff.lease(timeout_seconds or config.timeout_seconds)
 
     def send(self, to: Recipient, body: str, *, inbox_id: int | None = None,
              reply_on: Channel | None = None, dedupe_key: str | None = None,
@@ -173,7 +169,8 @@ class Sender:
             return None
         row = outbox.get(row_id)
         user = _recipient(row, self.sms_config.language)   # read now: a STOP may have come
-        unreachable = sms_optout.unreachable(user, Channel(row.channel), self.config)
+        unreachable = sms_optout.unreachable(user, Channel(row.channel), self.config,
+                                             TextKind(row.kind))
         if unreachable:
             return self._finish(row, OutboxStatus.FAILED,
                                 Outcome(OutcomeKind.PERMANENT, error=unreachable))
@@ -191,7 +188,8 @@ class Sender:
         opt-out: WhatsApp takes it, and the person is told how to get SMS back) and a 63016
         (planned again as outside the window)."""
         plan = channels.plan(row, self.config, now, window_closed=refused, wrote_on=wrote_on,
-                             sms_blocked=sms_optout.blocked(user))
+                             sms_blocked=sms_optout.blocked(user),
+                             sms_carrier=self.carriers.sms is not None)
         if plan.hold:
             return self._hold(row, now, refused=refused)
         outcome = self._attempts(row, plan, user)
@@ -223,18 +221,20 @@ class Sender:
         return outcome
 
     def _attempt(self, row: Outbox, plan: channels.Plan, user: Person | None) -> Outcome:
-        """One ``messages.create``; its outcome is recorded on the row before returning."""
-        try:
-            fields = channels.message_fields(plan, row.to_number,
-                                             _body_for(row, plan, self.sms_config, user),
-                                             outbox.media_of(row), self.config)
-            report = {"status_callback": self.status_callback} if self.status_callback else {}
-            message = self.client.messages.create(**fields, **report)
-            outcome = Outcome(OutcomeKind.SENT, sid=message.sid, state=message.status)
-            if plan.channel != row.channel or plan.template:
-                _note_route(row, plan, fields.get("body", row.body))
-        except Exception as exc:  # noqa: BLE001 - every failure becomes an outcome
-            outcome = classify(exc, self.config.auth_token, row.body)
+        """One try through the channel's carrier; its outcome is recorded on the row before
+        returning."""
+        carrier = self.carriers.for_channel(plan.channel)
+        text = OutgoingText(key=outbox.send_key(row), to=row.to_number,
+                            body=_body_for(row, plan, self.sms_config, user),
+                            channel=plan.channel, media=tuple(outbox.media_of(row)),
+                            template=plan.template)
+        if carrier is None:
+            outcome = Outcome(OutcomeKind.PERMANENT,
+                              error=f"no carrier for {plan.channel} is configured")
+        else:
+            outcome = carrier.send(text)
+        if outcome.kind == OutcomeKind.SENT and (plan.channel != row.channel or plan.template):
+            _note_route(row, plan, text.body)
         outbox.record_attempt(row, outcome.error)
         if outcome.kind != OutcomeKind.SENT:
             log.info("outbox %d attempt %d failed (%s): %s", row.id, row.attempts,
@@ -265,7 +265,7 @@ class Sender:
                 OutcomeKind.PERMANENT, code=outcome.code, error=f"gave up: {outcome.error}"))
         retry_at = now + self.backoff.next_round(row.attempts)
         outbox.postpone(row.id, retry_at)
-        log.warning("outbox %d still pending after %d attempts, next try at %s (twilio code %s)",
+        log.warning("outbox %d still pending after %d attempts, next try at %s (code %s)",
                     row.id, row.attempts, retry_at.isoformat(timespec="seconds"), outcome.code)
         return OutboxStatus.PENDING
 

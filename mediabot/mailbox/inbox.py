@@ -292,3 +292,15 @@ def requeue(user_id: int) -> int:
     return (db.Inbox.update(status=InboxStatus.QUEUED, error=None)
             .where(db.Inbox.user == user_id, db.Inbox.status == InboxStatus.PROCESSING)
             .execute())
+
+
+# -- how far a carrier's own inbox was read (the phone's, in Local mode) --------------------
+
+def stored_cursor(carrier: str) -> str | None:
+    """The cursor last stored for ``carrier``, as it was written; None before the first."""
+    row = db.InboxCursor.get_or_none(db.InboxCursor.carrier == carrier)
+    return row.cursor if row is not None else None
+
+
+def store_cursor(carrier: str, cursor: str, now: dt.datetime) -> None:
+    db.InboxCursor.replace(carrier=carrier, cursor=cursor, updated_at=now).execute()

@@ -18,10 +18,11 @@ from collections.abc import Iterable
 
 import peewee as pw
 
-from mediabot.mailbox import channels
+from mediabot.carrier.base import Outcome
+from mediabot.carrier.twilio.client import TwilioCode
+from mediabot.mailbox import channels, gateway_events
 from mediabot.mailbox.held import MARKS, Mark
 from mediabot.mailbox.inbox import newest_inbox_id
-from mediabot.mailbox.twilio_client import Outcome, TwilioCode
 from mediabot.store.db import DeliveryState, Outbox, OutboxStatus, TextKind, database
 from mediabot.text.phones import WHATSAPP, Channel
 
@@ -86,6 +87,12 @@ def media_of(row: Outbox) -> list[str]:
     return json.loads(row.media) if row.media else []
 
 
+def send_key(row: Outbox) -> str:
+    """The key every try of ``row`` is sent under (``carrier.base.OutgoingText``): its id and
+    when it was queued, so a database started afresh never reuses a key the carrier has."""
+    return f"mb-{row.id}-{int(row.created_at.timestamp() * 1000)}"
+
+
 def claim(row_id: int, now: dt.datetime, until: dt.datetime) -> bool:
     """Take a due ``pending`` row by moving its ``next_attempt_at`` to ``until`` (past the
     sending window); only one UPDATE can match, so only one thread sends it."""
@@ -142,20 +149,26 @@ def postpone(row_id: int, until: dt.datetime) -> None:
 def finish(row_id: int, status: OutboxStatus, outcome: Outcome, now: dt.datetime) -> None:
     """The row is done trying: ``status`` and the outcome's error; once Twilio took it, its
     message sid, the newest inbox id (texts after it came from someone who could have it)
-    and Twilio's first state."""
+    and its first state: the carrier's answer, or what a report that came before this was
+    recorded already said (the phone can post ``sms:sent`` before its answer is handled)."""
     changes: dict[str, object] = {"status": status, "error": outcome.error,
                                   "next_attempt_at": now}
     if outcome.sid:
+        first = outcome.state or DeliveryState.QUEUED
+        early = gateway_events.reported(outcome.sid)
+        if early is not None and DELIVERY_ORDER.get(early, 2) > DELIVERY_ORDER.get(first, 0):
+            first = early
         changes.update(twilio_sid=outcome.sid, accepted_after_inbox=newest_inbox_id(),
-                       delivery=outcome.state or DeliveryState.QUEUED, delivery_at=now)
+                       delivery=first, delivery_at=now)
     Outbox.update(changes).where(Outbox.id == row_id).execute()
 
 
 # -- what Twilio reported later ---------------------------------------------------------------
 
 def record_delivery(sid: str, state: str, error_code: int | None,
-                    now: dt.datetime) -> Outbox | None:
-    """Keep Twilio's report that message ``sid`` is now ``state`` on its outbox row; the row
+                    now: dt.datetime, *, reason: str = "") -> Outbox | None:
+    """Keep the carrier's report that message ``sid`` is now ``state`` on its outbox row
+    (``reason``: why it failed, in the carrier's words, kept as the row's error); the row
     as it is afterwards, or None for a message that is not ours. A report older than what
     the row already says (``sent`` after ``delivered``) is ignored."""
     row = Outbox.get_or_none(Outbox.twilio_sid == sid)
@@ -164,11 +177,28 @@ def record_delivery(sid: str, state: str, error_code: int | None,
     if DELIVERY_ORDER.get(state, 2) < DELIVERY_ORDER.get(row.delivery or DeliveryState.QUEUED, 0):
         log.debug("outbox %d: late %s report ignored (already %s)", row.id, state, row.delivery)
         return row
-    Outbox.update(delivery=state, delivery_error=error_code, delivery_at=now).where(
-        Outbox.id == row.id).execute()
+    changes: dict[str, object] = {"delivery": state, "delivery_error": error_code,
+                                  "delivery_at": now}
+    if reason:
+        changes["error"] = reason
+    Outbox.update(changes).where(Outbox.id == row.id).execute()
     level = logging.WARNING if state in UNDELIVERED else logging.DEBUG
     log.log(level, "outbox %d %s (twilio error %s)", row.id, state, error_code)
     return Outbox.get_by_id(row.id)
+
+
+AWAITING = (DeliveryState.QUEUED, DeliveryState.SENDING, DeliveryState.SENT)
+
+
+def awaiting_report(sid_prefix: str, since: dt.datetime, limit: int) -> list[str]:
+    """The carrier ids (starting ``sid_prefix``) of texts sent since ``since`` whose
+    delivery is not final yet, oldest first: what a carrier that posts no reports (the
+    phone in Local mode) is asked about."""
+    rows = (Outbox.select(Outbox.twilio_sid)
+            .where(Outbox.status == OutboxStatus.SENT, Outbox.created_at >= since,
+                   Outbox.twilio_sid.startswith(sid_prefix), Outbox.delivery.in_(AWAITING))
+            .order_by(Outbox.id).limit(limit))
+    return [row.twilio_sid for row in rows if row.twilio_sid]
 
 
 def send_again_after_63016(row: Outbox, now: dt.datetime) -> bool:

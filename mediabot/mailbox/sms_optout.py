@@ -18,6 +18,7 @@ from enum import StrEnum
 
 from mediabot.config import TwilioConfig
 from mediabot.store import users
+from mediabot.store.db import TextKind
 from mediabot.store.people import Person, Recipient
 from mediabot.text.language import Language
 from mediabot.text.phones import SMS, Channel
@@ -58,11 +59,12 @@ def lift(user: Person, channel: Channel) -> bool:
     return True
 
 
-def unreachable(user: Recipient | None, channel: Channel,
-                config: TwilioConfig) -> Unreachable | None:
-    """Why a text on ``channel`` cannot go to ``user`` at all, or None: they opted out, or
-    Twilio refuses them SMS and there is no WhatsApp to go on instead."""
-    if user is not None and user.opted_out:
+def unreachable(user: Recipient | None, channel: Channel, config: TwilioConfig,
+                kind: TextKind = TextKind.OTHER) -> Unreachable | None:
+    """Why a text on ``channel`` cannot go to ``user`` at all, or None: they opted out (only
+    the confirmation of that STOP still goes, ``TextKind.OPT_OUT``), or Twilio refuses them
+    SMS and there is no WhatsApp to go on instead."""
+    if user is not None and user.opted_out and kind != TextKind.OPT_OUT:
         return Unreachable.OPTED_OUT
     if channel == SMS and blocked(user) and not config.whatsapp_from:
         return Unreachable.NO_WHATSAPP

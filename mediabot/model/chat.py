@@ -297,15 +297,19 @@ class LoopResult:
     evicted: int = 0
     stopped_by_tool: bool = False
     hit_round_limit: bool = False
+    answered_by: str | None = None   # the tool whose own words are the reply
 
 
 @dataclass
 class ToolOutcome:
     """What the model is told a tool call gave (``ToolResult.for_model``, or the engine's
-    own sentence), and whether the turn must end after it (a confirmation asked)."""
+    own sentence), and whether the turn must end after it (a confirmation asked);
+    ``reply``: the person's answer in the tool's own words, when its result is the whole
+    answer (``Tool.direct``)."""
 
     content: str
     end_turn: bool = False
+    reply: str | None = None
 
 
 def _answer_in_words(model: ChatModel, messages: list[dict], result: LoopResult,
@@ -326,13 +330,16 @@ def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]]
                   tools: list[dict], execute: Callable[[dict], ToolOutcome],
                   record: Callable[[dict, int | None], None], max_rounds: int, *,
                   person: int | None = None) -> LoopResult:
-    """Call the model until it answers in text, a tool ends the turn, or ``max_rounds``.
+    """Call the model until it answers in text, a tool ends the turn, a tool answers the
+    text itself, or ``max_rounds``.
 
     ``build`` returns the prompt (messages, metrics) from the history as it is now, so each
     round sees the tool results just recorded; ``record`` persists every assistant and tool
     message as it happens, so a crash mid-turn leaves a history the sanitiser can repair.
     Every call of the turn names ``person`` (``ChatModel.complete``): one slot for all its
-    rounds.
+    rounds. A tool's own ``reply`` ends the turn as its answer only when it is the one call
+    of the turn's first answer: a text that needed another tool first, or several at once,
+    asked for more than that tool's result, and the model words it.
     Raises ModelError when a model call fails.
     """
     result = LoopResult(text=None)
@@ -350,12 +357,16 @@ def run_tool_loop(model: ChatModel, build: Callable[[], tuple[list[dict], dict]]
             result.text = message.get("content") or ""
             return result
         record(message, completion.prompt_tokens)
+        only = len(message["tool_calls"]) == 1 and result.model_calls == 1
         for call in message["tool_calls"]:
             result.tools_called.append(call["function"]["name"])
             outcome = execute(call)
             record({"role": "tool", "tool_call_id": call["id"],
                     "name": call["function"]["name"], "content": outcome.content}, None)
             result.stopped_by_tool |= outcome.end_turn
+            if only and outcome.reply:
+                result.text, result.answered_by = outcome.reply, call["function"]["name"]
+                return result
         if result.stopped_by_tool:
             return result
     result.hit_round_limit = True

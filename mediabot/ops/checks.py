@@ -9,8 +9,8 @@ the terminal. The config and database lines show only our own paths, so they are
 
 This module runs the checks; they live by what they ask: ``local_checks.py`` (this machine
 and the config), ``model_checks.py`` (the model server), ``service_checks.py`` (Sonarr,
-Radarr, Twilio), ``setup_checks.py`` (Seerr and each member's link to it);
-``check_report.py`` holds the ``Line`` and the summary.
+Radarr, Twilio), ``gateway_checks.py`` (the household's phone), ``setup_checks.py`` (Seerr
+and each member's link to it); ``check_report.py`` holds the ``Line`` and the summary.
 """
 
 import dataclasses
@@ -20,7 +20,9 @@ import os
 import traceback
 from collections.abc import Callable
 
+from mediabot.carrier.configured import twilio_in_use
 from mediabot.config import Config
+from mediabot.ops.gateway_checks import check_gateway
 from mediabot.ops.local_checks import (
     check_database,
     check_household,
@@ -41,8 +43,9 @@ from mediabot.text.masking import scrub
 log = logging.getLogger(__name__)
 
 
-def run_checks(config: Config) -> list[Line]:
-    """Every check, in the order an operator fixes things: local first, then the network."""
+def run_checks(config: Config, *, register_webhooks: bool = False) -> list[Line]:
+    """Every check, in the order an operator fixes things: local first, then the network.
+    ``register_webhooks``: register the phone's missing webhooks (cloud and private modes)."""
     secrets = _secrets(config)
     local = [Line(OK, "config", f"{_what_was_read(config.source)} valid "
                                 f"({count_of(len(config.users), 'user')} in [[users]]; times "
@@ -57,8 +60,11 @@ def run_checks(config: Config) -> list[Line]:
         remote += _safely(kind, secrets, functools.partial(check_arr, kind, config))
     remote += _safely("seerr", secrets, lambda: check_seerr(config))
     remote += _safely("llm", secrets, lambda: check_model(config.llm, _household(config)))
-    remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
-    remote += _safely("whatsapp", secrets, lambda: check_whatsapp(config))
+    remote += _safely("phone", secrets,
+                      lambda: check_gateway(config, register=register_webhooks))
+    if twilio_in_use(config):
+        remote += _safely("twilio", secrets, lambda: [check_twilio_line(config)])
+        remote += _safely("whatsapp", secrets, lambda: check_whatsapp(config))
     remote.append(check_household(config))
     return local + [dataclasses.replace(line, text=scrub(line.text, secrets))
                     for line in remote]
@@ -99,4 +105,6 @@ def _secrets(config: Config) -> list[str]:
     found = [config.llm.api_key, config.twilio.auth_token, config.notifications.webhook_secret]
     found += [arr.api_key for arr in (config.sonarr, config.radarr, config.seerr)
               if arr is not None]
-    return found
+    if config.sms_gateway is not None:
+        found += [config.sms_gateway.password, config.sms_gateway.signing_key]
+    return [secret for secret in found if secret]

@@ -25,6 +25,7 @@ The key is never shown.
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from typing import Any
 
@@ -36,8 +37,17 @@ KEPT_LOADED = dt.timedelta(days=365)   # an expires_at further away: kept loaded
 # llama-server keeps each idle slot's prompt (so a person's slot still holds it at their next
 # text) only with these; its default empties idle slots (tools/server/server-context.cpp)
 KEEP_SLOTS_FIX = "--no-cache-idle-slots (or --cache-ram 0)"
-KEEP_ALIVE_FIX = ("start Ollama with OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. 24h) to keep "
-                  "it loaded")
+
+
+def keep_alive_fix(model: str) -> str:
+    """How to keep an Ollama model loaded: a keep-alive in a /v1 request is ignored (its
+    OpenAI API has no such field), so only the server's setting, or a native call, sets it."""
+    body = json.dumps({"model": model, "keep_alive": -1})
+    return ("its OpenAI API, which mediabot uses, ignores a keep-alive sent with a request, so "
+            "set it on the Ollama server: OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. 24h) in "
+            "Ollama's environment, then restart Ollama; or, until Ollama restarts, load it for "
+            f"good once with POST /api/generate {body} and run mediabot check again to see it "
+            "hold")
 
 
 def check_server_kind(config: LLMConfig, now: dt.datetime | None = None, *,
@@ -69,7 +79,8 @@ def _ollama(name: str, model: str, ps: Any, now: dt.datetime) -> Line:
     if expires is None:
         return Line(WARN, "model server", f"{name}: {model} is not loaded right now, so the next "
                     "text loads it and reads its whole prompt; Ollama unloads a model 5 idle "
-                    f"minutes after its last request by default — {KEEP_ALIVE_FIX}")
+                    f"minutes after its last request by default — "
+                    f"{keep_alive_fix(model)}")
     left = expires - now
     if left >= KEPT_LOADED:
         return Line(OK, "model server", f"{name}: {model} stays loaded between texts "
@@ -77,7 +88,8 @@ def _ollama(name: str, model: str, ps: Any, now: dt.datetime) -> Line:
     minutes = max(round(left.total_seconds() / 60), 0)
     return Line(WARN, "model server", f"{name}: {model} is unloaded {minutes} min after its "
                 "last request (its keep-alive; Ollama's default is 5 min), so a text after a "
-                f"longer pause loads it again and reads its whole prompt — {KEEP_ALIVE_FIX}")
+                f"longer pause loads it again and reads its whole prompt — "
+                f"{keep_alive_fix(model)}")
 
 
 def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int,

@@ -23,7 +23,7 @@ def check_arr(kind: str, config: Config) -> list[Line]:
 
 def check_twilio_line(config: Config) -> Line:
     """``sender.check_twilio`` (credentials, from_number owned) as a Line."""
-    from mediabot.mailbox.twilio_client import build_twilio_client, check_twilio
+    from mediabot.carrier.twilio.client import build_twilio_client, check_twilio
 
     ok, text = check_twilio(build_twilio_client(config.twilio), config.twilio)
     text = text.removeprefix("twilio: ")
@@ -38,8 +38,8 @@ def check_twilio_line(config: Config) -> Line:
 def check_whatsapp(config: Config) -> list[Line]:
     """The WhatsApp sender (looked up at Twilio) and what happens outside the 24-hour
     window; nothing when ``[twilio] whatsapp_from`` is not set."""
-    from mediabot.mailbox.twilio_client import build_twilio_client
-    from mediabot.mailbox.whatsapp_sender import check_whatsapp_sender
+    from mediabot.carrier.twilio.client import build_twilio_client
+    from mediabot.carrier.twilio.whatsapp_sender import check_whatsapp_sender
 
     if not config.twilio.whatsapp_from:
         return []

@@ -7,11 +7,19 @@ schema itself only changes through ``mediabot.store.migrations``.
 """
 
 import datetime as dt
-from enum import StrEnum
 from typing import TYPE_CHECKING
 
 import peewee as pw
 
+from mediabot.store.states import (  # noqa: F401 - the tables' words, named db.<Word> too
+    ApprovalStatus,
+    DeliveryState,
+    InboxError,
+    InboxStatus,
+    OutboxStatus,
+    Role,
+    TextKind,
+)
 from mediabot.text.phones import Channel
 
 database = pw.SqliteDatabase(None)
@@ -26,81 +34,6 @@ PRAGMAS = {
 def utcnow() -> dt.datetime:
     """Naive UTC, the form every timestamp is stored in."""
     return dt.datetime.now(dt.UTC).replace(tzinfo=None)
-
-
-class Role(StrEnum):
-    """``users.role``: admins may remove titles and answer approvals; members may not."""
-
-    ADMIN = "admin"
-    MEMBER = "member"
-
-
-class InboxStatus(StrEnum):
-    """``inbox.status``: queued -> processing -> done, or failed (the turn raised) or
-    ignored (opted out, rate limited); processing goes back to queued after a crash."""
-
-    QUEUED = "queued"
-    PROCESSING = "processing"
-    DONE = "done"
-    FAILED = "failed"
-    IGNORED = "ignored"
-
-
-class InboxError(StrEnum):
-    """``inbox.error`` for a row left unanswered on purpose (a failed turn keeps the name of
-    what it raised instead)."""
-
-    UNKNOWN_SENDER = "unknown sender"
-    OPTED_OUT = "user opted out"
-    RATE_LIMITED = "rate limited"
-
-
-class OutboxStatus(StrEnum):
-    """``outbox.status``: pending until Twilio accepts (sent) or refuses for good (failed);
-    cancelled when a question it asked was withdrawn before it went."""
-
-    PENDING = "pending"
-    SENT = "sent"
-    FAILED = "failed"
-    CANCELLED = "cancelled"
-
-
-class TextKind(StrEnum):
-    """``outbox.kind``: what a text is, written when it is queued. The templates and the
-    held-text rule tell texts apart by it, and by ``outbox.subject``, what it is about: the
-    request a download notice tells of, or the number an approval request asks about. (The
-    dedupe key only keeps a text from being queued twice; nothing reads its parts.)"""
-
-    REPLY = "reply"                    # the answer to their text (``outbox.inbox``)
-    READY = "ready"                    # a download notice; subject: the request's id
-    APPROVAL = "approval"              # an admin asked about a member's add; its number
-    SEERR_APPROVAL = "seerr-approval"  # an admin asked about a request in Seerr; its number
-    OTHER = "other"                    # anything else (a decision, an expiry, a tip, ...)
-
-
-class DeliveryState(StrEnum):
-    """``outbox.delivery``: what Twilio last reported of a sent text (its message status;
-    a state Twilio adds later is stored as it came)."""
-
-    ACCEPTED = "accepted"
-    SCHEDULED = "scheduled"
-    QUEUED = "queued"
-    SENDING = "sending"
-    SENT = "sent"
-    DELIVERED = "delivered"
-    UNDELIVERED = "undelivered"
-    FAILED = "failed"
-    CANCELED = "canceled"
-    READ = "read"
-
-
-class ApprovalStatus(StrEnum):
-    """``approvals.status``: waiting, then once approved, denied or expired."""
-
-    WAITING = "waiting"
-    APPROVED = "approved"
-    DENIED = "denied"
-    EXPIRED = "expired"
 
 
 class BaseModel(pw.Model):
@@ -374,5 +307,38 @@ class TokenCalibration(BaseModel):
         table_name = "token_calibration"
 
 
+class InboxCursor(BaseModel):
+    """Per carrier whose texts mediabot reads (the phone's Local inbox), how far it has
+    read: the carrier's own cursor, as text (``carrier.sms_gateway.inbox.Cursor``)."""
+
+    carrier = pw.CharField(primary_key=True)
+    cursor = pw.TextField()
+    updated_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "inbox_cursors"
+
+
+class GatewayEvent(BaseModel):
+    """A webhook the household's phone posted (cloud and private-server modes), kept once by
+    its envelope id: the phone retries a delivery for about two days and may post it again
+    after a 2xx it did not see, always with the same id, so a row here means "already
+    taken". A status event keeps what it said of which outgoing message, so a send's state
+    is folded from all of its events, whatever order they came in."""
+
+    envelope_id = pw.CharField(unique=True)
+    event = pw.CharField()                   # sms:received, sms:sent, sms:delivered, ...
+    message_id = pw.CharField(null=True)     # an outgoing message's id (status events)
+    recipient = pw.CharField(default="")
+    state = pw.CharField(null=True)          # the carrier's state (outgoing.State)
+    parts = pw.IntegerField(null=True)       # sms:sent's part count
+    reason = pw.TextField(default="")        # sms:failed's reason
+    received_at = pw.DateTimeField()
+
+    class Meta:
+        table_name = "gateway_events"
+        indexes = ((("message_id", "recipient"), False),)
+
+
 MODELS = (User, Message, PendingAction, Inbox, Outbox, Request, Notice, Announced, Import,
-          Approval, Search, TokenCalibration, SeerrApproval)
+          Approval, Search, TokenCalibration, SeerrApproval, InboxCursor, GatewayEvent)

@@ -317,13 +317,37 @@ def _number(text: str) -> int | None:
     return int(text) if text.isascii() and text.isdigit() else None
 
 
+def m021_inbox_cursors(db: pw.SqliteDatabase) -> None:
+    """How far mediabot has read a carrier's inbox (the phone's, in Local mode), so a text
+    the phone took while mediabot was down is read after it starts, and only once."""
+    db.execute_sql("CREATE TABLE inbox_cursors (carrier VARCHAR(255) NOT NULL PRIMARY KEY, "
+                   "cursor TEXT NOT NULL, updated_at DATETIME NOT NULL)")
+
+
+def m022_gateway_events(db: pw.SqliteDatabase) -> None:
+    """The phone's webhooks taken, once each by envelope id, with what a status event said
+    (``db.GatewayEvent``)."""
+    db.execute_sql("""CREATE TABLE gateway_events (
+        id INTEGER PRIMARY KEY,
+        envelope_id VARCHAR(255) NOT NULL UNIQUE,
+        event VARCHAR(255) NOT NULL,
+        message_id VARCHAR(255),
+        recipient VARCHAR(255) NOT NULL DEFAULT '',
+        state VARCHAR(255),
+        parts INTEGER,
+        reason TEXT NOT NULL DEFAULT '',
+        received_at DATETIME NOT NULL)""")
+    db.execute_sql("CREATE INDEX gateway_events_message_id_recipient "
+                   "ON gateway_events (message_id, recipient)")
+
+
 MIGRATIONS = [m001_initial, m002_notices, m003_turn_indexes, m004_announced_episodes,
               m005_pending_asked_after, m006_household_rules, m007_health_probe,
               m008_searches, m009_outbox_media, m010_delivery_states,
               m011_request_added_at, m012_channels, m013_token_calibration,
               m014_user_language, m015_sms_blocked, m016_inbox_opt_out,
               m017_user_seerr_link, m018_seerr_approvals, m019_user_seerr_id,
-              m020_outbox_kinds]
+              m020_outbox_kinds, m021_inbox_cursors, m022_gateway_events]
 
 
 class StorageError(Exception):

@@ -10,7 +10,8 @@ a signed ``curl`` that plays Twilio, so the SMS path can be watched end to end. 
 in its terminal are sent as Sam's texts, every one: those typed before the daemon listens
 wait for it, and a failed send is reported while the reader goes on with the next line. A
 line starting with ``wa:`` goes as Sam's WhatsApp message instead (to the house's WhatsApp
-sender, opening the 24-hour window), and replies to it come back on WhatsApp.
+sender, opening the 24-hour window), and replies to it come back on WhatsApp. With
+``--phone`` a simulated Android phone carries the texts instead (``phone_stage``).
 """
 
 import dataclasses
@@ -168,6 +169,13 @@ class SmsStage:
                 "From": channel_address(channel, DEMO_PHONE),
                 "To": channel_address(channel, DEMO_HOUSE_NUMBER), "Body": body, "NumMedia": "0"}
         return url, form, RequestValidator(self.twilio.auth_token).compute_signature(url, form)
+
+    def banner(self) -> list[str]:
+        return ["The daemon answers SMS from Sam; replies arrive at a simulated Twilio and are "
+                "printed here as 'SMS to ...'. Text it from another terminal (signed like "
+                "Twilio):", "  " + self.curl("what's downloading?"),
+                "or type a text here and press Enter (start it with wa: to send it on "
+                "WhatsApp). Ctrl-C stops."]
 
     def curl(self, body: str) -> str:
         url, form, signature = self.signed(body)

@@ -99,12 +99,13 @@ def run_attempt(task: Task, config: Config, workdir: Path, index: int,
         known = _known_titles(sim)
         failures, replies = [], []
         for number, step in enumerate(task.steps, 1):
-            before = history.last_message_id(user.id)
+            before, asked = history.last_message_id(user.id), len(model.calls)
             reply = engine.handle(user.id, step.text)
             replies.append(reply)
             seen = Seen(reply=reply, calls=_calls_since(user.id, before), sim=sim,
                         pending=confirm.find_pending(user.id) is not None,
-                        known_titles=known)
+                        known_titles=known, model_calls=len(model.calls) - asked,
+                        tool_rounds=_tool_rounds_since(user.id, before))
             failures += [f"step {number}: {problem}" for check in step.checks + EVERY_STEP
                          if (problem := check(seen))]
         db.database.close()
@@ -239,6 +240,11 @@ def _known_titles(sim: Simulation) -> frozenset[tuple[str, int]]:
     items = (sim.sonarr.library + sim.sonarr.catalog + sim.radarr.library + sim.radarr.catalog)
     return frozenset((item["title"].lower(), item["year"]) for item in items
                      if item.get("title") and item.get("year"))
+
+
+def _tool_rounds_since(user_id: int, after_id: int) -> int:
+    """The model's answers since ``after_id`` that were tool calls (one request each)."""
+    return sum(bool(message.get("tool_calls")) for message in messages_since(user_id, after_id))
 
 
 def _calls_since(user_id: int, after_id: int) -> list[tuple[str, dict]]:

@@ -32,6 +32,7 @@ from mediabot.trial.demo import (
     model_missing,
 )
 from mediabot.trial.evaluation import Attempt
+from mediabot.trial.phone_stage import PhoneStage
 from mediabot.trial.sim.stack import Simulation
 from mediabot.trial.tasks import Task, select
 
@@ -87,20 +88,19 @@ def open_demo_chat(config: Config, role: str) -> tuple[Engine, db.User, str]:
     return build_engine(config), user, hint
 
 
-def serve_demo(config: Config, echo: Echo, typed: Iterable[str]) -> int:
-    """Run the whole daemon against a simulated Twilio until it stops; its exit code.
+def serve_demo(config: Config, echo: Echo, typed: Iterable[str], on_phone: bool = False) -> int:
+    """Run the whole daemon against a simulated Twilio (or, ``on_phone``, a simulated
+    Android phone as its only carrier) until it stops; its exit code.
 
-    Prints a signed curl that plays Twilio; each line of ``typed`` goes as Sam's text, and
-    each text the daemon sends is echoed. Raises ``StartupError`` as ``serve`` does.
+    Prints how to text it (with Twilio, a signed curl that plays Twilio); each line of
+    ``typed`` goes as Sam's text, and each text the daemon sends is echoed. Raises
+    ``StartupError`` as ``serve`` does.
     """
     port = demo_port(config)
-    stage = SmsStage.start(port)
+    stage: SmsStage | PhoneStage = PhoneStage.start() if on_phone else SmsStage.start(port)
     config = stage.config(config, port)
-    echo("The daemon answers SMS from Sam; replies arrive at a simulated Twilio and are "
-         "printed here as 'SMS to ...'. Text it from another terminal (signed like Twilio):")
-    echo("  " + stage.curl("what's downloading?"))
-    echo("or type a text here and press Enter (start it with wa: to send it on "
-         "WhatsApp). Ctrl-C stops.")
+    for line in stage.banner():
+        echo(line)
     stop = threading.Event()
     threading.Thread(target=stage.watch, args=(echo, stop), daemon=True).start()
     threading.Thread(target=stage.deliver_lines, args=(typed, echo), daemon=True).start()

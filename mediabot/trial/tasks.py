@@ -27,7 +27,7 @@ from mediabot.text.sms import count_segments, is_gsm7
 if TYPE_CHECKING:
     from mediabot.trial.sim.stack import Simulation
 
-VERSION = "2026.11-4"
+VERSION = "2026.12-1"
 OFFICE_TVDB, OFFICE_UK_TVDB = 73244, 78107
 DUNE_THREE_TMDB, ARRIVAL_TMDB = 1170608, 329865
 REMOVE_QUESTION = "Reply Y to confirm"
@@ -37,13 +37,17 @@ SMS_CHARS, SMS_SEGMENTS = 480, 4
 
 @dataclass
 class Seen:
-    """What one step left behind: the reply, the tool calls made during it, the world."""
+    """What one step left behind: the reply, the tool calls made during it, the world;
+    ``model_calls`` the requests the model got, ``tool_rounds`` the answers of them that
+    were tool calls (equal: no request was left to word the reply)."""
 
     reply: str
     calls: list[tuple[str, dict]]
     sim: "Simulation"
     pending: bool
     known_titles: frozenset[tuple[str, int]] = frozenset()
+    model_calls: int = 0
+    tool_rounds: int = 0
 
 
 Check = Callable[[Seen], str | None]
@@ -162,6 +166,21 @@ def sms_sized(seen: Seen) -> str | None:
     return None if segments <= SMS_SEGMENTS else f"the reply is {segments} SMS segments"
 
 
+def told_by_tool(seen: Seen) -> str | None:
+    """The reply is the tool's own answer: the model was not asked again to word a result
+    that already answers the text."""
+    if seen.tool_rounds and seen.model_calls == seen.tool_rounds and not seen.pending:
+        return None
+    return "the model was asked again to word a result that answers the text itself"
+
+
+def worded_by_model(seen: Seen) -> str | None:
+    """The model wrote the reply after the tool: the result needed its words."""
+    if seen.model_calls > seen.tool_rounds:
+        return None
+    return "the tool's result was sent as it is where it needed the model's words"
+
+
 _YEAR = re.compile(r"\((\d{4})\)")
 
 
@@ -250,6 +269,38 @@ TASKS: tuple[Task, ...] = (
          (Step("tell me everything about severance", (sms_sized,)),)),
     Task("no_invention", "an unknown title is not made up",
          (Step("do we have the movie Zorblax Returns?", (denies(), not_called(*WRITES))),)),
+    # A tool's own answer (``Tool.direct``) where its result is the whole answer, and the
+    # model's words where it is not.
+    Task("queue_as_is", "the queue is the answer: sent as the tool words it, one model call",
+         (Step("anything downloading right now?",
+               (called("download_queue"), told_by_tool, mentions("Severance", "Dune"),
+                sms_sized)),)),
+    Task("upcoming_as_is", "what is coming is the answer: sent as the tool words it",
+         (Step("anything new coming this week?",
+               (called("upcoming"), told_by_tool, mentions("Slow Horses"), sms_sized)),)),
+    Task("status_as_is", "a named library title with nothing missing: the status is the answer",
+         (Step("do we have slow horses?",
+               (called("search_media"), told_by_tool, mentions("Slow Horses"),
+                not_called(*WRITES))),)),
+    Task("several_in_words", "several titles match: the model asks or explains, in words",
+         (Step("do we have the office?",
+               (called("search_media"), worded_by_model, mentions("The Office"),
+                not_called(*WRITES))),)),
+    Task("not_in_library_in_words", "a title not in the library: the model says so and offers",
+         (Step("do we have dune part three?",
+               (called("search_media"), worded_by_model, mentions("Dune: Part Three"),
+                not_called(*WRITES))),)),
+    Task("error_in_words", "a lookup that fails is explained by the model",
+         (Step("do we have the show zorblax returns?",
+               (called("search_media"), worded_by_model, denies(), not_called(*WRITES))),)),
+    Task("opinion_in_words", "a question the status does not answer needs the model's words",
+         (Step("is slow horses any good?",
+               (called("search_media"), worded_by_model, mentions("Slow Horses"),
+                not_called(*WRITES))),)),
+    Task("missing_in_words", "a title with episodes missing needs words: what and why",
+         (Step("is severance complete?",
+               (called("search_media"), worded_by_model, mentions("Severance"),
+                not_called(*WRITES))),)),
 )
 
 

@@ -20,6 +20,7 @@ from flask import Flask, Response, jsonify, request
 from twilio.request_validator import RequestValidator
 from werkzeug.datastructures import MultiDict
 
+from mediabot.carrier.configured import twilio_in_use
 from mediabot.config import Config, webhook_url
 from mediabot.conversation import confirmations as confirm
 from mediabot.mailbox.inbox import Inbound, Intake
@@ -68,6 +69,23 @@ def create_app(config: Config, *, worker: Worker, scheduler: Scheduler | None = 
     app = Flask("mediabot")
     intake = intake or Intake(db.database)
     app.config["MAX_CONTENT_LENGTH"] = 64 * 1024
+    if twilio_in_use(config):
+        _twilio_routes(app, config, worker, intake, clock)
+    probe = WriteProbe(clock)
+
+    @app.get("/healthz")
+    def healthz() -> Reply:
+        return _health(probe, scheduler)
+
+    if hooks is not None:
+        hooks.init_app(app)
+    return app
+
+
+def _twilio_routes(app: Flask, config: Config, worker: Worker, intake: Intake,
+                   clock: Clock) -> None:
+    """Twilio's ``/sms`` and ``/sms/status``, served only when Twilio carries texts: on the
+    phone alone there is no token to check their signature with, so nothing is taken there."""
     validator = RequestValidator(config.twilio.auth_token)
     sms_url = webhook_url(config.server.public_url)
     signed = _signature_check(config, validator)
@@ -86,7 +104,7 @@ def create_app(config: Config, *, worker: Worker, scheduler: Scheduler | None = 
             log.warning("/sms: malformed request (%s)", inbound)
             return _error(inbound, 400)
         with worker.acknowledging():
-            _accept(inbound, config, worker, intake)
+            accept(inbound, config, worker, intake)
         return app.response_class(EMPTY_TWIML, status=200, mimetype="text/xml")
 
     @app.post("/sms/status")
@@ -98,21 +116,8 @@ def create_app(config: Config, *, worker: Worker, scheduler: Scheduler | None = 
         if isinstance(report, str):
             log.warning("/sms/status: malformed report (%s)", report)
             return _error(report, 400)
-        row = record_delivery(*report, clock())
-        if row is not None and not send_again_after_63016(row, clock()) \
-                and row.delivery in FAILED_DELIVERY:
-            confirm.drop_undelivered(row)
+        after_report(record_delivery(*report, clock()), clock())
         return "", 204
-
-    probe = WriteProbe(clock)
-
-    @app.get("/healthz")
-    def healthz() -> Reply:
-        return _health(probe, scheduler)
-
-    if hooks is not None:
-        hooks.init_app(app)
-    return app
 
 
 def status_url(public_url: str) -> str:
@@ -166,17 +171,25 @@ def _read_form(form: Form, region: str, now: dt.datetime) -> Inbound | str:
     return Inbound(sid, phone, body, now, classify_keyword(body) == "opt_out", channel)
 
 
-def _accept(inbound: Inbound, config: Config, worker: Worker, intake: Intake) -> None:
+def after_report(row: db.Outbox | None, now: dt.datetime) -> None:
+    """What a carrier's report on an outbox row (as it is after the report) sets off: a
+    WhatsApp text refused for its window goes again, a question undelivered lapses."""
+    if row is not None and not send_again_after_63016(row, now) \
+            and row.delivery in FAILED_DELIVERY:
+        confirm.drop_undelivered(row)
+
+
+def accept(inbound: Inbound, config: Config, worker: Worker, intake: Intake) -> None:
     """Record the message once (committed before this returns); wake the worker for a
-    known sender. On Twilio's clock, so its lines are DEBUG: one INFO line per text would
-    cost more than the insert.
+    known sender. On the carrier's clock, so its lines are DEBUG: one INFO line per text
+    would cost more than the insert.
 
     An opt-out is recorded at once, in the same commit, not when the worker reaches the
     row: a reply still being worked out, an expiry notice or a download notice must not
     follow a STOP."""
     recorded = intake.record(inbound)
     if not recorded.new:
-        log.debug("/sms: %s already received (Twilio retry); ignored", inbound.sid)
+        log.debug("%s already received (a carrier's retry); ignored", inbound.sid)
         return
     if recorded.user_id is None:
         log.debug("inbox %s: message from an unknown number ignored", recorded.inbox_id)

@@ -30,6 +30,7 @@ OWNERS = {
     "Message": "mediabot.conversation.history",
     "PendingAction": "mediabot.conversation.confirmations",
     "Inbox": "mediabot.mailbox.inbox",
+    "InboxCursor": "mediabot.mailbox.inbox",
     "Outbox": "mediabot.mailbox.outbox",
     "Request": "mediabot.arr.wanted",
     "Notice": "mediabot.arr.notices",
@@ -39,6 +40,7 @@ OWNERS = {
     "Search": "mediabot.arr.searches",
     "TokenCalibration": "mediabot.model.calibration",
     "SeerrApproval": "mediabot.approvals.seerr_requests",
+    "GatewayEvent": "mediabot.mailbox.gateway_events",
     "HealthProbe": "mediabot.ops.health",  # health_probe: raw SQL today, no model yet
 }
 

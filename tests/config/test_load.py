@@ -87,6 +87,22 @@ def test_without_a_file_the_missing_settings_follow_the_missing_file(tmp_path):
     assert len(info.value.problems) == 1, "no variables set: only the missing file"
 
 
+def test_an_empty_variable_is_not_set(tmp_path):
+    """A container template passes every variable it names, set or empty (Unraid does):
+    an empty MEDIABOT_SEERR_URL is no [seerr] to refuse, an empty override leaves the
+    file's value standing, and empty variables alone are no config."""
+    missing = tmp_path / "nothing" / "config.toml"
+    empty = {"MEDIABOT_SEERR_URL": "", "MEDIABOT_SEERR_API_KEY": " ",
+             "MEDIABOT_SMS_LANGUAGE": ""}
+    config = load_config(environ={**ENV_ONLY, **empty, "MEDIABOT_CONFIG": str(missing)})
+    assert config.seerr is None and config.sms.language == "en"
+    file = write_config(tmp_path, **raw_with(sms={"language": "de"}))
+    assert load_config(file, environ={"MEDIABOT_SMS_LANGUAGE": ""}).sms.language == "de"
+    with pytest.raises(ConfigError) as info:
+        load_config(environ={**empty, "MEDIABOT_CONFIG": str(missing)})
+    assert len(info.value.problems) == 1, "only empty variables: only the missing file"
+
+
 def test_a_file_named_by_config_must_be_there(tmp_path):
     with pytest.raises(ConfigError, match=r"no such file"):
         load_config(tmp_path / "nope.toml", environ=ENV_ONLY)
@@ -198,6 +214,7 @@ NUMERIC = [  # (section, key, default): every float key of the config
     ("twilio", "timeout_seconds", 10.0), ("llm", "timeout_seconds", 120.0),
     ("llm", "temperature", 0.3), ("sonarr", "timeout_seconds", 10.0),
     ("radarr", "timeout_seconds", 10.0), ("seerr", "timeout_seconds", 10.0),
+    ("sms_gateway", "poll_seconds", 3.0), ("sms_gateway", "timeout_seconds", 10.0),
 ]
 
 

@@ -263,9 +263,9 @@ def test_the_smallest_prompt_keeps_this_turns_tool_round(engine_for, fake_llm):
     engine = engine_for(arr=True)
     alex = db.User.get(phone=ADMIN).id
     fake_llm.enqueue_error(400, "template error")
-    fake_llm.enqueue_tool_calls([("download_queue", {})])
-    fake_llm.enqueue_text("Two things are downloading.")
-    assert engine.handle(alex, "what's downloading?") == "Two things are downloading."
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "dune"})])
+    fake_llm.enqueue_text("Two films are called Dune.")
+    assert engine.handle(alex, "do we have dune?") == "Two films are called Dune."
     last = fake_llm.requests[-1]["messages"]
     assert [m["role"] for m in last] == ["system", "user", "assistant", "tool"]
 
@@ -312,10 +312,10 @@ def test_under_a_template_without_tools_every_text_still_gets_an_answer(engine_f
     engine = engine_for(arr=True)
     alex = db.User.get(phone=ADMIN).id
     fake_llm.use_template("gemma-3")
-    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    fake_llm.enqueue_tool_calls([("search_media", {"query": "dune"})])
     fake_llm.enqueue_text("I can't look that up right now.")
     fake_llm.enqueue_text("Hello again!")
-    assert engine.handle(alex, "what's downloading?") == "I can't look that up right now."
+    assert engine.handle(alex, "do we have dune?") == "I can't look that up right now."
     assert engine.handle(alex, "hello") == "Hello again!"
     assert len(fake_llm.requests) == 5 and len(fake_llm.rendered) == 3, \
         "two refused, three rendered"

@@ -1,5 +1,5 @@
 """`mediabot demo` as its own process: the simulated library with the configured model, in the
-terminal and as the whole daemon behind a signed curl."""
+terminal, as the whole daemon behind a signed curl, and as the daemon on a simulated phone."""
 
 import os
 import shlex
@@ -44,12 +44,13 @@ def test_demo_talks_to_the_model_about_the_simulated_library(tmp_path, fake_llm)
     assert not list(tmp_path.glob("*.db")), "no database left in the working directory"
 
 
-def serve_demo(tmp_path, fake_llm) -> tuple[subprocess.Popen, list[str]]:
-    """``mediabot demo --serve`` as a process, and its stdout lines as they arrive."""
+def serve_demo(tmp_path, fake_llm, *flags) -> tuple[subprocess.Popen, list[str]]:
+    """``mediabot demo --serve`` (and ``flags``) as a process, and its stdout lines as they
+    arrive."""
     environ = {k: v for k, v in os.environ.items() if not k.startswith("MEDIABOT_")}
     environ.update(MEDIABOT_LLM_BASE_URL=fake_llm.url + "/v1", MEDIABOT_LLM_API_KEY="sk-test",
                    MEDIABOT_LLM_MAX_RETRIES="0")
-    process = subprocess.Popen([sys.executable, "-m", "mediabot.cli", "demo", "--serve"],
+    process = subprocess.Popen([sys.executable, "-m", "mediabot.cli", "demo", "--serve", *flags],
                                stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True, cwd=tmp_path, env=environ)
     lines: list[str] = []
@@ -59,8 +60,7 @@ def serve_demo(tmp_path, fake_llm) -> tuple[subprocess.Popen, list[str]]:
 
 
 def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
-    fake_llm.enqueue_tool_calls([("download_queue", {})])
-    fake_llm.enqueue_text("Dune: Part Two is at 45%.")
+    fake_llm.enqueue_tool_calls([("download_queue", {})])   # answered in the queue's words
     process, lines = serve_demo(tmp_path, fake_llm)
     try:
         assert wait_for(lambda: any("curl -s" in line for line in lines), 20), lines
@@ -72,8 +72,10 @@ def test_demo_serve_answers_the_printed_signed_curl(tmp_path, fake_llm):
         assert wait_for(lambda: _healthy(url), 20)
         answer = requests.post(url, data=form, headers={header[0]: header[1]}, timeout=5)
         assert answer.status_code == 200
-        assert wait_for(lambda: any("SMS to +15555550100: Dune: Part Two is at 45%." in line
-                                    for line in lines), 20), lines
+        assert wait_for(lambda: any("SMS to +15555550100: 4 downloads: Severance S02E05 63%, "
+                                    "12 min left;" in line and "Dune: Part Two (2024) 63%"
+                                    in line for line in lines), 20), lines
+        assert len(fake_llm.requests) == 1, "the daemon asked the model once for the queue"
         forged = requests.post(url, data={**form, "Body": "delete everything"},
                                headers={header[0]: header[1]}, timeout=5)
         assert forged.status_code == 403, "the printed signature covers the exact message"
@@ -139,3 +141,36 @@ def test_demo_serve_texts_on_whatsapp_a_line_typed_with_wa(tmp_path, fake_llm):
     assert process.returncode == 0, process.stderr.read()
     asked = [unstamped(r["messages"][-1]["content"]) for r in fake_llm.requests]
     assert asked == ["what's downloading?", "thanks"]
+
+
+def test_demo_serve_phone_carries_every_typed_line_through_the_simulated_phone(tmp_path,
+                                                                              fake_llm):
+    """With --phone there is no Twilio and no public URL: a typed line is Sam's SMS on the
+    phone, even one typed before the daemon reads it, and the reply shows as the phone
+    sends it; each text is answered once."""
+    fake_llm.enqueue_tool_calls([("download_queue", {})])
+    fake_llm.enqueue_text("Dune: Part Two is at 45%.")
+    fake_llm.enqueue_text("You're welcome, Sam.")
+    process, lines = serve_demo(tmp_path, fake_llm, "--phone")
+    process.stdin.write("what's downloading?\n")     # the interpreter is still starting
+    process.stdin.flush()
+    try:
+        assert wait_for(lambda: "SMS to +15555550100: Dune: Part Two is at 45%.\n" in lines,
+                        30), "".join(lines)
+        process.stdin.write("thanks\n")
+        process.stdin.flush()
+        assert wait_for(lambda: "SMS to +15555550100: You're welcome, Sam.\n" in lines, 30), \
+            "".join(lines)
+        assert any("simulated Android phone" in line for line in lines)
+        assert not any("curl" in line or "Twilio" in line for line in lines), "".join(lines)
+    finally:
+        process.send_signal(signal.SIGINT)
+        process.wait(timeout=30)
+    assert process.returncode == 0, process.stderr.read()
+    asked = [unstamped(r["messages"][-1]["content"]) for r in fake_llm.requests
+             if r["messages"][-1]["role"] == "user"]
+    assert asked == ["what's downloading?", "thanks"]
+    assert [line for line in lines if line.startswith("SMS to")] == [
+        "SMS to +15555550100: Dune: Part Two is at 45%.\n",
+        "SMS to +15555550100: You're welcome, Sam.\n"], "each reply shown once"
+

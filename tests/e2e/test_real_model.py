@@ -170,18 +170,18 @@ def test_the_harness_itself_against_the_fake_server(fake_llm, tmp_path):
     """Runs everywhere: the proxy, the config and the chat driver the real test relies on."""
     fake_llm.models.append(MODEL)
     fake_llm.enqueue_text("Hi Alex!")
-    fake_llm.enqueue_tool_calls([("download_queue", {})])
-    fake_llm.enqueue_text("Nothing is downloading.\nAnything else?")
+    fake_llm.enqueue_tool_calls([("download_queue", {})])   # answered in the queue's words
     with Simulation() as sim, RecordingProxy(fake_llm.url) as proxy:
         replies = converse(write_config(tmp_path, proxy.url, sim), CONVERSATION[:2],
                            tmp_path / "chat.err")
-    assert [reply for reply, _ in replies] == ["Hi Alex!", "Nothing is downloading."]
+    assert replies[0][0] == "Hi Alex!"
+    assert replies[1][0].startswith("4 downloads: Severance S02E05 63%, 12 min left;")
     assert proxy.records[0].path.endswith("/models")   # chat asks the server first
     calls = [r for r in proxy.records if r.path.endswith("/chat/completions")]
     asked = [r.path for r in proxy.records if r not in calls]
     assert asked == ["/v1/models", "/api/version", "/props", "/version"], \
         "besides the chat calls: the model check, then what server it is, once (its slots)"
-    assert [shape(r)["tool_calls"] for r in calls] == [[], ["download_queue"], []]
+    assert [shape(r)["tool_calls"] for r in calls] == [[], ["download_queue"]]
     assert all(r.status == 200 and r.request["tool_choice"] == "auto" for r in calls)
 
 

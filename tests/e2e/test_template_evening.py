@@ -15,7 +15,8 @@ from mediabot.conversation.prompt.build import validate_messages
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 from tests.support.clock import stamped
 
-# (what Alex texts, the model's tool calls for it, the model's reply after the results)
+# (what Alex texts, the model's tool calls for it, the model's reply after the results; None
+# where the model writes none: it fails, mediabot asks or answers, or the tool answers itself)
 EVENING = [
     ("do we have dune?", [("search_media", {"query": "dune", "kind": "movie"})],
      "Dune (2021) is in the library; Dune (1984) is not. Want the 1984 one?"),
@@ -24,15 +25,15 @@ EVENING = [
     ("what's downloading, and what's on this week?",
      [("download_queue", {}), ("upcoming", {"days": 7})],
      "Severance is downloading, and Slow Horses has a new episode this week."),
-    ("anything new tomorrow?", [("upcoming", {"days": 1})], None),    # the model fails here
+    # the model fails here, in the tool round (a search whose result needs its words)
+    ("anything new tomorrow?", [("search_media", {"query": "slow horses"})], None),
     ("hello? anything new tomorrow?", [], "Nothing airs tomorrow, sorry to disappoint."),
     ("do we have severance?", [("library_status", {"query": "severance", "kind": "series"})],
      "Severance is in the library with season 2 downloading."),
     ("is slow horses any good?", [("search_media", {"query": "slow horses"})],
      "Slow Horses (2022) is a spy drama; it is already in the library."),
     ("thanks!", [], "Any time, Alex."),
-    ("what's coming up in the next two weeks?", [("upcoming", {"days": 14})],
-     "A new Slow Horses episode and the Project Hail Mary release."),
+    ("what's coming up in the next two weeks?", [("upcoming", {"days": 14})], None),
     ("is the office in the library?", [("library_status", {"query": "the office"})],
      "Yes, all nine seasons of The Office are on disk."),
     ("delete the office", [("remove_media", {"kind": "series", "id": OFFICE_TVDB,
@@ -40,7 +41,7 @@ EVENING = [
     ("N", None, None),                                   # mediabot answers, no model call
     ("what about dune part two?", [("search_media", {"query": "dune part two"})],
      "Dune: Part Two (2024) is not in the library yet. Want it?"),
-    ("any downloads stuck?", [("download_queue", {})], "Nothing is stuck right now."),
+    ("any downloads stuck?", [("download_queue", {})], None),
     ("thanks, that's all for tonight", [], "Good night, Alex!"),
 ]
 FAILED_TURN = 3
@@ -72,6 +73,8 @@ def test_a_household_evening_through_a_real_template(engine, alex, fake_llm, tem
     assert [n for n, r in enumerate(replies) if r in apologies] == [FAILED_TURN], replies
     assert replies[10].startswith("Remove The Office (2005)") and replies[11].startswith("OK")
     assert replies[-1] == "Good night, Alex!"
+    assert replies[8].startswith("Coming in the next 14 days: Slow Horses"), replies[8]
+    assert "downloads: Severance" in replies[13] and "stuck at" in replies[13], replies[13]
     assert "Earlier messages were pruned" in "".join(fake_llm.rendered), "the window evicted"
     after_failure = fake_llm.rendered[next(i for i, r in enumerate(fake_llm.requests)
                                            if r["messages"][-1]["content"]

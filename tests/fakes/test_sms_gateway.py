@@ -14,8 +14,8 @@ from mediabot.carrier.sms_gateway.inbox import read_inbox
 from mediabot.carrier.sms_gateway.outgoing import Progress, State
 from mediabot.carrier.sms_gateway.signing import Verdict, verify
 from mediabot.trial.sim.loopback import LoopbackServer, wait_for
+from mediabot.trial.sim.phone_state import phone_stamp
 from tests.fakes.sms_gateway import FakePhone
-from tests.fakes.sms_gateway_phone import phone_stamp
 from tests.fakes.sms_gateway_spec import SpecViolation, check_webhook
 
 SAM = "+15551230002"

@@ -7,8 +7,10 @@ import datetime as dt
 
 import pytest
 
+from mediabot.carrier.base import OutgoingText
+from mediabot.carrier.twilio.carrier import message_fields
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.channels import Plan, choose, message_fields, plan
+from mediabot.mailbox.channels import Plan, choose, plan
 from mediabot.store import db
 from mediabot.store.db import TextKind
 from mediabot.store.people import person_of, stranger
@@ -120,17 +122,23 @@ def test_an_sms_in_the_last_hour_does_not_open_the_whatsapp_window(database):
     assert plan(queued(sam, WHATSAPP), twilio("wait"), NOW) == HOLD
 
 
+def sent(channel, body, media, template=""):
+    """One try of a text to Sam as the sender hands it to Twilio's carrier."""
+    return OutgoingText(key="mb-1-0", to=MEMBER, body=body, channel=channel,
+                        media=tuple(media), template=template)
+
+
 def test_a_template_goes_without_body_or_media_and_carries_the_text_as_its_variable():
-    fields = message_fields(Plan(WHATSAPP, template=READY), MEMBER, "Dune is ready.",
-                            ["https://image.tmdb.org/p.jpg"], twilio("template"))
+    fields = message_fields(sent(WHATSAPP, "Dune is ready.", ["https://image.tmdb.org/p.jpg"],
+                                 template=READY), twilio("template"))
     assert fields == {"to": "whatsapp:" + MEMBER, "from_": "whatsapp:+15557654000",
                       "content_sid": READY, "content_variables": '{"1": "Dune is ready."}'}
 
 
 def test_whatsapp_carries_one_poster_and_sms_all_of_them():
     posters = ["https://image.tmdb.org/1.jpg", "https://image.tmdb.org/2.jpg"]
-    on_whatsapp = message_fields(Plan(WHATSAPP), MEMBER, "Which one?", posters, twilio())
-    by_sms = message_fields(Plan(SMS), MEMBER, "Which one?", posters, twilio())
+    on_whatsapp = message_fields(sent(WHATSAPP, "Which one?", posters), twilio())
+    by_sms = message_fields(sent(SMS, "Which one?", posters), twilio())
     assert on_whatsapp["media_url"] == posters[:1]
     assert by_sms == {"to": MEMBER, "from_": "+15550001111", "body": "Which one?",
                       "media_url": posters}

@@ -11,11 +11,11 @@ import pytest
 from mediabot.config import TwilioConfig
 from mediabot.mailbox.delivery import Backoff, Sender
 from mediabot.mailbox.sms_optout import Unreachable
-from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store.db import Inbox, Outbox, User
 from mediabot.store.migrations import open_database
 from mediabot.store.people import person_of, stranger
 from mediabot.trial.sim.loopback import wait_for
+from tests.support.carriers import twilio_carriers
 from tests.support.household import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"
@@ -53,7 +53,7 @@ def sleeps():
 
 @pytest.fixture
 def sender(db, config, clock, sleeps):
-    return Sender(build_twilio_client(config), config, clock=clock, sleep=sleeps.append)
+    return Sender(twilio_carriers(config), config, clock=clock, sleep=sleeps.append)
 
 
 @pytest.fixture
@@ -80,7 +80,7 @@ def test_messaging_service_is_used_when_configured(db, twilio, config, clock):
     config = TwilioConfig(account_sid=config.account_sid, auth_token=ACCOUNT_TOKEN,
                           messaging_service_sid="MG" + "1" * 32,
                           api_base_url=config.api_base_url)
-    sender = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+    sender = Sender(twilio_carriers(config), config, clock=clock, sleep=lambda s: None)
     assert sender.send(NOBODY, "hello").status == "sent"
     assert twilio.requests[-1]["form"]["MessagingServiceSid"] == "MG" + "1" * 32
     assert "From" not in twilio.requests[-1]["form"]
@@ -165,7 +165,7 @@ def test_timeout_is_retried(db, twilio, config, clock):
     config = TwilioConfig(account_sid=config.account_sid, auth_token=ACCOUNT_TOKEN,
                           from_number=ACCOUNT_NUMBER, api_base_url=config.api_base_url,
                           timeout_seconds=0.2)
-    sender = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None,
+    sender = Sender(twilio_carriers(config), config, clock=clock, sleep=lambda s: None,
                     backoff=Backoff(attempts=1))
     twilio.set_delay(0.5)
     row = sender.send(NOBODY, "hello")
@@ -215,16 +215,16 @@ def test_empty_body_is_not_queued(sender, twilio):
 
 
 def test_crash_recovery_sends_rows_left_pending(db, config, clock, twilio):
-    crashed = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+    crashed = Sender(twilio_carriers(config), config, clock=clock, sleep=lambda s: None)
     rows = [crashed.enqueue(NOBODY, f"reply {i}") for i in range(3)]
-    restarted = Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+    restarted = Sender(twilio_carriers(config), config, clock=clock, sleep=lambda s: None)
     assert restarted.deliver_due() == 3
     assert [m["body"] for m in twilio.sent] == ["reply 0", "reply 1", "reply 2"]
     assert all(Outbox.get_by_id(r.id).status == "sent" for r in rows)
 
 
 def test_concurrent_deliver_due_never_sends_twice(db, config, clock, twilio):
-    senders = [Sender(build_twilio_client(config), config, clock=clock, sleep=lambda s: None)
+    senders = [Sender(twilio_carriers(config), config, clock=clock, sleep=lambda s: None)
                for _ in range(3)]
     for i in range(12):
         senders[0].enqueue(NOBODY, f"reply {i}")
@@ -247,7 +247,7 @@ def test_concurrent_deliver_due_never_sends_twice(db, config, clock, twilio):
 def test_wrong_token_fails_without_leaking_it(db, config, clock, twilio, caplog):
     bad = TwilioConfig(account_sid=config.account_sid, auth_token="wrong-token-123456",
                        from_number=ACCOUNT_NUMBER, api_base_url=config.api_base_url)
-    sender = Sender(build_twilio_client(bad), bad, clock=clock, sleep=lambda s: None)
+    sender = Sender(twilio_carriers(bad), bad, clock=clock, sleep=lambda s: None)
     with caplog.at_level(logging.DEBUG):
         row = sender.send(NOBODY, "hello")
     assert row.status == "failed" and "20003" in row.error

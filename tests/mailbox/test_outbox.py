@@ -1,9 +1,9 @@
 """The outbox (``mailbox/outbox.py``): what a row keeps until it is sent, across a restart."""
 
 from mediabot.mailbox.delivery import Backoff, Sender
-from mediabot.mailbox.twilio_client import build_twilio_client
 from mediabot.store import db, migrations
 from mediabot.store.people import stranger
+from tests.support.carriers import twilio_carriers
 from tests.support.config_files import make_config
 from tests.support.household import MEMBER
 from tests.support.posters import CHOOSE, DUNE_1984, DUNE_2021
@@ -16,7 +16,7 @@ def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
                          db_path=str(tmp_path / "m.db"))
     migrations.open_database(config.database.path)
     fake_twilio.fail_next(503, times=2)
-    first = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock,
+    first = Sender(twilio_carriers(config.twilio), config.twilio, clock=clock,
                    backoff=Backoff(attempts=2, base_seconds=0))
     row = first.send(stranger(MEMBER, "en"), CHOOSE, media_urls=[DUNE_1984, DUNE_2021])
     assert row.status == "pending" and fake_twilio.sent == []
@@ -24,7 +24,7 @@ def test_an_mms_waiting_in_the_outbox_keeps_its_posters_after_a_restart(
 
     migrations.open_database(config.database.path)     # a new process finds the row pending
     clock.advance(minutes=5)
-    second = Sender(build_twilio_client(config.twilio), config.twilio, clock=clock)
+    second = Sender(twilio_carriers(config.twilio), config.twilio, clock=clock)
     assert second.deliver_due() == 1
     message = only_message_to_sam(fake_twilio)
     assert (message["body"], message["media_urls"]) == (CHOOSE, [DUNE_1984, DUNE_2021])

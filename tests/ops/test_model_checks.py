@@ -3,6 +3,7 @@ against the fake OpenAI: the model and its key, a server that cannot list its mo
 model that calls no tools (and why, per server), and whether it is fast enough for a text."""
 
 import dataclasses
+import datetime as dt
 
 import pytest
 
@@ -132,3 +133,31 @@ def test_without_timings_the_prompt_speed_comes_from_usage_and_time(tmp_path, se
 def test_no_tool_probe_when_the_model_check_failed(tmp_path, servers):
     result = run_check(tmp_path, servers, **{"llm.model": '"gpt-9-imaginary"'})
     assert "tools:" not in result.output and "speed:" not in result.output
+
+
+def test_ollama_as_households_run_it_is_told_when_it_unloads_the_model(tmp_path, servers):
+    """The whole check against a server answering as Ollama does: its OpenAI API under /v1
+    (chat, tools), /api/version, and /api/ps with the model loaded until five minutes after
+    the last request (Ollama's default keep-alive), in Go's RFC 3339 with nanoseconds."""
+    llm = servers["llm"]
+    soon = dt.datetime.now(dt.UTC) + dt.timedelta(minutes=5, seconds=20)
+    llm.serve_root("/api/version", {"version": "0.12.3"})
+    llm.serve_root("/api/ps", {"models": [{
+        "name": "gpt-4o-mini", "model": "gpt-4o-mini", "size": 5_400_000_000,
+        "digest": "845dbda0ea48", "details": {"format": "gguf", "family": "qwen2"},
+        "expires_at": soon.strftime("%Y-%m-%dT%H:%M:%S.%f") + "127+00:00", "size_vram": 0,
+        "context_length": 4096}]})
+    asked = len(llm.root_asked)
+    try:
+        result = run_check(tmp_path, servers)
+    finally:
+        llm.serve_root("/api/version", None)
+        llm.serve_root("/api/ps", None)
+    assert "model gpt-4o-mini is served at" in check_line(result, "llm", "ok")
+    text = check_line(result, "model server", "warn")
+    assert text.startswith("warn model server: Ollama 0.12.3: gpt-4o-mini is unloaded 5 min "
+                           "after its last request")
+    assert "ignores a keep-alive sent with a request" in text
+    assert "OLLAMA_KEEP_ALIVE=-1" in text
+    assert 'POST /api/generate {"model": "gpt-4o-mini", "keep_alive": -1}' in text
+    assert llm.root_asked[asked:] == ["/api/version", "/api/ps"]

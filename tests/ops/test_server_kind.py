@@ -102,8 +102,12 @@ def test_ollama_unloading_after_five_minutes_says_how_to_keep_it(serve):
     assert line.status == "warn"
     assert line.text.startswith(f"Ollama 0.12.3: {MODEL} is unloaded 5 min after its last "
                                 "request (its keep-alive; Ollama's default is 5 min)")
-    assert line.text.endswith("start Ollama with OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. "
-                              "24h) to keep it loaded")
+    assert line.text.endswith(
+        "its OpenAI API, which mediabot uses, ignores a keep-alive sent with a request, so set "
+        "it on the Ollama server: OLLAMA_KEEP_ALIVE=-1 (or a long time, e.g. 24h) in Ollama's "
+        "environment, then restart Ollama; or, until Ollama restarts, load it for good once "
+        f'with POST /api/generate {{"model": "{MODEL}", "keep_alive": -1}} and run mediabot '
+        "check again to see it hold")
 
 
 def test_ollama_with_the_model_not_loaded_names_the_same_fix(serve):

@@ -8,6 +8,7 @@
   valid Config on the fakes, the least a daemon's config holds and its problems.
 - ``texting``: Texting the /sms webhook in process as Twilio does, on SMS and WhatsApp, signed;
   WhatsApp's 24-hour window passing; Twilio's delivery reports.
+- ``carriers``: The carriers a test's sender delivers through (Twilio for both channels).
 - ``sent``: What reached people: the messages the fake Twilio accepted or refused, and the
   outbox's last text to a number.
 - ``asking``: A household on the fake arrs asking for things: the model scripted to call a tool,

@@ -39,21 +39,22 @@ def test_upcoming_and_now_are_in_the_households_zone_across_a_dst_change(
     engine = engine_for(arr=True, server={"timezone": zone})
     alex = db.User.get(phone=ADMIN).id
     fake_llm.enqueue_tool_calls([("upcoming", {"days": 10})])
-    fake_llm.enqueue_text("Slow Horses on Saturday.")
-    engine.handle(alex, "what's on this week?")
+    reply = engine.handle(alex, "what's on this week?")   # the calendar's own answer
     system = fake_llm.requests[0]["messages"][0]["content"]
     assert (f"starts with the local time it was sent, in square brackets (time zone {zone}); "
             "tools give times in this zone too.") in system
     assert fake_llm.requests[0]["messages"][-1]["content"] == f"[{said_now}] what's on this week?"
-    result = json.loads(fake_llm.requests[1]["messages"][-1]["content"])
-    slow_horses = [e["airs"] for e in result["episodes"] if e["series"] == "Slow Horses"]
-    assert slow_horses == airings
+    assert all(f"Slow Horses {code}, {airs}" in reply
+               for code, airs in zip(("S05E04", "S05E05"), airings, strict=False)), reply
     clock.advance(days=7)
     fake_llm.enqueue_text("Nothing new.")
     engine.handle(alex, "anything else?")
-    later = fake_llm.requests[2]["messages"]
+    later = fake_llm.requests[1]["messages"]
+    result = json.loads([m for m in later if m["role"] == "tool"][-1]["content"])
+    slow_horses = [e["airs"] for e in result["episodes"] if e["series"] == "Slow Horses"]
+    assert slow_horses == airings
     assert later[-1]["content"] == f"[{week_later}] anything else?"
-    assert conversation(fake_llm.requests[2])[0]["content"] == \
+    assert conversation(fake_llm.requests[1])[0]["content"] == \
         f"[{said_now}] what's on this week?"   # as it was first sent
     assert later[0]["content"] == system     # the minute is in the texts: the prefix stays
 
@@ -62,9 +63,12 @@ def test_a_search_gives_the_next_airing_in_the_households_zone(engine_for, fake_
     clock.now = dt.datetime(2026, 10, 30, 23, 30)     # the next airing is after the change
     engine = engine_for(arr=True, server={"timezone": "America/New_York"})
     fake_llm.enqueue_tool_calls([("search_media", {"query": "slow horses", "kind": "series"})])
-    fake_llm.enqueue_text("Yes.")
-    engine.handle(db.User.get(phone=ADMIN).id, "do we have slow horses?")
-    result = json.loads(fake_llm.requests[1]["messages"][-1]["content"])
+    reply = engine.handle(db.User.get(phone=ADMIN).id, "do we have slow horses?")
+    assert reply.endswith("The next episode airs Sun 2026-11-01 18:30 EST."), reply
+    fake_llm.enqueue_text("You're welcome.")
+    engine.handle(db.User.get(phone=ADMIN).id, "thanks")
+    tool = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "tool"][-1]
+    result = json.loads(tool["content"])
     assert result["results"][0]["next_episode_airs"] == "Sun 2026-11-01 18:30 EST"
 
 

@@ -1,10 +1,11 @@
 """docker/unraid/mediabot.xml, the Unraid template: the household's user and folders, every
-secret masked, and its variables a config mediabot loads (Twilio's set, with the phone's and
-Seerr's removed as the template says)."""
+secret masked, and its variables a config mediabot loads as Unraid passes them: every one,
+the household's filled in and the rest empty."""
 
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
 
+from mediabot.carrier.configured import carrier_needs, twilio_in_use
 from mediabot.config import load_config
 
 TEMPLATE = Path(__file__).resolve().parents[2] / "docker" / "unraid" / "mediabot.xml"
@@ -37,9 +38,23 @@ def test_the_twilio_household_s_variables_load_as_a_config(tmp_path):
               "MEDIABOT_NOTIFICATIONS_WEBHOOK_SECRET": "hook-secret"}
     env = {c.get("Target", ""): values.get(c.get("Target", ""), c.text or c.get("Default") or "")
            for c in configs() if c.get("Type") == "Variable"}
-    env = {k: v for k, v in env.items()
-           if not k.startswith(("MEDIABOT_SMS_GATEWAY_", "MEDIABOT_SEERR_"))}
+    assert env["MEDIABOT_SEERR_URL"] == env["MEDIABOT_SMS_GATEWAY_URL"] == "", \
+        "what a household may not use is empty until filled in"
     env["MEDIABOT_CONFIG"] = str(tmp_path / "config.toml")
     config = load_config(environ=env)
     assert config.sonarr.url == "http://192.168.1.10:8989"
     assert config.twilio.from_number == "+12025550143"
+    assert config.seerr is None
+
+
+def test_the_phone_household_s_variables_load_with_twilio_s_left_empty(tmp_path):
+    values = {"MEDIABOT_LLM_API_KEY": "sk-test", "MEDIABOT_SONARR_API_KEY": "s" * 32,
+              "MEDIABOT_RADARR_API_KEY": "r" * 32,
+              "MEDIABOT_SMS_GATEWAY_URL": "http://192.168.1.60:8080",
+              "MEDIABOT_SMS_GATEWAY_USERNAME": "sms", "MEDIABOT_SMS_GATEWAY_PASSWORD": "k3Yq-8Zp"}
+    env = {c.get("Target", ""): values.get(c.get("Target", ""), c.text or c.get("Default") or "")
+           for c in configs() if c.get("Type") == "Variable"}
+    env["MEDIABOT_CONFIG"] = str(tmp_path / "config.toml")
+    config = load_config(environ=env, needs=(carrier_needs,))
+    assert config.sms_gateway is not None and config.sms_gateway.poll_seconds == 3.0
+    assert not twilio_in_use(config) and config.seerr is None

@@ -64,8 +64,9 @@ def test_demo_runs_on_the_config_serve_sh_writes_with_only_a_model_set(tmp_path,
     example = Path(__file__).resolve().parents[2] / "config.example.toml"
     (tmp_path / "config.toml").write_text(example.read_text())
     fake_llm.enqueue_tool_calls([("download_queue", {})])
-    fake_llm.enqueue_text("Dune: Part Two is downloading.")
     result = in_process(tmp_path, monkeypatch, "what's downloading?\n", llm_url=fake_llm.url)
     assert result.returncode == 0, result.stderr
     assert "[tool] download_queue {}" in result.stdout
-    assert "bot> Dune: Part Two is downloading." in result.stdout
+    assert "bot> 4 downloads: Severance S02E05 63%, 12 min left;" in result.stdout
+    assert "Dune: Part Two (2024) 63%, 2 h 15 min left." in result.stdout
+    assert len(fake_llm.requests) == 1, "the queue's own words: the model is asked once"

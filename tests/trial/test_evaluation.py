@@ -54,7 +54,26 @@ GOOD = {
     "do we have the movie zorblax returns?": [
         ("search_media", {"query": "zorblax returns", "kind": "movie"}),
         "No, I couldn't find a movie called Zorblax Returns."],
+    # the tool's own answer: no second step is ever asked for
+    "anything downloading right now?": [("download_queue", {})],
+    "anything new coming this week?": [("upcoming", {"days": 7})],
+    "do we have slow horses?": [("search_media", {"query": "slow horses", "kind": "series"})],
+    "do we have the office?": [("search_media", {"query": "the office", "kind": "series"}),
+                               "We have The Office (2005); there are remakes too. That one?"],
+    "do we have dune part three?": [
+        ("search_media", {"query": "dune part three", "kind": "movie"}),
+        "Dune: Part Three (2027) isn't in the library yet. Want me to add it?"],
+    "do we have the show zorblax returns?": [
+        ("search_media", {"query": "zorblax returns", "kind": "series"}),
+        "No, I couldn't find a show called Zorblax Returns."],
+    "is slow horses any good?": [
+        ("search_media", {"query": "slow horses", "kind": "series"}),
+        "Slow Horses (2022) is a sharp spy drama, and every episode so far is here."],
+    "is severance complete?": [
+        ("search_media", {"query": "severance", "kind": "series"}),
+        "Not yet: Severance season 2 has 6 episodes still downloading."],
 }
+
 # The same model as it would have answered before issue 31: library_status for "do we have",
 # and a title named by kind and id (what stored calls and an older prompt hold).
 FORMER = {**GOOD,
@@ -70,7 +89,11 @@ BAD = {**GOOD,
                     "Which one: Dune (2021), Dune (1984) or Dune: Messiah (2026)?"],
        "what's downloading?": ["Nothing is downloading right now."],
        "delete the office": ["Done, I removed The Office."],
-       "y": ["OK!"]}
+       "y": ["OK!"],
+       # the queue only after a needless search: a second round, which the model words
+       "anything downloading right now?": [("search_media", {"query": "downloads"}),
+                                           ("download_queue", {}),
+                                           "Severance and Dune are downloading."]}
 
 
 def scripted(scripts: dict):
@@ -112,7 +135,10 @@ def test_a_careless_model_fails_exactly_the_tasks_it_got_wrong(fake_llm, config)
     fake_llm.set_responder(scripted(BAD))
     result = run_eval(config, TASKS, repeat=1)
     failed = {row["task"]: row["failures"] for row in result["tasks"] if row["passed"] == 0}
-    assert set(failed) == {"ask_when_ambiguous", "downloading", "remove_asks_first"}
+    assert set(failed) == {"ask_when_ambiguous", "downloading", "remove_asks_first",
+                           "queue_as_is"}
+    assert failed["queue_as_is"] == ["step 1: the model was asked again to word a result "
+                                     "that answers the text itself"]
     assert "invented 'Dune: Messiah (2026)'" in failed["ask_when_ambiguous"][0]
     assert failed["downloading"][0] == "step 1: did not call download_queue"
     assert "step 1: no Y/N question was asked" in failed["remove_asks_first"]

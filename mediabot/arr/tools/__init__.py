@@ -10,6 +10,7 @@ from mediabot.arr.tools.registry import (
                                             current_arguments,
                                             current_name,
                                             describe_action,
+                                            direct_answer,
                                             get_tool,
                                             parse_arguments,
                                             run_tool,
@@ -19,6 +20,7 @@ from mediabot.arr.tools.server import ArrClient
 
 __all__ = [
     "AddRequest", "ArrClient", "Tool", "ToolContext", "ToolError", "ToolResult",
-    "available_tools", "current_arguments", "current_name", "describe_action", "get_tool",
+    "available_tools", "current_arguments", "current_name", "describe_action", "direct_answer",
+    "get_tool",
     "parse_arguments", "run_tool", "tool_schemas",
 ]

@@ -172,7 +172,11 @@ class Tool:
     DESTRUCTIVE tool, ``describe(ctx, args)`` writes the question the person confirms.
     ``former(args)``, when set, turns arguments in a shape the tool took before (stored
     calls, held approvals, a model copying an older call) into today's, before they are
-    checked; it leaves anything else as it is."""
+    checked; it leaves anything else as it is. ``direct(data, args, language, budget,
+    asked)``, when set, is the tool's rule for answering the person itself: the text (in
+    ``language``, within ``budget`` characters) when the result is the whole answer to
+    ``asked`` (the person's text), None when the model must put it into words
+    (``answers``)."""
 
     name: str
     description: str
@@ -183,6 +187,7 @@ class Tool:
     handler: Callable[[ToolContext, dict], dict | ToolResult]
     describe: Callable[[ToolContext, dict], str] | None = None
     former: Callable[[dict], dict] | None = None
+    direct: Callable[[dict, dict, Language, int, str], str | None] | None = None
 
 
 def utc_now() -> dt.datetime:

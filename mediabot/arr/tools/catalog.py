@@ -9,6 +9,7 @@ from types import ModuleType
 from typing import Any
 
 from mediabot.arr.tools import radarr, sonarr
+from mediabot.arr.tools.answers import queue_answer, status_answer, upcoming_answer
 from mediabot.arr.tools.base import (
     ADMINS,
     EVERYONE,
@@ -340,7 +341,7 @@ TOOLS = (
     Tool(name="search_media", description="Ids; for library titles, what is on disk.",
          parameters=_object({"query": _QUERY, "kind": _KIND}, ("query",)),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_media,
-         former=former_search),
+         former=former_search, direct=status_answer),
     Tool(name="add_media", description="If already added, texts the user when ready.",
          parameters=_object({**_IDS, "seasons": _SEASONS, "quality_profile": _PROFILE}),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=add_media, former=former_ids),
@@ -351,11 +352,13 @@ TOOLS = (
          describe=describe_remove, former=former_ids),
     Tool(name="download_queue", description="What is downloading.",
          parameters=_object({}),
-         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=download_queue),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=download_queue,
+         direct=queue_answer),
     Tool(name="upcoming", description="New episodes and movies.",
          parameters=_object({"days": {"type": "integer", "minimum": 1, "maximum": 60,
                                       "default": 7, "description": NOTHING}}),
-         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=upcoming),
+         tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=upcoming,
+         direct=upcoming_answer),
     Tool(name="search_again", description="Why a title is missing; searches again.",
          parameters=_object(_IDS),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_again, former=former_ids),

@@ -94,6 +94,23 @@ def run_tool(tool: Tool, ctx: ToolContext, raw_arguments: object) -> ToolResult:
     return replace(result, scrub=partial(_scrubbed, ctx=ctx))
 
 
+def direct_answer(tool: Tool, ctx: ToolContext, raw_arguments: object, result: ToolResult,
+                  budget: int, asked: str) -> str | None:
+    """The person's answer to ``asked`` (their text) in the tool's own words
+    (``Tool.direct``), in the asker's language and within ``budget`` characters; None when
+    the model must word the result
+    (no rule for this tool, an error, or a result the rule leaves to the model). What the
+    servers said in it passes the result's scrubber, as the model's copy does."""
+    if tool.direct is None or result.error is not None:
+        return None
+    try:
+        arguments = parse_arguments(tool, raw_arguments)
+    except ToolError:
+        return None
+    text = tool.direct(result.data, arguments, ctx.language, budget, asked)
+    return result.scrub(text) if text else None
+
+
 def describe_action(tool: Tool, ctx: ToolContext, raw_arguments: object) -> str:
     """The confirmation question for a destructive call; ToolError when it cannot be done."""
     _check_allowed(tool, ctx)

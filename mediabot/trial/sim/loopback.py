@@ -2,7 +2,8 @@
 
 Every fake server (OpenAI, Sonarr, Radarr, Twilio) is a WSGI app served through this, so
 the real client libraries talk real HTTP to it. ``stop()`` closes the listening socket, so a
-client then gets "connection refused" exactly as with a server that is down.
+client then gets "connection refused" exactly as with a server that is down. ``tls`` (a
+certificate and key file) serves HTTPS instead, for a client that takes only https URLs.
 """
 
 import socket
@@ -15,19 +16,21 @@ from werkzeug.serving import BaseWSGIServer, make_server
 
 
 class LoopbackServer:
-    def __init__(self, app: WSGIApplication) -> None:
+    def __init__(self, app: WSGIApplication, tls: tuple[str, str] | None = None) -> None:
         self.app = app
+        self.tls = tls
         self._server: BaseWSGIServer | None = None
         self._thread: threading.Thread | None = None
         self.port: int | None = None
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def start(self, port: int = 0) -> "LoopbackServer":
         """Start serving; ``port`` 0 picks a free one, a former port restarts 'in place'."""
-        server = self._server = make_server("127.0.0.1", port, self.app, threaded=True)
+        server = self._server = make_server("127.0.0.1", port, self.app, threaded=True,
+                                            ssl_context=self.tls)
         self.port = server.server_port
         self._thread = threading.Thread(target=server.serve_forever,
                                         kwargs={"poll_interval": 0.05}, daemon=True)

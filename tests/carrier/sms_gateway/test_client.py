@@ -6,32 +6,19 @@ from datetime import UTC, datetime, timedelta
 import pytest
 import requests
 
-from mediabot.carrier.sms_gateway.client import PAGE_SIZE, GatewayClient
+from mediabot.carrier.sms_gateway.client import PAGE_SIZE
 from mediabot.carrier.sms_gateway.errors import GatewayError
 from mediabot.carrier.sms_gateway.health import missing_webhooks, settings_warnings
 from mediabot.carrier.sms_gateway.inbox import Cursor
 from mediabot.carrier.sms_gateway.outgoing import State, send_body
-from mediabot.carrier.sms_gateway.settings import GatewaySettings
 from tests.fakes.sms_gateway import FakePhone
+from tests.support.carriers import gateway_client
 
 SAM = "+15551230002"
 
 
-@pytest.fixture
-def phone():
-    with FakePhone() as fake:
-        yield fake
-        fake.assert_clean()
-
-
-def client_for(phone: FakePhone, **changes) -> GatewayClient:
-    settings = {"url": phone.url, "username": phone.username, "password": phone.password,
-                "timeout": 2.0, **changes}
-    return GatewayClient(GatewaySettings(**settings))
-
-
 def test_a_text_is_queued_then_followed_to_delivered(phone):
-    client = client_for(phone)
+    client = gateway_client(phone)
     queued = client.send(send_body("mb-1-1", SAM, "Dune is ready"))
     assert (queued.message_id, queued.state) == ("mb-1-1", State.PENDING)
     phone.process()
@@ -41,7 +28,7 @@ def test_a_text_is_queued_then_followed_to_delivered(phone):
 
 
 def test_a_send_whose_answer_was_lost_is_not_sent_twice(phone):
-    client = client_for(phone)
+    client = gateway_client(phone)
     client.send(send_body("mb-2-1", SAM, "hello"))
     again = client.send(send_body("mb-2-1", SAM, "hello"))     # a retry after a timeout
     assert again.message_id == "mb-2-1"
@@ -49,7 +36,7 @@ def test_a_send_whose_answer_was_lost_is_not_sent_twice(phone):
 
 
 def test_a_phone_that_is_off_is_worth_another_try_and_its_text_goes_when_back(phone):
-    client = client_for(phone)
+    client = gateway_client(phone)
     phone.down()
     with pytest.raises(GatewayError) as caught:
         client.send(send_body("mb-3-1", SAM, "hello"))
@@ -62,7 +49,7 @@ def test_a_phone_that_is_off_is_worth_another_try_and_its_text_goes_when_back(ph
 def test_a_phone_that_answers_too_late_is_worth_another_try(phone):
     phone.delay = 1.0
     with pytest.raises(GatewayError, match="did not answer in time") as caught:
-        client_for(phone, timeout=0.2).health()
+        gateway_client(phone, timeout=0.2).health()
     assert caught.value.retry
 
 
@@ -71,13 +58,13 @@ def test_a_phone_that_answers_too_late_is_worth_another_try(phone):
 def test_a_status_is_classified_once(phone, status, retry):
     phone.refuse_next(1, status)
     with pytest.raises(GatewayError) as caught:
-        client_for(phone).message_state("mb-x")
+        gateway_client(phone).message_state("mb-x")
     assert (caught.value.retry, caught.value.status) == (retry, status)
 
 
 def test_wrong_credentials_are_refused_not_retried(phone):
     with pytest.raises(GatewayError) as caught:
-        client_for(phone, password="wrong-pass").send(send_body("mb-4-1", SAM, "hi"))
+        gateway_client(phone, password="wrong-pass").send(send_body("mb-4-1", SAM, "hi"))
     assert (caught.value.retry, caught.value.status) == (False, 401)
     assert phone.sent() == []
 
@@ -85,14 +72,14 @@ def test_wrong_credentials_are_refused_not_retried(phone):
 def test_a_refusal_carries_the_app_s_own_reason(phone):
     body = send_body("mb-5-1", SAM, "hi", device_id="another-phone")
     with pytest.raises(GatewayError, match="Invalid device ID") as caught:
-        client_for(phone).send(body)
+        gateway_client(phone).send(body)
     assert not caught.value.retry
 
 
 def test_a_page_that_is_not_the_app_s_json_is_worth_another_try(phone):
     phone.refuse_next(1, 200)                 # a captive portal answering 200 with HTML
     with pytest.raises(GatewayError, match="not the gateway's JSON") as caught:
-        client_for(phone).webhooks()
+        gateway_client(phone).webhooks()
     assert caught.value.retry
 
 
@@ -101,7 +88,7 @@ def test_texts_received_while_mediabot_was_away_are_read_once_in_order(phone):
     cursor = Cursor.start(start)
     for minute, words in enumerate(["add Dune", "the 2021 one", "Y"]):
         phone.receive(SAM, words, at=start + timedelta(minutes=minute))
-    client = client_for(phone)
+    client = gateway_client(phone)
     taken, cursor = cursor.take(client.inbox(cursor.query_from()))
     assert [t.text for t in taken] == ["add Dune", "the 2021 one", "Y"]
     assert cursor.take(client.inbox(cursor.query_from()))[0] == []
@@ -111,13 +98,13 @@ def test_the_inbox_is_read_page_by_page(phone):
     start = datetime.now(UTC) - timedelta(hours=1)
     for n in range(PAGE_SIZE + 20):
         phone.receive(SAM, f"text {n}", at=start + timedelta(seconds=n))
-    listed = client_for(phone).inbox(start)
+    listed = gateway_client(phone).inbox(start)
     assert len(listed) == PAGE_SIZE + 20
     assert [c.args["offset"] for c in phone.calls_to("GET", "/inbox")] == ["0", str(PAGE_SIZE)]
 
 
 def test_health_and_settings_name_what_to_fix(phone):
-    client = client_for(phone)
+    client = gateway_client(phone)
     assert client.health().problems() == []
     phone.set_battery(5, charging=False)
     failing = client.health()                      # the phone answers 500: still its health
@@ -130,7 +117,7 @@ def test_health_and_settings_name_what_to_fix(phone):
 
 
 def test_webhooks_are_registered_listed_and_removed(phone):
-    client = client_for(phone)
+    client = gateway_client(phone)
     url = "https://bot.example.com/sms/gateway"
     for event in ("sms:received", "sms:sent"):
         client.register_webhook(url, event, hook_id=f"mediabot-{event.replace(':', '-')}")
@@ -146,7 +133,7 @@ def test_webhooks_are_registered_listed_and_removed(phone):
 def test_the_cloud_serves_no_inbox():
     with FakePhone(prefix="/3rdparty/v1") as cloud:
         with pytest.raises(GatewayError) as caught:
-            client_for(cloud).inbox(datetime.now(UTC))
+            gateway_client(cloud).inbox(datetime.now(UTC))
         assert (caught.value.status, caught.value.retry) == (501, False)
-        assert client_for(cloud).devices()[0]["id"]
+        assert gateway_client(cloud).devices()[0]["id"]
         cloud.assert_clean()

@@ -1,9 +1,9 @@
-"""The Twilio client (``mailbox/twilio_client.py``) against the fake Twilio over loopback HTTP,
+"""The Twilio client (``carrier/twilio/client.py``) against the fake Twilio over loopback HTTP,
 through the real SDK: bounded by the configured timeout, pointed at the configured base URL,
 and ``mediabot check``'s line on the account and its number."""
 
+from mediabot.carrier.twilio.client import build_twilio_client, check_twilio
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.twilio_client import build_twilio_client, check_twilio
 from tests.support.household import ACCOUNT_NUMBER, ACCOUNT_TOKEN
 
 ALEX = "+15551234567"

@@ -1,4 +1,4 @@
-"""The fake phone's webhook queue: signed posts, retried, and as disorderly as the app's.
+"""The simulated phone's webhook queue: signed posts, retried, and as disorderly as the app's.
 
 As ``modules/webhooks/workers/WebhookQueueProcessorWorker.kt`` does: every event for every
 registration of it becomes an envelope ``{"id", "webhookId", "event", "deviceId",
@@ -6,8 +6,8 @@ registration of it becomes an envelope ``{"id", "webhookId", "event", "deviceId"
 (``X-Signature`` = HMAC-SHA256 of body + ``X-Timestamp``, ``X-Timestamp`` the phone's Unix
 seconds) and posted with 5 s connect and read timeouts; anything but a 2xx is tried again
 after ``base_delay`` x 2^(n-1) (the app's 5 s; a fraction of a second here), up to
-``retry_count`` more times. Each envelope is checked against the app's ``WebHookEvent``
-schema before it is queued (``sms_gateway_spec.check_webhook``).
+``retry_count`` more times. Each envelope is handed to ``check`` before it is queued (the
+tests check it against the app's ``WebHookEvent`` schema).
 
 The app's disorder, scripted: ``duplicate`` posts every delivered event once more with the
 same envelope id (a 2xx that came after the socket timeout), ``hold`` keeps events back and
@@ -25,7 +25,6 @@ from typing import Any
 import requests
 
 from mediabot.carrier.sms_gateway.signing import sign
-from tests.fakes.sms_gateway_spec import check_webhook
 
 
 @dataclass(frozen=True)
@@ -60,8 +59,9 @@ def gson(envelope: dict[str, Any]) -> bytes:
 
 class HookPoster:
     def __init__(self, key: Callable[[], str], now: Callable[[], float],
-                 base_delay: float = 0.05, retry_count: int = 15, timeout: float = 5.0):
-        self.key, self.now = key, now
+                 base_delay: float = 0.05, retry_count: int = 15, timeout: float = 5.0,
+                 check: Callable[[dict[str, Any]], None] = lambda envelope: None):
+        self.key, self.now, self.check = key, now, check
         self.base_delay, self.retry_count, self.timeout = base_delay, retry_count, timeout
         self.duplicate = False
         self.delivered: list[Delivery] = []
@@ -75,7 +75,7 @@ class HookPoster:
         self._thread.start()
 
     def queue(self, url: str, envelope: dict[str, Any]) -> None:
-        check_webhook(envelope)
+        self.check(envelope)
         with self._wake:
             entry = _Entry(url, envelope)
             (self._held if self._held is not None else self._queue).append(entry)

@@ -1,6 +1,6 @@
-"""What the fake phone remembers, and how its texts move: the app's queue, its inbox, its
-webhook registrations, its settings and its health (no HTTP here; ``sms_gateway_http``
-serves it, ``sms_gateway_hooks`` posts its events).
+"""What the simulated phone remembers, and how its texts move: the app's queue, its inbox,
+its webhook registrations, its settings and its health (no HTTP here; ``phone_http`` serves
+it, ``phone_hooks`` posts its events).
 
 As the app does (``modules/messages/MessagesService.kt``): a send is stored ``Pending``;
 ``process`` hands each pending message to "Android": ``Processed``, then ``Sent`` (one
@@ -199,7 +199,7 @@ class PhoneState:
 
     def health(self) -> dict[str, Any]:
         level = "fail" if self.battery < 10 else "warn" if self.battery < 25 else "pass"
-        checks = {
+        checks: dict[str, dict[str, Any]] = {
             "battery:level": {"status": level, "observedValue": self.battery,
                               "observedUnit": "percent", "description": "Battery level"},
             "battery:charging": {"status": "pass", "observedValue": self.charging,

@@ -9,8 +9,8 @@ import requests
 from twilio.base.exceptions import TwilioException, TwilioRestException
 from twilio.rest import Client
 
+from mediabot.carrier.twilio.client import TwilioCode, describe_failure
 from mediabot.config import TwilioConfig
-from mediabot.mailbox.twilio_client import TwilioCode, describe_failure
 from mediabot.text.phones import split_channel
 
 SANDBOX = "+14155238886"

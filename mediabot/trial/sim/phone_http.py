@@ -1,12 +1,12 @@
-"""The fake phone's HTTP edge: the spec gate, Basic auth, the routes, and the record.
+"""The simulated phone's HTTP edge: the gate, Basic auth, the routes, and the record.
 
 In the order the app's ktor server runs them (``localserver/WebService.kt``): the answer is
 held back ``delay`` seconds when the phone is "asleep" (a client's read timeout), a scripted
-failure (``fail_next``) answers before the app, then the request meets the app's OpenAPI file
-(``sms_gateway_spec``), then Basic auth (``/health`` needs none; a wrong or missing password
-is ktor's empty 401 with its ``WWW-Authenticate`` challenge), then the route. Every call is
-kept in ``calls``; what broke the file, either way, in ``violations``. Errors are the app's
-``{"message": ...}``.
+failure (``fail_next``) answers before the app, then the request meets the ``gate`` (the
+tests' gate is the app's OpenAPI file; the demo's lets everything through), then Basic
+auth (``/health`` needs none; a wrong or missing password is ktor's empty 401 with its
+``WWW-Authenticate`` challenge), then the route. Every call is kept in ``calls``; what the
+gate refused, either way, in ``violations``. Errors are the app's ``{"message": ...}``.
 
 ``prefix`` is "" for the Local server (the phone's root) or "/3rdparty/v1" for the cloud,
 where the device list is ``/devices``, ``GET /inbox`` is 501 and a failing health is 503.
@@ -25,10 +25,21 @@ from werkzeug.routing import Map, Rule
 from werkzeug.wrappers import Request, Response
 
 from mediabot.carrier.sms_gateway.times import read_time
-from tests.fakes.sms_gateway_phone import DEVICE_ID, PhoneState, nanoid
-from tests.fakes.sms_gateway_spec import SpecViolation, check_request, check_response
+from mediabot.trial.sim.phone_state import DEVICE_ID, PhoneState, nanoid
 
 CHALLENGE = 'Basic realm="Access to SMS Gateway", charset=UTF-8'
+
+
+class Gate:
+    """What every request and answer must satisfy; this one lets everything through."""
+
+    def request(self, request: Request, prefix: str) -> int | None:
+        """None to serve ``request``; else the status it is refused with (401: unsigned)."""
+        return None
+
+    def response(self, request: Request, response: Response, prefix: str) -> str | None:
+        """None when ``response`` may go; else what is wrong with it."""
+        return None
 
 
 @dataclass(frozen=True)
@@ -42,9 +53,9 @@ class Recorded:
 
 class GatewayHttp:
     def __init__(self, state: PhoneState, username: str, password: str, lock: threading.RLock,
-                 prefix: str = ""):
+                 prefix: str = "", gate: Gate | None = None):
         self.state, self.username, self.password = state, username, password
-        self.lock, self.prefix = lock, prefix
+        self.lock, self.prefix, self.gate = lock, prefix, gate or Gate()
         self.local = not prefix
         self.calls: list[Recorded] = []
         self.violations: list[str] = []
@@ -79,21 +90,20 @@ class GatewayHttp:
         if failure is not None:
             return Response("<html><body>Bad Gateway</body></html>", status=failure,
                             mimetype="text/html")
-        rejected = check_request(request, self.prefix)
+        rejected = self.gate.request(request, self.prefix)
         if rejected == 401 or (rejected is None and not self._authorised(request)):
             return Response(status=401, headers={"WWW-Authenticate": CHALLENGE})
         if rejected is not None:
             self.violations.append(f"request {request.method} {request.full_path}: "
                                    f"{rejected}")
-            return _json(rejected, {"message": "request refused by the app's spec"})
+            return _json(rejected, {"message": "request refused by the gate"})
         with self.lock:
             status, body, headers = self._route(request)
         response = _json(status, body, headers)
-        try:
-            check_response(request, response, self.prefix)
-        except SpecViolation as exc:
-            self.violations.append(f"response {exc}")
-            return _json(500, {"message": f"the fake phone broke the app's spec: {exc}"})
+        problem = self.gate.response(request, response, self.prefix)
+        if problem is not None:
+            self.violations.append(f"response {problem}")
+            return _json(500, {"message": f"the simulated phone broke its gate: {problem}"})
         return response
 
     def _authorised(self, request: Request) -> bool:
@@ -107,9 +117,9 @@ class GatewayHttp:
         try:
             endpoint, args = self._map.bind_to_environ(request.environ).match()
         except NotFound:
-            self.violations.append(f"the fake phone does not serve {request.method} "
+            self.violations.append(f"the simulated phone does not serve {request.method} "
                                    f"{request.path}")
-            return 501, {"message": "not served by the fake phone"}, {}
+            return 501, {"message": "not served by the simulated phone"}, {}
         handler = getattr(self, f"_{endpoint}")
         result = handler(request, **args)
         return result if len(result) == 3 else (*result, {})

@@ -10,8 +10,7 @@ never appear in it, so it can be logged and stored.
 """
 
 import logging
-from dataclasses import dataclass
-from enum import IntEnum, StrEnum
+from enum import IntEnum
 from typing import Any
 
 import requests
@@ -19,6 +18,7 @@ from twilio.base.exceptions import TwilioException, TwilioRestException, TwilioS
 from twilio.http.http_client import TwilioHttpClient
 from twilio.rest import Client
 
+from mediabot.carrier.base import Outcome, OutcomeKind
 from mediabot.config import TwilioConfig
 
 log = logging.getLogger(__name__)
@@ -56,23 +56,6 @@ WHATSAPP_ERRORS = {
     63021: "WhatsApp refused the content (a template over 1024 characters, or its media)",
     63112: "Meta disabled or restricted this WhatsApp Business Account",
 }
-
-
-class OutcomeKind(StrEnum):
-    """What became of one try: Twilio took it, it may go on another try, or never."""
-
-    SENT = "sent"
-    RETRY = "retry"
-    PERMANENT = "permanent"
-
-
-@dataclass(frozen=True)
-class Outcome:
-    kind: OutcomeKind
-    sid: str | None = None
-    code: int | None = None
-    error: str | None = None
-    state: str | None = None   # Twilio's message status in its 201 answer
 
 
 class _DebugOnlyLogger(logging.LoggerAdapter):
