@@ -6,7 +6,9 @@ the request (messages, tools) and the server's figures: ``usage.prompt_tokens``,
 ``timings.cache_n`` (prompt tokens reused from the KV cache), ``timings.prompt_n`` (tokens
 evaluated again), ``prompt_ms``, ``predicted_ms`` and the wall time.
 
-A GET (mediabot asking ``/props`` how many slots there are) is passed on as it came.
+A GET (mediabot asking ``/props`` how many slots there are) and any POST but a chat completion
+(mediabot's three short ``/completion`` prompts asking how the server keeps them) are passed
+on as they came, unrecorded.
 
 The driver posts ``/bench/text`` before each text: its index, the member who sends it
 (0 when one person sends them all) and, optionally, a tool call.
@@ -144,12 +146,19 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
                 recorder.next_text(plan["index"], plan.get("call"), plan.get("member", 0),
                                    plan.get("text", ""))
                 return self._answer(200, b"{}")
+            if not self.path.endswith("/chat/completions"):
+                return self._pass("POST", body)   # mediabot's short probes of the slots
             self._forward(body)
 
         def do_GET(self):
             """Passed on as it came: mediabot asks llama-server's ``/props`` (its slots)."""
+            self._pass("GET")
+
+        def _pass(self, method: str, body: bytes | None = None):
+            """Passed on as it came, not recorded: not one of the household's requests."""
             connection = HTTPConnection(*upstream, timeout=timeout)
-            connection.request("GET", self.path)
+            connection.request(method, self.path, body,
+                               {"Content-Type": "application/json"} if body else {})
             reply = connection.getresponse()
             status, data = reply.status, reply.read()
             connection.close()

@@ -96,9 +96,12 @@ def tools_for(services: Services, user: Person) -> list[Tool]:
 def build_frame(services: Services, user: Person, dropped: str = "") -> Frame:
     """The frame of this user's prompts; ``dropped`` names a question that just lapsed.
 
-    The system text and the tools are the household's (``shared_system_prompt``,
-    ``offered_tools``); the person's name, role, language and the approvals waiting for an
-    admin are ``person``, sent after them."""
+    The system text starts with the household's rules (``shared_system_prompt``) and the
+    tools are the household's (``offered_tools``). The person's name, role and language
+    (``person_note``) end the system text, before the tools, where the server restores each
+    member's saved prompt (``SlotPins.person_first``); elsewhere they go in ``person``, sent
+    after the tools, so the household shares the tools too. What waits for an admin's
+    approval is always ``person``: it changes with every request and answer."""
     tools = {t.name: t for t in offered_tools(services)}
     schemas = tool_schemas(list(tools.values()))
     reserved = estimate_tokens([{"role": "system", "content": json.dumps(schemas)}])
@@ -108,8 +111,11 @@ def build_frame(services: Services, user: Person, dropped: str = "") -> Frame:
         missing=[name for name, client in (("Sonarr", services.sonarr),
                                            ("Radarr", services.radarr)) if client is None])
     waiting = services.approvals.waiting_note() if approvals_on(services, user) else None
-    person = person_note(user.name, admin=user.admin, language=user.language,
-                         waiting=waiting or None)
+    identity = person_note(user.name, admin=user.admin, language=user.language)
+    if services.model.pins.person_first():
+        system, person = "\n\n".join(p for p in (system, identity) if p), waiting or ""
+    else:
+        person = "\n\n".join(p for p in (identity, waiting) if p)
     return Frame(tools, schemas, reserved, system, zone,
                  dropped_note(dropped) if dropped else "", person)
 

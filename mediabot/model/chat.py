@@ -155,9 +155,7 @@ class ChatModel:
                              f"{self._server_words(exc)}", exc.status_code) from exc
         except openai.OpenAIError as exc:
             raise ModelError("error", type(exc).__name__) from exc
-        completion = _completion(response)
-        self.pins.observe(slot, person, completion.cached_tokens)
-        return completion
+        return _completion(response)
 
     def _server_words(self, exc: openai.APIStatusError) -> str:
         """The server's own error message for the log, with the API key blanked."""

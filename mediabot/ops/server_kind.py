@@ -12,9 +12,11 @@ apart by ``model.server_probe.identify``; what to look at depends on it:
 - llama.cpp's llama-server: its slots (``total_slots``; the model client pins each person to
   one when there are several, ``[llm] pin_slots``), whether it caches prompts, and, with
   several slots, whether it keeps an idle slot's prompt (``server_probe.keeps_idle_slots``:
-  three ~10-token prompts). Its host-memory prompt cache (``--cache-ram``, on by default in
-  recent builds), ``--slot-prompt-similarity`` and ``--slot-save-path`` are not reported by
-  the server, so the line names them;
+  three ~10-token prompts), with one, whether it gives a prompt back after another took the
+  slot (``server_probe.restores_prompts``, the same; both as the model client asks them to
+  place each person in the prompt, ``model.slots.SlotPins.person_first``). Its host-memory
+  prompt cache (``--cache-ram``, on by default in recent builds), ``--slot-prompt-similarity``
+  and ``--slot-save-path`` are not reported by the server, so the line names them;
 - vLLM and OpenAI: their prefix caching, on by default.
 
 The key is never shown.
@@ -52,13 +54,14 @@ def check_server_kind(config: LLMConfig, now: dt.datetime | None = None, *,
                       household: int = 0) -> Line:
     """The server's kind, and for Ollama and llama.cpp what keeps a text fast; ``household``
     is how many people text (``[[users]]``; 0 when not known), for llama-server's slots."""
-    server = identify(config)
+    server = identify(config, cache=True)
     name = f"{server.kind} {server.version}".strip()
     if server.kind == "Ollama":
         return _ollama(name, config.model, server.facts["ps"], now or dt.datetime.now(dt.UTC))
     if server.kind == "llama.cpp":
         return _llama_cpp(name, server.facts["props"], server.facts["slots"],
-                          config.pin_slots, household, server.facts.get("keeps_idle_slots"))
+                          config.pin_slots, household, server.facts.get("keeps_idle_slots"),
+                          server.facts.get("restores_prompts"))
     if server.kind == "OpenAI":
         return Line(OK, "model server", "OpenAI: it caches repeated prompt prefixes by itself")
     if server.kind == "vLLM":
@@ -90,7 +93,7 @@ def _ollama(name: str, model: str, ps: Any, now: dt.datetime) -> Line:
 
 
 def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int,
-               keeps_idle: bool | None = None) -> Line:
+               keeps_idle: bool | None = None, restores: bool | None = None) -> Line:
     settings = props.get("default_generation_settings") or {}
     count = int(props.get("total_slots") or 1)
     n_ctx = settings.get("n_ctx")
@@ -102,12 +105,14 @@ def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int,
     if False in caching or (settings.get("params") or {}).get("cache_prompt") is False:
         return Line(WARN, "model server", f"{text}; the prompt cache is off, so every text "
                     "reads its whole prompt — start llama-server without --no-cache-prompt")
-    if count > 1 and pinned and keeps_idle is False and household != 1:
-        return Line(WARN, "model server", f"{text}; it empties a slot while another works "
-                    "(its default with the host-memory cache, --cache-idle-slots), so the slot "
-                    "mediabot keeps for each person is empty at their next text and a text "
-                    "after another person's reads about half its prompt again — start "
-                    f"llama-server with {KEEP_SLOTS_FIX}")
+    if count > 1 and keeps_idle is False and household != 1:
+        return Line(OK, "model server", f"{text}; it empties a slot while another works and "
+                    "restores each saved prompt itself (its default with the host-memory "
+                    "cache, --cache-idle-slots), so mediabot leaves the slots to it and puts "
+                    "each person's name before the tools, where it gives each person their own "
+                    "prompt back. With a model using sliding-window attention (Gemma), start "
+                    f"llama-server with {KEEP_SLOTS_FIX}: a restored prompt is read again from "
+                    "~512 tokens back, a slot kept for each person is not")
     if count > 1 and pinned:
         shared = (f"; with {household} people some share a slot, where the host-memory cache "
                   "(--cache-ram) keeps their prompts" if household > count else "")
@@ -121,6 +126,11 @@ def _llama_cpp(name: str, props: dict, slots: Any, pinned: bool, household: int,
                     "restores them by its own choice (mediabot then leaves the slot to it), "
                     "and a text after another person's reads about a third of its prompt "
                     "again; --slot-save-path is not needed")
+    if household > 1 and count == 1 and restores:
+        return Line(OK, "model server", f"{text}; it saves each person's prompt in host memory "
+                    "and gives it back at their next text (its host-memory cache, --cache-ram), "
+                    "so mediabot puts each person's name before the tools, where the household's "
+                    "prompts share little and it does; --slot-save-path is not needed")
     if household > 1:
         why = ("mediabot does not keep people to slots ([llm] pin_slots = false)" if count > 1
                else f"the household's {household} people share one slot")

@@ -92,6 +92,10 @@ class FakeOpenAI:
         # llama-server with one KV buffer and its host-memory cache: a request empties every
         # other slot (--cache-idle-slots), so a prompt left in a slot is gone after another's
         self.empties_idle_slots = False
+        # llama-server's host-memory cache (--cache-ram): a prompt another request replaced is
+        # given back, the best-matching one, when a prompt naming no slot starts like it
+        self.restores_prompts = False
+        self._saved: list[str] = []
         self.serves_any_model = False   # llama-server: lists its file, answers to any name
         # a tokenizer that counts this many tokens per token of mediabot's estimate (None: its
         # own count of the JSON); llama-server's ``timings`` object to send with each answer
@@ -164,6 +168,8 @@ class FakeOpenAI:
             self._root_asked.clear()
             self._slot_prompts.clear()
             self.empties_idle_slots = False
+            self.restores_prompts = False
+            self._saved.clear()
             self.usage_scale = None
             self.timings = None
 
@@ -344,15 +350,18 @@ class FakeOpenAI:
 
     def _cached(self, prompt: str, slot=None) -> int:
         """Characters of ``prompt`` shared with the previous request's on the same slot (the
-        ``id_slot`` it named; all that name none share one): a server's prompt cache reuses
-        that prefix (reported as usage.prompt_tokens_details.cached_tokens)."""
+        ``id_slot`` it named; all that name none share one), or with ``restores_prompts``
+        and no slot named, with any earlier prompt: a server's prompt cache reuses that
+        prefix (reported as usage.prompt_tokens_details.cached_tokens)."""
         with self._lock:
-            before = self._slot_prompts.get(slot, "")
+            before = [self._slot_prompts.get(slot, "")]
+            if self.restores_prompts and slot is None:   # only into a slot it chose itself
+                before += self._saved
+            self._saved.append(prompt)
             if self.empties_idle_slots:
                 self._slot_prompts.clear()
             self._slot_prompts[slot] = prompt
-        return next((i for i, (a, b) in enumerate(zip(before, prompt, strict=False)) if a != b),
-                    min(len(before), len(prompt)))
+        return max(_shared(old, prompt) for old in before)
 
     def _prompt_tokens(self, body: dict) -> int:
         messages, tools = body.get("messages"), body.get("tools", [])
@@ -416,3 +425,9 @@ def _model_not_found(name: str) -> Response:
 def _json(status: int, payload: dict) -> Response:
     return Response(json.dumps(payload), status=status, mimetype="application/json",
                     headers={"x-request-id": "req_fake"})
+
+
+def _shared(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` start with alike."""
+    return next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                min(len(a), len(b)))

@@ -4,8 +4,10 @@ loopback HTTP to a fake that answers llama-server's ``/props`` (at the server's 
 rounds of one member's turn the same; a server with one slot, Ollama, OpenAI-shaped servers
 and a ``/props`` that fails get no ``id_slot`` (OpenAI refuses arguments it does not know),
 and a person never notices the detection. A server that empties idle slots itself (one KV
-buffer with the host-memory cache, llama-server's default) is left to choose them."""
+buffer with the host-memory cache, llama-server's default: three short prompts tell) is left
+to choose them from the first text on."""
 
+import json
 import threading
 import time
 
@@ -55,17 +57,27 @@ def test_two_members_keep_their_own_slots_and_a_turn_keeps_one(engine, fake_llm)
 
 def test_a_server_that_empties_idle_slots_is_left_to_choose_them(engine, fake_llm):
     """llama-server's default (one KV buffer, the host-memory cache) empties every idle slot
-    and restores prompts only into a slot it picked: once Alex's return to his slot reuses
-    nothing, no request names a slot again."""
+    and restores prompts only into a slot it picked: three short prompts before the first
+    text tell, and no request names a slot, not even the first texts'."""
     llama_server(fake_llm, 4)
     fake_llm.empties_idle_slots = True
     alex, sam = (db.User.get(phone=phone).id for phone in (ADMIN, MEMBER))
     for user, text in ((alex, "hi"), (sam, "hello"), (alex, "hi again"), (sam, "and me"),
                        (alex, "bye")):
         engine.handle(user, text)
+    assert slots_named(fake_llm.requests) == [None] * 5
+    assert fake_llm.root_asked.count("POST /completion") == 3
+
+
+def test_a_server_that_keeps_idle_slots_is_asked_once_before_the_first_slot(engine, fake_llm):
+    llama_server(fake_llm, 4)
+    alex, sam = (db.User.get(phone=phone).id for phone in (ADMIN, MEMBER))
+    for user, text in ((alex, "hi"), (sam, "hello"), (alex, "hi again")):
+        engine.handle(user, text)
     named = slots_named(fake_llm.requests)
-    assert named[0] == named[2] != named[1] and None not in named[:3]
-    assert named[3:] == [None, None]
+    assert named[0] == named[2] != named[1] and None not in named
+    assert fake_llm.root_asked == ["/api/version", "/props", "POST /completion",
+                                   "POST /completion", "POST /completion"]
 
 
 def test_the_server_is_asked_once_not_per_request(engine, fake_llm):
@@ -149,3 +161,55 @@ def test_a_server_down_at_the_first_call_is_asked_again_once_it_is_back(fake_llm
     finally:
         back.stop()
     assert fake_llm.requests[-1]["id_slot"] == 1
+
+
+def prompts_of(fake_llm, engine) -> tuple[list[dict], list[dict]]:
+    """The messages of Alex's text and then Sam's."""
+    alex, sam = (db.User.get(phone=phone).id for phone in (ADMIN, MEMBER))
+    engine.handle(alex, "hi")
+    engine.handle(sam, "hello")
+    first, second = fake_llm.requests
+    return first["messages"], second["messages"]
+
+
+@pytest.mark.parametrize("slots,restores,empties", [
+    pytest.param(1, True, False, id="one-slot-with-the-host-memory-cache"),
+    pytest.param(4, True, True, id="four-slots-emptied-into-host-memory"),
+])
+def test_a_server_that_restores_each_members_prompt_reads_the_person_before_the_tools(
+        engine, fake_llm, slots, restores, empties):
+    """llama-server as it comes saves a member's prompt in host memory and restores it only
+    when the slot's own prompt would mostly be lost: the person's name and role end the
+    system text, before the tools, so members share only the rules and each gets their own
+    prompt back."""
+    llama_server(fake_llm, slots)
+    fake_llm.restores_prompts, fake_llm.empties_idle_slots = restores, empties
+    alex, sam = prompts_of(fake_llm, engine)
+    assert "You are talking with Alex" in alex[0]["content"]
+    assert "You are talking with Sam" in sam[0]["content"]
+    assert "member, not an admin" in sam[0]["content"]
+    assert "Alex" not in json.dumps(alex[1:]) and "Sam" not in json.dumps(sam[1:])
+    shared_rules = _common_prefix(alex[0]["content"], sam[0]["content"])
+    assert shared_rules.endswith("\n\nYou are talking with "), "the same up to the name"
+
+
+@pytest.mark.parametrize("slots,restores", [
+    pytest.param(1, False, id="one-slot-without-host-memory-cache"),
+    pytest.param(4, False, id="four-slots-that-keep-their-prompts"),
+])
+def test_a_server_that_keeps_one_prompt_per_slot_shares_the_tools_too(engine, fake_llm, slots,
+                                                                      restores):
+    """With ``--cache-ram 0`` (or several slots keeping each pinned person's prompt) the
+    household's system text is word for word the same, and the person follows the tools."""
+    llama_server(fake_llm, slots)
+    fake_llm.restores_prompts = restores
+    alex, sam = prompts_of(fake_llm, engine)
+    assert alex[0] == sam[0] and "Alex" not in alex[0]["content"]
+    assert "You are talking with Alex" in alex[1]["content"]
+    assert "You are talking with Sam" in sam[1]["content"]
+    assert alex[1]["role"] == sam[1]["role"] == "user"
+
+
+def _common_prefix(a: str, b: str) -> str:
+    return a[:next((i for i, (x, y) in enumerate(zip(a, b, strict=False)) if x != y),
+                   min(len(a), len(b)))]

@@ -190,20 +190,47 @@ def test_one_person_on_one_slot_needs_nothing_more(serve):
     assert line.status == "ok" and "--parallel" not in line.text
 
 
-def test_llama_server_that_empties_idle_slots_is_told_the_flag_that_keeps_them(fake_llm):
+def test_llama_server_that_empties_idle_slots_restores_prompts_itself(fake_llm):
     """llama-server's default (one KV buffer, the host-memory cache) empties a slot while
     another works: check sees it from three short prompts (slot 0, slot 1, slot 0 again: the
-    third reuses nothing) and says what to start the server with."""
+    third reuses nothing). It restores each saved prompt itself, and mediabot places each
+    person so it gives their own prompt back: OK, with the flag that reads less for a model
+    with sliding-window attention."""
     fake_llm.serve_root("/props", {**LLAMA_PROPS, "total_slots": 4})
     fake_llm.empties_idle_slots = True
     line = check_server_kind(llm(fake_llm.url), household=3)
-    assert line.status == "warn"
+    assert line.status == "ok"
     assert line.text.startswith("llama.cpp b6500-1a2b3c4: 4 slots of 8,192 tokens; it empties "
-                                "a slot while another works")
-    assert line.text.endswith("— start llama-server with --no-cache-idle-slots (or "
-                              "--cache-ram 0)")
+                                "a slot while another works and restores each saved prompt "
+                                "itself")
+    assert "mediabot leaves the slots to it and puts each person's name before the tools" \
+        in line.text
+    assert "With a model using sliding-window attention (Gemma), start llama-server with " \
+        "--no-cache-idle-slots (or --cache-ram 0)" in line.text
     assert fake_llm.root_asked.count("POST /completion") == 3
     assert fake_llm.requests == [], "no chat request, nothing of the household's"
+
+
+def test_a_household_on_one_slot_with_the_host_memory_cache_gets_its_prompts_back(fake_llm):
+    fake_llm.serve_root("/props", LLAMA_PROPS)
+    fake_llm.restores_prompts = True
+    line = check_server_kind(llm(fake_llm.url), household=3)
+    assert line.status == "ok"
+    assert line.text == ("llama.cpp b6500-1a2b3c4: 1 slot of 8,192 tokens; it saves each "
+                         "person's prompt in host memory and gives it back at their next text "
+                         "(its host-memory cache, --cache-ram), so mediabot puts each person's "
+                         "name before the tools, where the household's prompts share little "
+                         "and it does; --slot-save-path is not needed")
+    assert fake_llm.root_asked.count("POST /completion") == 3
+    assert fake_llm.requests == []
+
+
+def test_a_household_on_one_slot_without_that_cache_is_told_how_to_give_each_person_one(
+        fake_llm):
+    fake_llm.serve_root("/props", LLAMA_PROPS)
+    line = check_server_kind(llm(fake_llm.url), household=3)
+    assert line.status == "warn"
+    assert "the household's 3 people share one slot" in line.text
 
 
 def test_llama_server_that_keeps_idle_slots_is_ok_without_a_fix(fake_llm):
