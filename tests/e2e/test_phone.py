@@ -9,7 +9,6 @@ its inbox, answers through it, and what the household sees is what the phone sen
 import datetime as dt
 import os
 import random
-import sqlite3
 import statistics
 import subprocess
 import sys
@@ -67,13 +66,6 @@ class PhoneServe(Serve):
         return subprocess.run([sys.executable, "-m", "mediabot.cli", *args, "--config",
                                str(self.config)], capture_output=True, text=True, timeout=60,
                               check=True, env={**env, **self.env}).stdout
-
-    def rows(self, sql):
-        connection = sqlite3.connect(self.config.parent / "mediabot.db", timeout=5)
-        try:
-            return connection.execute(sql).fetchall()
-        finally:
-            connection.close()
 
 
 @pytest.fixture

@@ -9,7 +9,6 @@ event posted twice counted once; delivery reports out of order leaving the row d
 """
 
 import os
-import sqlite3
 import subprocess
 import sys
 import time
@@ -24,6 +23,7 @@ from tests.fakes.sms_gateway import FakePhone
 from tests.fakes.tls import certificate
 from tests.support.config_files import write_config
 from tests.support.household import ADMIN, SERVE_PUBLIC
+from tests.support.serve import daemon_rows
 
 pytestmark = pytest.mark.e2e
 PREFIX = "/api/3rdparty/v1"
@@ -76,11 +76,7 @@ class CloudServe:
         return self.proc.returncode
 
     def rows(self, sql):
-        connection = sqlite3.connect(self.config.parent / "mediabot.db", timeout=5)
-        try:
-            return connection.execute(sql).fetchall()
-        finally:
-            connection.close()
+        return daemon_rows(self.config.parent / "mediabot.db", sql)
 
 
 @pytest.fixture

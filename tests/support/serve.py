@@ -52,14 +52,14 @@ class Serve:
     def settled(self) -> bool:
         """Every text handled and every reply sent or given up, as the daemon's own database
         says: from here nothing more happens, so a test asserts at once instead of sleeping."""
-        connection = sqlite3.connect(self.config.parent / "mediabot.db", timeout=5)
-        try:
-            busy = connection.execute(
-                "SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'processing'))"
-                " + (SELECT count(*) FROM outbox WHERE status = 'pending')").fetchone()[0]
-        finally:
-            connection.close()
+        busy = self.rows(
+            "SELECT (SELECT count(*) FROM inbox WHERE status IN ('queued', 'processing'))"
+            " + (SELECT count(*) FROM outbox WHERE status = 'pending')")[0][0]
         return busy == 0
+
+    def rows(self, sql: str) -> list[tuple]:
+        """What ``sql`` finds in the daemon's own database, read beside it."""
+        return daemon_rows(self.config.parent / "mediabot.db", sql)
 
     def _healthy(self):
         try:
@@ -80,3 +80,13 @@ class Serve:
             self.proc.send_signal(sig)
             self.proc.wait(timeout=60)
         return self.proc.returncode
+
+
+def daemon_rows(path: Path, sql: str) -> list[tuple]:
+    """What ``sql`` finds in a running daemon's database at ``path`` (its own connection,
+    closed at once, so the daemon's writes never wait on the test)."""
+    connection = sqlite3.connect(path, timeout=5)
+    try:
+        return connection.execute(sql).fetchall()
+    finally:
+        connection.close()
