@@ -105,7 +105,6 @@ from mediabot.conversation.prompt.shape import (
     message_chars,
     sanitise,
     shape,
-    stamp_times,
     with_turn_note,
 )
 from mediabot.conversation.prompt.window import (
@@ -249,10 +248,10 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     covers; the window starts after it, so what the summary says is not sent again. Raises
     ValueError only on a bug (an invalid result).
     """
-    pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
+    pruned = prune_orphaned_user_messages(history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
-    units, left_out, bridged = shape(clean)
+    units, left_out, bridged = shape(clean, zone)
     fixed = (message_chars({"content": system_prompt}) + _turn_note_chars(turn_note)
              + (len(f"[{person}]{PERSON_ACK}") if person else 0)
              + reserved_tokens * CHARS_PER_TOKEN)
@@ -265,8 +264,8 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                        _covered(units, summary_through if summary else None))
     start = cut.start
     evicted = Evicted(units[:start], earlier_tools)
-    kept = [_briefed(unit) if index < cut.brief_before else unit
-            for index, unit in enumerate(units) if index >= start]
+    kept = [_opened(unit) if index == start else _briefed(unit) if index < cut.brief_before
+            else unit for index, unit in enumerate(units) if index >= start]
     context = _context(kept, part.lines[start])
     said = PARAGRAPH.join(text for text in (person, context) if text)
     messages = with_person(with_turn_note(_assemble(system_prompt, kept), turn_note), said)
@@ -304,6 +303,12 @@ def _turn_note_chars(note: str) -> int:
 def _briefed(unit: Unit) -> Unit:
     """A call unit with its results as digests (``shape.digest``); other units as they are."""
     return unit if unit.brief is None else replace(unit, messages=unit.brief)
+
+
+def _opened(unit: Unit) -> Unit:
+    """The window's first unit: a text with its full stamp (``Unit.opening``), which the
+    cut counted (``Unit.lead_chars``); other units as they are."""
+    return unit if unit.opening is None else replace(unit, messages=unit.opening)
 
 
 def _assemble(system_prompt: str, kept: list[Unit]) -> list[dict]:
