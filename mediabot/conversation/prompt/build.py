@@ -48,8 +48,11 @@ with the pruned line or summary, and notes: they change only when a block is evi
 pruned line lists the tools in the catalog's order and forgets none, so after its first
 appearance it changes only when a kind of tool first falls out), the conversation last.
 Nothing that changes each text comes before it: the system prompt names no date or time;
-each user message starts with the local time it was received (``stamp_times``), rendered
-from its stored row, so the same in every later prompt. The window's start is replayed from
+each user message starts with the local time it was received (``shape.stamp_texts``),
+rendered from its stored row: short ("[Sat 18:33]") after a text of the same day, full
+("[Sat 2026-03-14 18:33 GMT]") on a day's first and on the window's first, whose full stamp
+the cut counts (``Unit.lead_chars``), so each text is the same in every later prompt while
+it and the text before it are kept (``stamps``). The window's start is replayed from
 the fetched history (``recent_history``, whose first row moves only in steps), so it moves
 only at a block eviction; a stored call keeps its prompt id (derived from its row) for as
 long as it is in the window. bench/prompt_cache.py measures this on a real llama-server;
@@ -234,7 +237,7 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     past it, and it leaves the history at least ``MIN_HISTORY_TOKENS`` whatever the system
     prompt and schemas take. The newest user message and what follows it are kept even
     when they alone exceed every cap. With ``zone``, each stored user message
-    starts with the local time it was received (``stamp_times``). Logs the metrics, a
+    starts with the local time it was received (``shape.stamp_texts``). Logs the metrics, a
     warning above 80% of the budget and a warning for consecutive same-role messages in the
     stored history. ``earlier_tools``: the tools used in stored messages older than
     ``history`` (``tools_before``; None when there are none): the pruned line names them
