@@ -11,11 +11,13 @@ import functools
 import logging
 import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mediabot.config import LLMConfig
+from mediabot.model.read_ahead import ReadAhead, Reads
 from mediabot.model.slots import SlotPins
 
 if TYPE_CHECKING:
@@ -103,6 +105,7 @@ class ChatModel:
         self.config = config
         self.unsupported: set[str] = set()  # parameters this model refused; not sent again
         self.pins = SlotPins(config)
+        self.reads = Reads()   # what the server last read for each person
 
     @classmethod
     def lazy(cls, config: LLMConfig) -> ChatModel:
@@ -130,9 +133,64 @@ class ChatModel:
         too, deliberately (small models mangle parallel calls; servers that refuse it get the
         request again without it).
         """
+        kwargs = self._request(messages, tools, max_tokens or self.config.max_reply_tokens,
+                               person)
+        import openai
+
+        try:
+            response = self._create_resampled(kwargs)
+        except openai.OpenAIError as exc:
+            raise self._failure(exc) from exc
+        completion = _completion(response)
+        self.reads.remember(person, tools, [*messages, completion.message])
+        return completion
+
+    def reads_ahead(self) -> bool:
+        """Whether reading a person's next prompt ahead pays here: ``[llm] read_ahead`` on and
+        a llama.cpp server (as ``SlotPins`` saw it, asked once). Any other server may bill
+        the request or keep no prompt to build on."""
+        return self.config.read_ahead and self.pins.server_kind() == "llama.cpp"
+
+    def read_ahead(self, messages: list[dict], tools: list[dict] | None, *, person: int,
+                   waiting: Callable[[], bool]) -> ReadAhead:
+        """Have the server read ``messages`` (the person's next prompt, a stand-in for their
+        next text last) now, one token asked and thrown away, on the person's slot, so their
+        real next text reads only its own tokens.
+
+        Skipped where it does not pay (``reads_ahead``), when the server read the prompt
+        before the stand-in already (``Reads``: a reply the model wrote, no slide), and when
+        ``waiting()`` says another text waits (its turn goes first). One try, bounded by
+        ``[llm] timeout_seconds``, never retried; a failure is returned, never raised.
+        """
+        known = messages[:-1]
+        if not self.reads_ahead():
+            return ReadAhead(skipped="off" if not self.config.read_ahead else "not llama.cpp")
+        if self.reads.holds(person, tools, known):
+            return ReadAhead(skipped="already read")
+        if waiting():
+            return ReadAhead(skipped="a text waits")
+        started = time.monotonic()
+        kwargs = self._request(messages, tools, 1, person)
+        import openai
+
+        try:
+            client = self.client.with_options(max_retries=0)
+            completion = _completion(client.chat.completions.create(
+                **{k: v for k, v in kwargs.items() if k not in self.unsupported}))
+        except openai.OpenAIError as exc:
+            return ReadAhead(failed=self._failure(exc).reason)
+        except ModelError as exc:
+            return ReadAhead(failed=exc.reason)
+        self.reads.remember(person, tools, known)
+        return ReadAhead(prompt_tokens=completion.prompt_tokens,
+                         cached_tokens=completion.cached_tokens,
+                         duration_ms=int((time.monotonic() - started) * 1000))
+
+    def _request(self, messages: list[dict], tools: list[dict] | None, max_tokens: int,
+                 person: int | None) -> dict:
+        """The request's arguments, the same for a turn's calls and a read-ahead."""
         kwargs = {"model": self.config.model, "messages": messages,
-                  "temperature": self.config.temperature,
-                  "max_tokens": max_tokens or self.config.max_reply_tokens}
+                  "temperature": self.config.temperature, "max_tokens": max_tokens}
         if tools:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = "auto"
@@ -140,22 +198,21 @@ class ChatModel:
         slot = self.pins.slot_for(person)
         if slot is not None:
             kwargs["extra_body"] = {"id_slot": slot}
+        return kwargs
+
+    def _failure(self, exc: openai.OpenAIError) -> ModelError:
+        """The SDK's exception as our ``ModelError``."""
         import openai
 
-        try:
-            response = self._create_resampled(kwargs)
-        except openai.APITimeoutError as exc:
-            raise ModelError("timeout",
-                             f"no answer within {self.config.timeout_seconds:g} s") from exc
-        except openai.APIConnectionError as exc:
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelError("timeout", f"no answer within {self.config.timeout_seconds:g} s")
+        if isinstance(exc, openai.APIConnectionError):
             self.pins.forget()   # it may come back as another server, or with other slots
-            raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
-        except openai.APIStatusError as exc:
-            raise ModelError(_status_reason(exc.status_code), f"HTTP {exc.status_code}: "
-                             f"{self._server_words(exc)}", exc.status_code) from exc
-        except openai.OpenAIError as exc:
-            raise ModelError("error", type(exc).__name__) from exc
-        return _completion(response)
+            return ModelError("unreachable", f"cannot connect to {self.config.base_url}")
+        if isinstance(exc, openai.APIStatusError):
+            return ModelError(_status_reason(exc.status_code), f"HTTP {exc.status_code}: "
+                              f"{self._server_words(exc)}", exc.status_code)
+        return ModelError("error", type(exc).__name__)
 
     def _server_words(self, exc: openai.APIStatusError) -> str:
         """The server's own error message for the log, with the API key blanked."""
