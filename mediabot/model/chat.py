@@ -2,14 +2,15 @@
 
 Works unchanged with OpenAI, Ollama, vLLM and llama.cpp: the loop branches on
 ``message.tool_calls``, never on ``finish_reason`` (local servers report "stop" with tool
-calls), and every SDK failure becomes one ``ModelError`` with a short reason.
+calls), and every SDK failure becomes one ``ModelError`` (``errors.py``) with a short
+reason. The answer is read by ``completion.py``; what the server last read for each person,
+and a read-ahead of their next prompt, by ``read_ahead.py``.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import re
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mediabot.config import LLMConfig
+from mediabot.model.completion import Completion, completion_of
+from mediabot.model.errors import BUSY_STATUSES, SAMPLING_FAILURE, SETUP_STATUSES, ModelError
 from mediabot.model.read_ahead import ReadAhead, Reads
 from mediabot.model.slots import SlotPins
 
@@ -29,45 +32,6 @@ log = logging.getLogger(__name__)
 
 # dropped when refused
 OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice", "parallel_tool_calls")
-# What a chat template wraps turns in; a small model sometimes writes them into its reply,
-# and everything from one on is the model playing the next turn itself.
-CONTROL_MARKERS = re.compile(
-    r"<\|im_end\|>|<\|im_start\|>|<end_of_turn>|<start_of_turn>|<\|eot_id\|>"
-    r"|<\|start_header_id\|>|<\|end\|>|<\|endoftext\|>|<\|user\|>|<\|assistant\|>|</s>")
-# llama.cpp answers 500 when the sampled output breaks the tool-call format: bad luck in
-# sampling, not a prompt the server refuses, so the same request is tried once more.
-SAMPLING_FAILURE = re.compile(r"output that does not match the expected", re.IGNORECASE)
-# Statuses that say "not now" rather than "not this request": the same prompt may work later.
-BUSY_STATUSES = frozenset({408, 425, 429, 502, 503, 504})
-# Statuses that say the operator's setup is wrong (key, model name, URL): no prompt helps.
-SETUP_STATUSES = frozenset({401, 403, 404})
-
-
-class ModelError(Exception):
-    """The model could not answer; ``reason`` is one of timeout, unreachable, busy (408/429/
-    502-504), misconfigured (401/403/404), rejected (other 4xx) or error; ``status`` is the
-    HTTP status when the server answered one."""
-
-    def __init__(self, reason: str, detail: str = "", status: int | None = None):
-        self.reason = reason
-        self.status = status
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-
-    @property
-    def refused(self) -> bool:
-        """The server answered but would not take this request (a template error, a body it
-        cannot parse): a different prompt may work where waiting would not. A sampling
-        failure (``SAMPLING_FAILURE``) is not one: the prompt was read fine."""
-        return (self.status is not None and self.status >= 400
-                and self.status not in BUSY_STATUSES | SETUP_STATUSES
-                and not SAMPLING_FAILURE.search(str(self)))
-
-
-@dataclass
-class Completion:
-    message: dict
-    prompt_tokens: int | None = None
-    cached_tokens: int | None = None   # of prompt_tokens, reused from the server's cache
 
 
 def build_client(config: LLMConfig) -> openai.OpenAI:
@@ -141,7 +105,7 @@ class ChatModel:
             response = self._create_resampled(kwargs)
         except openai.OpenAIError as exc:
             raise self._failure(exc) from exc
-        completion = _completion(response)
+        completion = completion_of(response)
         self.reads.remember(person, tools, [*messages, completion.message])
         return completion
 
@@ -175,7 +139,7 @@ class ChatModel:
 
         try:
             client = self.client.with_options(max_retries=0)
-            completion = _completion(client.chat.completions.create(
+            completion = completion_of(client.chat.completions.create(
                 **{k: v for k, v in kwargs.items() if k not in self.unsupported}))
         except openai.OpenAIError as exc:
             return ReadAhead(failed=self._failure(exc).reason)
@@ -279,66 +243,6 @@ def _error_fields(exc: openai.APIStatusError) -> dict:
 def api_error_message(exc: openai.APIStatusError, limit: int = 200) -> str:
     """The server's own words for an HTTP error, cut to ``limit`` characters."""
     return str(_error_fields(exc).get("message") or exc.message)[:limit]
-
-
-def _completion(response: object) -> Completion:
-    """The first choice as an assistant message dict; ModelError when there is none.
-
-    A base_url that serves a web page answers 200 with HTML, which the SDK hands back as a
-    str; some servers send a null message or content parts: none of that may crash a turn.
-    """
-    choices = getattr(response, "choices", None)
-    if not isinstance(choices, list):
-        raise ModelError("error", "the answer was not a chat completion; check that [llm] "
-                                  "base_url is the API address (it usually ends in /v1)")
-    if not choices:
-        raise ModelError("error", "the answer had no choices")
-    raw = getattr(choices[0], "message", None)
-    if raw is None:
-        raise ModelError("error", "the answer had no message")
-    message: dict = {"role": "assistant",
-                     "content": without_markers(_text(getattr(raw, "content", None)))}
-    calls = getattr(raw, "tool_calls", None)
-    if calls and isinstance(calls, list):
-        message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]
-    elif not message["content"]:
-        message["content"] = ""
-    usage = getattr(response, "usage", None)
-    details = getattr(usage, "prompt_tokens_details", None)
-    return Completion(message, getattr(usage, "prompt_tokens", None),
-                      getattr(details, "cached_tokens", None))
-
-
-def without_markers(text: str | None) -> str | None:
-    """The reply up to the first chat-template control marker (``CONTROL_MARKERS``)."""
-    if text is None:
-        return None
-    match = CONTROL_MARKERS.search(text)
-    return text if match is None else text[:match.start()].rstrip()
-
-
-def _text(content: object) -> str | None:
-    """Content as text: content parts (``[{"type": "text", "text": ...}]``) are joined."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(part.get("text") or "" for part in content if isinstance(part, dict))
-    return str(content)
-
-
-def _tool_call(call: object, index: int) -> dict:
-    """One tool call as a dict with a string id, name and arguments, whatever the server sent.
-
-    Some local servers leave out the id or send a null name; a missing id would leave the
-    tool's result unpaired (the model would be told its outcome is unknown), a null name
-    would break the turn, so both get a stand-in here.
-    """
-    function = getattr(call, "function", None)
-    name = getattr(function, "name", None)
-    arguments = getattr(function, "arguments", None)
-    return {"id": getattr(call, "id", None) or f"call_{index}", "type": "function",
-            "function": {"name": name if isinstance(name, str) else "",
-                         "arguments": arguments if arguments is not None else ""}}
 
 
 @dataclass

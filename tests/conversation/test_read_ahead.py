@@ -11,9 +11,9 @@ import pytest
 from mediabot.conversation.incoming import read_text
 from mediabot.conversation.read_ahead import STAND_IN
 from mediabot.store import db, people
+from tests.support.clock import unstamped
 from tests.support.household import ADMIN, MEMBER
 from tests.support.messages import LLAMA_PROPS
-from tests.support.clock import unstamped
 
 QUEUE = [("download_queue", {})]
 
