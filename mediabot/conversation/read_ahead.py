@@ -7,8 +7,13 @@ person would wait for it to read all of that with their next text. So, off their
 build it (``model_turn.turn_prompt``: the same frame, the history as it is now, the same
 window) with ``STAND_IN`` for the text not yet sent, and handed to
 ``ChatModel.read_ahead``, which sends it only where and when it pays (docs/models.md,
-"Reading ahead"). The stand-in is one user message of ordinary length, so the window cuts
-where a text of that length will; it is never stored, logged or remembered.
+"Reading ahead"). The stand-in is one user message, so the message cap cuts exactly where
+the next text's will; it is never stored, logged or remembered. Its length is the shortest a
+text is (``STAND_IN``): the window's character budgets may slide for a longer text where
+they did not for it (that text then reads its prompt as it would have without the
+read-ahead), but never slide for it where they would not for the real text, which would
+leave the server holding a window the text does not get (a longer stand-in did so for a
+"thanks!" in the bench's evening: 2,464 characters read again on the person's wait).
 
 Skipped here besides: a person with no name yet (their next text is onboarding's) and a
 removal waiting for its Y or N (the likeliest next text is answered without the model).
@@ -27,8 +32,8 @@ from mediabot.store.people import Person
 
 log = logging.getLogger(__name__)
 
-# What the next text is taken to be while it has not come: as long as an ordinary text
-STAND_IN = "Is anything new coming out this week that we might like?"
+# What the next text is taken to be while it has not come: as short as a text is
+STAND_IN = "ok"
 
 
 def read_next_prompt(services: Services, person: Person) -> ReadAhead:

@@ -47,4 +47,4 @@ def test_a_tools_own_answer_is_read_ahead_after_the_reply_is_queued(daemon_for, 
     assert daemon.worker.wait_idle(10)
     assert sent_to(fake_twilio, MEMBER) == [reply], "exactly one reply"
     assert history_rows() == seen["rows"], "the read-ahead stored nothing"
-    assert STAND_IN not in repr(history_rows())
+    assert [row[2] for row in history_rows() if row[1] == "user"] == ["what's downloading?"]
