@@ -1,6 +1,7 @@
 """How the model server keeps prompts between texts, asked once: which of llama-server's slots
 each person's requests name (``id_slot``), so each person's prompt stays in a slot of its own
-between texts, and whether a person's own part may go before the tools (``person_first``).
+between texts, whether a person's own part may go before the tools (``person_first``), and
+which server it is (``server_kind``: reading the next prompt ahead pays on llama-server only).
 
 llama-server (``--parallel N``; 4 slots by default) otherwise gives a request the slot whose
 prompt shares the most with it. With the household's shared system text and tools in front,
