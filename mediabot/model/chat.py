@@ -102,10 +102,13 @@ class ChatModel:
         import openai
 
         try:
-            response = self._create_resampled(kwargs)
+            completion = completion_of(self._create_resampled(kwargs))
         except openai.OpenAIError as exc:
+            self.reads.remember(person, tools, None)
             raise self._failure(exc) from exc
-        completion = completion_of(response)
+        except ModelError:
+            self.reads.remember(person, tools, None)
+            raise
         self.reads.remember(person, tools, [*messages, completion.message])
         return completion
 
@@ -122,8 +125,9 @@ class ChatModel:
         real next text reads only its own tokens.
 
         Skipped where it does not pay (``reads_ahead``), when the server read the prompt
-        before the stand-in already (``Reads``: a reply the model wrote, no slide), and when
-        ``waiting()`` says another text waits (its turn goes first). One try, bounded by
+        before the stand-in already (``Reads``: a reply the model wrote, no slide), when the
+        person's last request failed (a busy server gets no more), and when ``waiting()``
+        says another text waits (its turn goes first). One try, bounded by
         ``[llm] timeout_seconds``, never retried; a failure is returned, never raised.
         """
         known = messages[:-1]
@@ -131,6 +135,8 @@ class ChatModel:
             return ReadAhead(skipped="off" if not self.config.read_ahead else "not llama.cpp")
         if self.reads.holds(person, tools, known):
             return ReadAhead(skipped="already read")
+        if self.reads.failed(person):
+            return ReadAhead(skipped="their last request failed")
         if waiting():
             return ReadAhead(skipped="a text waits")
         started = time.monotonic()

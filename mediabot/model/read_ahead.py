@@ -40,14 +40,23 @@ class Reads:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._read: dict[int, tuple[list[dict], list[dict]]] = {}
+        # None: the person's last request failed (a server that timed out or refused their
+        # prompt is not given another long one off their wait)
+        self._read: dict[int, tuple[list[dict], list[dict]] | None] = {}
 
     def remember(self, person: int | None, tools: list[dict] | None,
-                 messages: list[dict]) -> None:
+                 messages: list[dict] | None) -> None:
+        """What the server read for ``person``; ``messages`` None: their request failed."""
         if person is None:
             return
         with self._lock:
-            self._read[person] = (list(tools or []), list(messages))
+            self._read[person] = None if messages is None else (list(tools or []),
+                                                                 list(messages))
+
+    def failed(self, person: int) -> bool:
+        """Whether the person's last request got no answer."""
+        with self._lock:
+            return person in self._read and self._read[person] is None
 
     def holds(self, person: int, tools: list[dict] | None, messages: list[dict]) -> bool:
         """Whether the server read exactly ``messages`` with ``tools`` last for ``person``:

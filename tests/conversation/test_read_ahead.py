@@ -120,6 +120,19 @@ def test_no_read_ahead_while_anyone_elses_text_waits(engine, fake_llm):
     assert len(fake_llm.requests) == 1
 
 
+def test_no_read_ahead_after_a_turn_the_model_failed(engine_for, fake_llm):
+    """A server that timed out or failed the person's text gets no more work off their
+    wait; the next text goes as usual."""
+    engine = engine_for(arr=True, llm={"max_retries": 0})
+    llama_server(fake_llm)
+    fake_llm.enqueue_error(503, "loading model")
+    assert texted(engine, MEMBER, "what's downloading?").startswith("Sorry")
+    assert read_aheads(fake_llm) == []
+    fake_llm.enqueue_tool_calls(QUEUE)
+    texted(engine, MEMBER, "what's downloading?")
+    assert len(read_aheads(fake_llm)) == 1, "once it answers again"
+
+
 @pytest.mark.parametrize("failure", ["error", "slow"])
 def test_a_read_ahead_that_fails_is_forgotten(engine_for, fake_llm, caplog, failure):
     engine = engine_for(arr=True, llm={"timeout_seconds": 1, "max_retries": 2})
