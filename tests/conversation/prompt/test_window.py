@@ -124,10 +124,10 @@ def shares(requests, rendered, template):
 # what the server read (after a tool's own answer or a slide: 15 of 30 texts at 20, 20 at
 # 8), the server reads the result, the reply and a slid window then, and the next text only
 # its own words: the share reused over all requests, read-aheads included, went 0.898 ->
-# 0.924 for Hermes at 20 (Qwen 0.86 -> 0.910, 0.82 -> 0.929 at 8); what is read on the
+# 0.924 for Hermes at 20 (Qwen's, bound at 0.86 and 0.82: 0.910, 0.929 at 8); what is read on the
 # person's wait (READ) fell 26,235 -> 11,121 characters for Hermes at 20 and 24,800 -> 9,686
 # for Qwen (17,388 -> 9,537 at 8), and in all (READ_ALL) it grew by the stand-in for the
-# next text each read-ahead reads (~60 characters): 24,800 -> 25,436 for Qwen at 20.
+# next text each read-ahead reads (~40 characters): 24,800 -> 25,436 for Qwen at 20.
 OVERALL = {("qwen2.5", 20): 0.90, ("qwen2.5", 8): 0.92,
            ("vllm-hermes", 20): 0.92, ("vllm-hermes", 8): 0.94}
 READ = {("qwen2.5", 20): 9_800, ("qwen2.5", 8): 9_600,
