@@ -4,9 +4,13 @@ Run as a child process with the mediabot tree under test first on ``PYTHONPATH``
 bench drives two revisions (``--baseline REV``) or any two checkouts. It reads one JSON object
 on stdin (the proxy's URL, the members, the texts, the settings), then for each text: tells
 the proxy which text comes, from whom, and which tool call its first answer should become,
-moves the injected clock on by the text's minutes, and times ``Engine.handle`` for the
-member who sends it. The library is the daemon's own simulation, the database a fresh SQLite
-file, the model the proxy in front of llama-server. Its first stdout line names the mediabot
+moves the injected clock on by the text's minutes, and has the engine do what the daemon
+does for the member who sends it: ``Engine.respond`` (timed: what the person waits for),
+then, once the proxy is told (``/bench/after``), ``Engine.after_turn`` (the rolling summary
+and the next prompt read ahead, off the person's wait). A tree without ``after_turn`` or
+``read_text`` (an older revision) is timed on ``Engine.handle`` alone. The library is the
+daemon's own simulation, the database a fresh SQLite file, the model the proxy in front of
+llama-server. Its first stdout line names the mediabot
 package it imported (the bench checks it is the tree under test), then one JSON line per
 text; an engine exception ends the run with a non-zero exit.
 
@@ -31,6 +35,8 @@ PLACES = {
     "config": ("mediabot.config",),
     "db": ("mediabot.store.db", "mediabot.db"),
     "Simulation": ("mediabot.trial.sim.stack:Simulation", "mediabot.sim.stack:Simulation"),
+    "read_text": ("mediabot.conversation.incoming:read_text",),
+    "get_person": ("mediabot.store.people:get_person",),
 }
 
 
@@ -72,11 +78,32 @@ def config_for(plan: dict, sim, members: list[dict]):
 def announce(proxy: str, index: int, member: int, text: str, forced: dict | None) -> None:
     """Tell the recording proxy which text comes next, whose, what it says, and what its
     first answer becomes."""
-    body = json.dumps({"index": index, "member": member, "text": text,
-                       "call": forced}).encode()
-    request = urllib.request.Request(proxy + "/bench/text", data=body,
+    post(proxy, "/bench/text", {"index": index, "member": member, "text": text,
+                                "call": forced})
+
+
+def post(proxy: str, path: str, plan: dict) -> None:
+    request = urllib.request.Request(proxy + path, data=json.dumps(plan).encode(),
                                      headers={"Content-Type": "application/json"})
     urllib.request.urlopen(request, timeout=10).close()
+
+
+def answer(engine, config, proxy: str, user_id: int, text: str) -> tuple[str, float]:
+    """The reply to ``text`` and the seconds the person waited for it; then the work the
+    daemon does after the reply has gone (``after_turn``), the proxy told it comes."""
+    try:
+        read_text, get_person = find("read_text"), find("get_person")
+    except ImportError:
+        read_text = get_person = None
+    if read_text is None or not all(hasattr(engine, name) for name in ("respond", "after_turn")):
+        started = time.perf_counter()
+        return engine.handle(user_id, text), time.perf_counter() - started
+    started = time.perf_counter()
+    handled = engine.respond(read_text(get_person(user_id, config.sms.language), text))
+    waited = time.perf_counter() - started
+    post(proxy, "/bench/after", {})
+    engine.after_turn(handled)
+    return handled.reply.text, waited
 
 
 def converse(plan: dict) -> None:
@@ -91,11 +118,9 @@ def converse(plan: dict) -> None:
         for index, (member, minutes, text, forced) in enumerate(plan["texts"]):
             now[0] += dt.timedelta(minutes=minutes)
             announce(plan["proxy"], index, member, text, forced)
-            started = time.perf_counter()
-            reply = engine.handle(ids[member], text)
+            reply, waited = answer(engine, config, plan["proxy"], ids[member], text)
             print(json.dumps({"text": index, "member": member, "sent": text, "reply": reply,
-                              "turn_seconds": round(time.perf_counter() - started, 3)}),
-                  flush=True)
+                              "turn_seconds": round(waited, 3)}), flush=True)
         db.database.close()
 
 

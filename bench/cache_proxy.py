@@ -11,7 +11,11 @@ A GET (mediabot asking ``/props`` how many slots there are) and any POST but a c
 on as they came, unrecorded.
 
 The driver posts ``/bench/text`` before each text: its index, the member who sends it
-(0 when one person sends them all) and, optionally, a tool call.
+(0 when one person sends them all) and, optionally, a tool call; and ``/bench/after`` once
+the text's reply is handed over, before the work after it: a request from then on that
+ends with a user message is mediabot reading the next prompt ahead (stage "read_ahead":
+never a scripted call, passed on as it came, for one token, its answer as the server gave
+it).
 The first answer of that text (the request whose last message is the user's) is then
 rewritten into that tool call in llama-server's own response shape (``finish_reason``
 "tool_calls", ``content`` null), so the tool-result round is exercised even though the tiny
@@ -52,6 +56,7 @@ class Recorder:
         self.rows: list[dict] = []
         self.requests: list[dict] = []
         self.text, self.member, self.forced = -1, 0, None
+        self.after = False   # the text's reply has gone: what comes now is read ahead
         self.scripted, self.written, self.sent = scripted, written, ""
         self.lock = threading.Lock()
 
@@ -59,11 +64,22 @@ class Recorder:
                   sent: str = "") -> None:
         with self.lock:
             self.text, self.member, self.forced, self.sent = index, member, forced, sent
+            self.after = False
+
+    def replied(self) -> None:
+        with self.lock:
+            self.after = True
+
+    def stage(self, messages: list[dict]) -> str:
+        """``stage``, and "read_ahead" for a first request after the text's reply."""
+        found = stage(messages)
+        return "read_ahead" if found == "first" and self.after else found
 
     def take_forced(self, messages: list[dict]) -> dict | None:
         """The text's scripted call, once, and only for its first request."""
         with self.lock:
-            if messages and messages[-1].get("role") == "user" and self.forced:
+            if messages and messages[-1].get("role") == "user" and self.forced \
+                    and not self.after:
                 forced, self.forced = self.forced, None
                 return forced
             return None
@@ -71,7 +87,7 @@ class Recorder:
 
 def stage(messages: list[dict]) -> str:
     """Which request of a text this is: the first (the user's text is last), one after a
-    tool result, or another (e.g. a summary)."""
+    tool result, or another (e.g. a summary); ``Recorder.stage`` tells a read-ahead."""
     last = messages[-1].get("role") if messages else None
     return {"user": "first", "tool": "after_tool"}.get(last, "other")
 
@@ -125,7 +141,7 @@ def row_for(recorder: Recorder, request: dict, response: dict | None, wall: floa
     timings = (response or {}).get("timings") or {}
     usage = (response or {}).get("usage") or {}
     return {"request": len(recorder.rows), "text": recorder.text, "member": recorder.member,
-            "stage": stage(request.get("messages") or []),
+            "stage": recorder.stage(request.get("messages") or []),
             "prompt_tokens": usage.get("prompt_tokens"), "cache_n": timings.get("cache_n"),
             "prompt_n": timings.get("prompt_n"), "prompt_ms": timings.get("prompt_ms"),
             "predicted_n": timings.get("predicted_n"),
@@ -145,6 +161,9 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
                 plan = json.loads(body)
                 recorder.next_text(plan["index"], plan.get("call"), plan.get("member", 0),
                                    plan.get("text", ""))
+                return self._answer(200, b"{}")
+            if self.path == "/bench/after":
+                recorder.replied()
                 return self._answer(200, b"{}")
             if not self.path.endswith("/chat/completions"):
                 return self._pass("POST", body)   # mediabot's short probes of the slots
@@ -167,9 +186,10 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
         def _forward(self, body: bytes):
             request = json.loads(body)
             forced = recorder.take_forced(request.get("messages") or [])
+            ahead = recorder.stage(request.get("messages") or []) == "read_ahead"
             started = time.perf_counter()
             connection = HTTPConnection(*upstream, timeout=timeout)
-            sent = sent_body(recorder, body, forced)
+            sent = one_token(body) if ahead else sent_body(recorder, body, forced)
             connection.request("POST", self.path, sent, {"Content-Type": "application/json"})
             reply = connection.getresponse()
             status, data = reply.status, reply.read()
@@ -177,10 +197,10 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
             wall = time.perf_counter() - started
             response = json.loads(data) if status == 200 else None
             replaced = bool(response is not None and not forced and recorder.written
-                            and own_call(response))
+                            and own_call(response) and not ahead)
             if response is not None and forced:
                 data = json.dumps(as_tool_call(response, forced, recorder.text)).encode()
-            elif response is not None and (recorder.scripted or replaced):
+            elif response is not None and not ahead and (recorder.scripted or replaced):
                 reply = SCRIPTED_REPLY.format(text=recorder.sent)
                 data = json.dumps(as_reply(response, reply)).encode()
             with recorder.lock:

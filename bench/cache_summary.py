@@ -2,11 +2,14 @@
 functions over plain dicts, so ``tests/e2e/test_bench_cache.py`` checks them without a server.
 
 - ``summarise``: one run: the reused share (``cache_n / (cache_n + prompt_n)``, median per
-  request and aggregate) at a text's first request, after a tool result and overall; what the
-  household waits for, per text (``waits``): model requests, tokens read and written, the
-  server's own seconds; the new tokens per text; the genuinely new ones (what even a perfect
-  prefix cache must read); for a household, the same at texts that follow another
-  member's; the cold figures (``cold_prompt``) and the targets that apply to the variant.
+  request and aggregate) at a text's first request, after a tool result, overall (the
+  requests a person waits for) and at the prompts read ahead; what the household waits
+  for, per text (``waits``): model requests, tokens read and written, the server's own
+  seconds, and beside them the read-aheads and the tokens and seconds of every request;
+  the new tokens per text (waited for); the genuinely new ones (what even a perfect prefix
+  cache must read, over every request, read-aheads included); for a household, the same at
+  texts that follow another member's; the cold figures (``cold_prompt``) and the targets
+  that apply to the variant.
 - ``figures``: per checkout and variant, the median of each figure over the rounds.
 - ``compare``: per variant and figure, each checkout's median and its ratio to the first
   checkout's (the baseline's).
@@ -35,13 +38,16 @@ TARGETS = {
     "household-slots-no-ram": (("first_median", ">=", 0.50),),
 }
 # What ``compare`` puts side by side (every numeric figure is in ``figures``).
-COMPARED = ("requests_per_text", "tokens_read_per_text_mean", "tokens_written_per_text_mean",
-            "server_seconds_per_text_mean", "cold_prompt_tokens_median", "cold_prompt_ms_median",
+COMPARED = ("requests_per_text", "read_ahead_per_text", "tokens_read_per_text_mean",
+            "tokens_read_per_text_all_mean", "tokens_written_per_text_mean",
+            "server_seconds_per_text_mean", "server_seconds_per_text_all_mean",
+            "cold_prompt_tokens_median", "cold_prompt_ms_median",
             "schema_wire_bytes_max", "schema_block_tokens_max", "breakdown_system_median",
             "breakdown_tools_block_median", "breakdown_history_median",
             "new_tokens_per_text_median",
             "genuinely_new_tokens_per_text_median", "first_median", "first_aggregate",
-            "overall_median", "overall_aggregate", "first_after_other_member_median",
+            "overall_median", "overall_aggregate", "read_ahead_median",
+            "read_ahead_aggregate", "first_after_other_member_median",
             "first_after_other_member_aggregate", "shared_prefix_tokens_across_members_median",
             "prompt_tokens_median", "turn_seconds_median", "requests", "driver_cpu_seconds",
             "server_cpu_seconds")
@@ -80,17 +86,27 @@ def per_text(rows: list[dict], texts: list[dict], values: list) -> list:
 def waits(rows: list[dict], texts: list[dict]) -> dict:
     """What the household waits for, per text (the mean over the texts): model requests,
     tokens read (``prompt_n``) and written (``predicted_n``), and the server's own seconds
-    (``prompt_ms`` + ``predicted_ms``)."""
+    (``prompt_ms`` + ``predicted_ms``), all of the requests a person waits for (``waited``);
+    beside them the next prompts read ahead once a reply had gone, and the tokens read and
+    seconds of every request, those included (``_all``)."""
     count = len(texts) or None
+    waited = [r for r in rows if r["stage"] != "read_ahead"]
 
-    def mean(values: list) -> float | None:
-        return round(sum(per_text(rows, texts, values)) / count, 2) if count else None
+    def mean(some: list[dict], value) -> float | None:
+        return round(sum(per_text(some, texts, [value(r) for r in some])) / count, 2) \
+            if count else None
 
-    seconds = [((r.get("prompt_ms") or 0) + (r.get("predicted_ms") or 0)) / 1000 for r in rows]
-    return {"requests_per_text": round(len(rows) / count, 3) if count else None,
-            "tokens_read_per_text_mean": mean([r["prompt_n"] for r in rows]),
-            "tokens_written_per_text_mean": mean([r.get("predicted_n") for r in rows]),
-            "server_seconds_per_text_mean": mean(seconds),
+    def seconds(row: dict) -> float:
+        return ((row.get("prompt_ms") or 0) + (row.get("predicted_ms") or 0)) / 1000
+
+    return {"requests_per_text": round(len(waited) / count, 3) if count else None,
+            "read_ahead_per_text": round((len(rows) - len(waited)) / count, 3)
+            if count else None,
+            "tokens_read_per_text_mean": mean(waited, lambda r: r["prompt_n"]),
+            "tokens_read_per_text_all_mean": mean(rows, lambda r: r["prompt_n"]),
+            "tokens_written_per_text_mean": mean(waited, lambda r: r.get("predicted_n")),
+            "server_seconds_per_text_mean": mean(waited, seconds),
+            "server_seconds_per_text_all_mean": mean(rows, seconds),
             "own_calls_replaced": sum(1 for r in rows if r.get("own_call"))}
 
 
@@ -114,24 +130,28 @@ def household(rows: list[dict], breaks: list[dict]) -> dict:
 
 def summarise(rows: list[dict], texts: list[dict], breaks: list[dict] | None = None,
               variant: str = "", cold: dict | None = None) -> dict:
-    first, after, overall = (share([r for r in rows if r["stage"] == "first"]),
-                             share([r for r in rows if r["stage"] == "after_tool"]), share(rows))
-    new_tokens = per_text(rows, texts, [r["prompt_n"] for r in rows])
+    waited = [r for r in rows if r["stage"] != "read_ahead"]
+    first, after, overall, ahead = (share([r for r in rows if r["stage"] == "first"]),
+                                    share([r for r in rows if r["stage"] == "after_tool"]),
+                                    share(waited),
+                                    share([r for r in rows if r["stage"] == "read_ahead"]))
+    new_tokens = per_text(waited, texts, [r["prompt_n"] for r in waited])
     genuine = per_text(rows, texts, genuinely_new(rows, breaks or []))
     result = {"requests": len(rows), "texts": len(texts),
               "first_median": first[0], "first_aggregate": first[1],
               "after_tool_median": after[0], "after_tool_aggregate": after[1],
               "overall_median": overall[0], "overall_aggregate": overall[1],
+              "read_ahead_median": ahead[0], "read_ahead_aggregate": ahead[1],
               "new_tokens_per_text_median": median(new_tokens),
               "first_prompt_n_median": median([r["prompt_n"] for r in rows
                                                if r["stage"] == "first"
                                                and r["prompt_n"] is not None]),
               "genuinely_new_tokens_per_text_median": median(genuine) if breaks else None,
-              "prompt_tokens_median": median([r["prompt_tokens"] for r in rows]),
+              "prompt_tokens_median": median([r["prompt_tokens"] for r in waited]),
               "first_prompt_tokens_median": median([r["prompt_tokens"] for r in rows
                                                     if r["stage"] == "first"]),
               "turn_seconds_median": median([t["turn_seconds"] for t in texts]),
-              "prompt_ms_median": median([r["prompt_ms"] for r in rows]),
+              "prompt_ms_median": median([r["prompt_ms"] for r in waited]),
               **waits(rows, texts)}
     if len({r.get("member", 0) for r in rows}) > 1:
         result.update(household(rows, breaks or []))

@@ -109,6 +109,10 @@ class LLMConfig:
     # llama-server with several slots: each person's requests name one (id_slot), so each
     # keeps their own prompt between texts; other servers never get it (conversation.slots).
     pin_slots: bool = True
+    # llama-server only (others never get it): once a reply has gone, have the server read
+    # the prompt the person's next text will get, so that text reads only its own tokens
+    # (model.read_ahead).
+    read_ahead: bool = True
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@
 keyword, decision and Y/N decided where it entered) and returns a ``Handled``: the reply
 (``posters.Reply``: its text and any posters) for whoever delivers it (SMS worker or
 terminal chat), never empty, since even a failed model call gets a fixed apology, and the
-frame the model turn built, if one ran, which ``after_turn`` hands to the rolling summary.
+frame the model turn built, if one ran, which ``after_turn`` hands to the rolling summary
+before it has the server read the person's next prompt ahead (``read_ahead``).
 ``Engine.handle(user_id, text)`` is the terminal's way in: it reads a typed text and
 returns the reply's text. The model turn itself is ``model_turn.run_model_turn``.
 Everything is passed in through ``services.Services``, so tests hand in fakes.
@@ -36,6 +37,7 @@ from mediabot.conversation import history
 from mediabot.conversation.forget import forget_conversation
 from mediabot.conversation.incoming import Incoming, read_text
 from mediabot.conversation.model_turn import run_model_turn
+from mediabot.conversation.read_ahead import read_next_prompt
 from mediabot.conversation.reply import Reply
 from mediabot.conversation.services import (
     Frame,
@@ -157,26 +159,35 @@ class Engine:
         return self._exchange(user, incoming.text, decided) if decided is not None else None
 
     def after_turn(self, answer: Handled) -> None:
-        """Work that must not delay the reply: the rolling summary, when turned on.
+        """Work that must not delay the reply, once it has gone: the rolling summary, when
+        turned on, then the person's next prompt read ahead (``read_ahead``), on the history
+        the summary left.
 
         The summary must cover what the turn's prompt evicts, so it is told the system
         prompt and tool schemas the turn counted against the budget (the turn's own frame,
         built here only when no model turn ran) and the budget the next turn will cut at,
         in the server's tokens (``calibration``).
         """
+        person = answer.person
+        if self._summarise(answer):   # the person's part now carries the new summary
+            person = people.get_person(person.id, self.config.sms.language)
+        read_next_prompt(self.services, person)
+
+    def _summarise(self, answer: Handled) -> bool:
+        """The rolling summary brought up to date; True when it changed."""
         summarizer = self.services.summarizer   # set only when [history] summaries is on
         if summarizer is None:
-            return
+            return False
         frame = answer.frame or build_frame(self.services, answer.person)
         config = self.services.config
         ratio = calibration.ratio_for(config.llm.model)
-        summarizer.update(answer.person, system_prompt=frame.system,
-                          reserved_tokens=frame.reserved, zone=frame.zone,
-                          person=frame.person, tool_order=list(frame.tools),
-                          max_tokens=calibration.estimate_budget(
-                              config.history.max_context_tokens, ratio),
-                          prompt_tokens=calibration.estimate_budget(
-                              config.history.max_prompt_tokens, ratio))
+        return summarizer.update(answer.person, system_prompt=frame.system,
+                                 reserved_tokens=frame.reserved, zone=frame.zone,
+                                 person=frame.person, tool_order=list(frame.tools),
+                                 max_tokens=calibration.estimate_budget(
+                                     config.history.max_context_tokens, ratio),
+                                 prompt_tokens=calibration.estimate_budget(
+                                     config.history.max_prompt_tokens, ratio))
 
     # -- confirmations, approvals, onboarding -------------------------------------------
 

@@ -58,18 +58,20 @@ def get_history(user_id: int, limit: int) -> list[dict]:
     return [_row_to_message(*row) for row in reversed(rows)]
 
 
-def recent_history(user_id: int, limit: int) -> list[dict]:
+def recent_history(user_id: int, limit: int, coming: int = 0) -> list[dict]:
     """The user's recent messages for a prompt: at most ``limit``, from a first row that moves
     on only in steps of half of it (and after a RESET or the retention job).
 
     ``get_history``'s newest ``limit`` would start one row later at every message, and the
     window (replayed from the first row) and the pruned line (naming the evicted tools) would
     change with it: a server's prompt cache would then lose the prompt at every text.
+    ``coming``: messages not stored yet that the prompt will end with (a read-ahead's stand-in
+    for the next text), so the first row is the one the prompt with them stored will have.
     """
     step = max(1, limit // 2)
-    total = count_messages(user_id)
+    total = count_messages(user_id) + coming
     skip = max(0, -(-(total - limit) // step) * step)
-    return get_history(user_id, total - skip)
+    return get_history(user_id, max(0, total - skip - coming))
 
 
 def tools_before(user_id: int, rows: list[dict]) -> list[str] | None:

@@ -32,7 +32,7 @@ from mediabot.config import Config
 from mediabot.conversation import confirmations as confirm
 from mediabot.conversation import history
 from mediabot.conversation.posters import Offered, choose_posters
-from mediabot.conversation.prompt.build import build_prompt
+from mediabot.conversation.prompt.build import Prompt, build_prompt
 from mediabot.conversation.reply import Reply
 from mediabot.conversation.services import Frame, Services, build_frame, tool_context
 from mediabot.model import calibration
@@ -160,6 +160,27 @@ def _loop(services: Services, turn: "ModelTurn", text: str) -> LoopResult:
         return run()
 
 
+def turn_prompt(config: Config, user: Person, frame: Frame, rows: list[dict],
+                earlier: list[str] | None, ratio: float, *, minimal: bool = False) -> Prompt:
+    """The prompt of ``user``'s turn on ``rows`` (their history, what the turn recorded, or
+    a stand-in for a text to come), as every request of a turn and a read-ahead build it.
+    ``ratio``: the server's tokens per estimated one (``calibration``)."""
+    h = config.history
+    summary = user.summary if h.summaries and not minimal else None
+    # The smallest prompt (a server refused the full one) is one system message and the
+    # text: the person's part joins the system text there.
+    system, person = frame.system, frame.person
+    if minimal and person:
+        system, person = f"{system}\n\n{person}", ""
+    return build_prompt(system, rows, max_messages=h.max_messages,
+                        max_tokens=calibration.estimate_budget(h.max_context_tokens, ratio),
+                        prompt_tokens=calibration.estimate_budget(h.max_prompt_tokens, ratio),
+                        summary=summary, reserved_tokens=frame.reserved, zone=frame.zone,
+                        earlier_tools=earlier, tool_order=list(frame.tools),
+                        turn_note=frame.note, person=person,
+                        summary_through=user.summary_through)
+
+
 class ModelTurn:
     """The state of one model turn: its prompt inputs, tools and the confirmation it asked."""
 
@@ -192,22 +213,8 @@ class ModelTurn:
         self.earlier, self.minimal = None, True
 
     def build(self) -> tuple[list[dict], dict]:
-        h = self.config.history
-        summary = self.user.summary if h.summaries and not self.minimal else None
-        # The smallest prompt (a server refused the full one) is one system message and the
-        # text: the person's part joins the system text there.
-        system, person = self.frame.system, self.frame.person
-        if self.minimal and person:
-            system, person = f"{system}\n\n{person}", ""
-        prompt = build_prompt(system, self.history, max_messages=h.max_messages,
-                              max_tokens=calibration.estimate_budget(h.max_context_tokens,
-                                                                     self.ratio),
-                              prompt_tokens=calibration.estimate_budget(h.max_prompt_tokens,
-                                                                        self.ratio),
-                              summary=summary, reserved_tokens=self.frame.reserved,
-                              zone=self.frame.zone, earlier_tools=self.earlier,
-                              tool_order=list(self.frame.tools), turn_note=self.frame.note,
-                              person=person, summary_through=self.user.summary_through)
+        prompt = turn_prompt(self.config, self.user, self.frame, self.history, self.earlier,
+                             self.ratio, minimal=self.minimal)
         metrics = prompt.metrics
         return prompt.messages, {"estimated_tokens": metrics.estimated_tokens,
                                  "evicted": metrics.evicted}

@@ -2,20 +2,25 @@
 
 Works unchanged with OpenAI, Ollama, vLLM and llama.cpp: the loop branches on
 ``message.tool_calls``, never on ``finish_reason`` (local servers report "stop" with tool
-calls), and every SDK failure becomes one ``ModelError`` with a short reason.
+calls), and every SDK failure becomes one ``ModelError`` (``errors.py``) with a short
+reason. The answer is read by ``completion.py``; what the server last read for each person,
+and a read-ahead of their next prompt, by ``read_ahead.py``.
 """
 
 from __future__ import annotations
 
 import functools
 import logging
-import re
 import threading
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from mediabot.config import LLMConfig
+from mediabot.model.completion import Completion, completion_of
+from mediabot.model.errors import BUSY_STATUSES, SAMPLING_FAILURE, SETUP_STATUSES, ModelError
+from mediabot.model.read_ahead import ReadAhead, Reads
 from mediabot.model.slots import SlotPins
 
 if TYPE_CHECKING:
@@ -27,45 +32,6 @@ log = logging.getLogger(__name__)
 
 # dropped when refused
 OPTIONAL_PARAMETERS = ("temperature", "max_tokens", "tool_choice", "parallel_tool_calls")
-# What a chat template wraps turns in; a small model sometimes writes them into its reply,
-# and everything from one on is the model playing the next turn itself.
-CONTROL_MARKERS = re.compile(
-    r"<\|im_end\|>|<\|im_start\|>|<end_of_turn>|<start_of_turn>|<\|eot_id\|>"
-    r"|<\|start_header_id\|>|<\|end\|>|<\|endoftext\|>|<\|user\|>|<\|assistant\|>|</s>")
-# llama.cpp answers 500 when the sampled output breaks the tool-call format: bad luck in
-# sampling, not a prompt the server refuses, so the same request is tried once more.
-SAMPLING_FAILURE = re.compile(r"output that does not match the expected", re.IGNORECASE)
-# Statuses that say "not now" rather than "not this request": the same prompt may work later.
-BUSY_STATUSES = frozenset({408, 425, 429, 502, 503, 504})
-# Statuses that say the operator's setup is wrong (key, model name, URL): no prompt helps.
-SETUP_STATUSES = frozenset({401, 403, 404})
-
-
-class ModelError(Exception):
-    """The model could not answer; ``reason`` is one of timeout, unreachable, busy (408/429/
-    502-504), misconfigured (401/403/404), rejected (other 4xx) or error; ``status`` is the
-    HTTP status when the server answered one."""
-
-    def __init__(self, reason: str, detail: str = "", status: int | None = None):
-        self.reason = reason
-        self.status = status
-        super().__init__(f"{reason}: {detail}" if detail else reason)
-
-    @property
-    def refused(self) -> bool:
-        """The server answered but would not take this request (a template error, a body it
-        cannot parse): a different prompt may work where waiting would not. A sampling
-        failure (``SAMPLING_FAILURE``) is not one: the prompt was read fine."""
-        return (self.status is not None and self.status >= 400
-                and self.status not in BUSY_STATUSES | SETUP_STATUSES
-                and not SAMPLING_FAILURE.search(str(self)))
-
-
-@dataclass
-class Completion:
-    message: dict
-    prompt_tokens: int | None = None
-    cached_tokens: int | None = None   # of prompt_tokens, reused from the server's cache
 
 
 def build_client(config: LLMConfig) -> openai.OpenAI:
@@ -103,6 +69,7 @@ class ChatModel:
         self.config = config
         self.unsupported: set[str] = set()  # parameters this model refused; not sent again
         self.pins = SlotPins(config)
+        self.reads = Reads()   # what the server last read for each person
 
     @classmethod
     def lazy(cls, config: LLMConfig) -> ChatModel:
@@ -130,9 +97,70 @@ class ChatModel:
         too, deliberately (small models mangle parallel calls; servers that refuse it get the
         request again without it).
         """
+        kwargs = self._request(messages, tools, max_tokens or self.config.max_reply_tokens,
+                               person)
+        import openai
+
+        try:
+            completion = completion_of(self._create_resampled(kwargs))
+        except openai.OpenAIError as exc:
+            self.reads.remember(person, tools, None)
+            raise self._failure(exc) from exc
+        except ModelError:
+            self.reads.remember(person, tools, None)
+            raise
+        self.reads.remember(person, tools, [*messages, completion.message])
+        return completion
+
+    def reads_ahead(self) -> bool:
+        """Whether reading a person's next prompt ahead pays here: ``[llm] read_ahead`` on and
+        a llama.cpp server (as ``SlotPins`` saw it, asked once). Any other server may bill
+        the request or keep no prompt to build on."""
+        return self.config.read_ahead and self.pins.server_kind() == "llama.cpp"
+
+    def read_ahead(self, messages: list[dict], tools: list[dict] | None, *, person: int,
+                   waiting: Callable[[], bool]) -> ReadAhead:
+        """Have the server read ``messages`` (the person's next prompt, a stand-in for their
+        next text last) now, one token asked and thrown away, on the person's slot, so their
+        real next text reads only its own tokens.
+
+        Skipped where it does not pay (``reads_ahead``), when the server read the prompt
+        before the stand-in already (``Reads``: a reply the model wrote, no slide), when the
+        person's last request failed (a busy server gets no more), and when ``waiting()``
+        says another text waits (its turn goes first). One try, bounded by
+        ``[llm] timeout_seconds``, never retried; a failure is returned, never raised.
+        """
+        known = messages[:-1]
+        if not self.reads_ahead():
+            return ReadAhead(skipped="off" if not self.config.read_ahead else "not llama.cpp")
+        if self.reads.holds(person, tools, known):
+            return ReadAhead(skipped="already read")
+        if self.reads.failed(person):
+            return ReadAhead(skipped="their last request failed")
+        if waiting():
+            return ReadAhead(skipped="a text waits")
+        started = time.monotonic()
+        kwargs = self._request(messages, tools, 1, person)
+        import openai
+
+        try:
+            client = self.client.with_options(max_retries=0)
+            completion = completion_of(client.chat.completions.create(
+                **{k: v for k, v in kwargs.items() if k not in self.unsupported}))
+        except openai.OpenAIError as exc:
+            return ReadAhead(failed=self._failure(exc).reason)
+        except ModelError as exc:
+            return ReadAhead(failed=exc.reason)
+        self.reads.remember(person, tools, known)
+        return ReadAhead(prompt_tokens=completion.prompt_tokens,
+                         cached_tokens=completion.cached_tokens,
+                         duration_ms=int((time.monotonic() - started) * 1000))
+
+    def _request(self, messages: list[dict], tools: list[dict] | None, max_tokens: int,
+                 person: int | None) -> dict:
+        """The request's arguments, the same for a turn's calls and a read-ahead."""
         kwargs = {"model": self.config.model, "messages": messages,
-                  "temperature": self.config.temperature,
-                  "max_tokens": max_tokens or self.config.max_reply_tokens}
+                  "temperature": self.config.temperature, "max_tokens": max_tokens}
         if tools:
             kwargs["tools"] = tools
             kwargs["tool_choice"] = "auto"
@@ -140,22 +168,21 @@ class ChatModel:
         slot = self.pins.slot_for(person)
         if slot is not None:
             kwargs["extra_body"] = {"id_slot": slot}
+        return kwargs
+
+    def _failure(self, exc: openai.OpenAIError) -> ModelError:
+        """The SDK's exception as our ``ModelError``."""
         import openai
 
-        try:
-            response = self._create_resampled(kwargs)
-        except openai.APITimeoutError as exc:
-            raise ModelError("timeout",
-                             f"no answer within {self.config.timeout_seconds:g} s") from exc
-        except openai.APIConnectionError as exc:
+        if isinstance(exc, openai.APITimeoutError):
+            return ModelError("timeout", f"no answer within {self.config.timeout_seconds:g} s")
+        if isinstance(exc, openai.APIConnectionError):
             self.pins.forget()   # it may come back as another server, or with other slots
-            raise ModelError("unreachable", f"cannot connect to {self.config.base_url}") from exc
-        except openai.APIStatusError as exc:
-            raise ModelError(_status_reason(exc.status_code), f"HTTP {exc.status_code}: "
-                             f"{self._server_words(exc)}", exc.status_code) from exc
-        except openai.OpenAIError as exc:
-            raise ModelError("error", type(exc).__name__) from exc
-        return _completion(response)
+            return ModelError("unreachable", f"cannot connect to {self.config.base_url}")
+        if isinstance(exc, openai.APIStatusError):
+            return ModelError(_status_reason(exc.status_code), f"HTTP {exc.status_code}: "
+                              f"{self._server_words(exc)}", exc.status_code)
+        return ModelError("error", type(exc).__name__)
 
     def _server_words(self, exc: openai.APIStatusError) -> str:
         """The server's own error message for the log, with the API key blanked."""
@@ -222,66 +249,6 @@ def _error_fields(exc: openai.APIStatusError) -> dict:
 def api_error_message(exc: openai.APIStatusError, limit: int = 200) -> str:
     """The server's own words for an HTTP error, cut to ``limit`` characters."""
     return str(_error_fields(exc).get("message") or exc.message)[:limit]
-
-
-def _completion(response: object) -> Completion:
-    """The first choice as an assistant message dict; ModelError when there is none.
-
-    A base_url that serves a web page answers 200 with HTML, which the SDK hands back as a
-    str; some servers send a null message or content parts: none of that may crash a turn.
-    """
-    choices = getattr(response, "choices", None)
-    if not isinstance(choices, list):
-        raise ModelError("error", "the answer was not a chat completion; check that [llm] "
-                                  "base_url is the API address (it usually ends in /v1)")
-    if not choices:
-        raise ModelError("error", "the answer had no choices")
-    raw = getattr(choices[0], "message", None)
-    if raw is None:
-        raise ModelError("error", "the answer had no message")
-    message: dict = {"role": "assistant",
-                     "content": without_markers(_text(getattr(raw, "content", None)))}
-    calls = getattr(raw, "tool_calls", None)
-    if calls and isinstance(calls, list):
-        message["tool_calls"] = [_tool_call(call, index) for index, call in enumerate(calls)]
-    elif not message["content"]:
-        message["content"] = ""
-    usage = getattr(response, "usage", None)
-    details = getattr(usage, "prompt_tokens_details", None)
-    return Completion(message, getattr(usage, "prompt_tokens", None),
-                      getattr(details, "cached_tokens", None))
-
-
-def without_markers(text: str | None) -> str | None:
-    """The reply up to the first chat-template control marker (``CONTROL_MARKERS``)."""
-    if text is None:
-        return None
-    match = CONTROL_MARKERS.search(text)
-    return text if match is None else text[:match.start()].rstrip()
-
-
-def _text(content: object) -> str | None:
-    """Content as text: content parts (``[{"type": "text", "text": ...}]``) are joined."""
-    if content is None or isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(part.get("text") or "" for part in content if isinstance(part, dict))
-    return str(content)
-
-
-def _tool_call(call: object, index: int) -> dict:
-    """One tool call as a dict with a string id, name and arguments, whatever the server sent.
-
-    Some local servers leave out the id or send a null name; a missing id would leave the
-    tool's result unpaired (the model would be told its outcome is unknown), a null name
-    would break the turn, so both get a stand-in here.
-    """
-    function = getattr(call, "function", None)
-    name = getattr(function, "name", None)
-    arguments = getattr(function, "arguments", None)
-    return {"id": getattr(call, "id", None) or f"call_{index}", "type": "function",
-            "function": {"name": name if isinstance(name, str) else "",
-                         "arguments": arguments if arguments is not None else ""}}
 
 
 @dataclass

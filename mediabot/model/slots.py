@@ -1,6 +1,7 @@
 """How the model server keeps prompts between texts, asked once: which of llama-server's slots
 each person's requests name (``id_slot``), so each person's prompt stays in a slot of its own
-between texts, and whether a person's own part may go before the tools (``person_first``).
+between texts, whether a person's own part may go before the tools (``person_first``), and
+which server it is (``server_kind``: reading the next prompt ahead pays on llama-server only).
 
 llama-server (``--parallel N``; 4 slots by default) otherwise gives a request the slot whose
 prompt shares the most with it. With the household's shared system text and tools in front,
@@ -83,6 +84,10 @@ class SlotPins:
         restores each member's saved prompt) rather than after them."""
         return self._known().person_first
 
+    def server_kind(self) -> str:
+        """Which server answers (``server_probe.Server.kind``), as the one look at it saw."""
+        return self._known().kind
+
     def _known(self) -> Kept:
         with self._lock:
             if self._kept is None:
@@ -99,6 +104,7 @@ class Kept(NamedTuple):
 
     slots: int = 1               # slots to pin people to; 1: none
     person_first: bool = False   # it restores each member's saved prompt
+    kind: str = "other"          # server_probe.Server.kind
 
 
 def _detect(config: LLMConfig) -> Kept:
@@ -112,9 +118,10 @@ def _detect(config: LLMConfig) -> Kept:
         log.info("%s has %d slots and empties idle ones (one KV buffer with the host-memory "
                  "cache: it restores each prompt itself); leaving the slots to it, each "
                  "person's part before the tools", server.kind, server.slots)
-        return Kept(1, person_first=server.facts.get("keeps_idle_slots") is False)
+        return Kept(1, person_first=server.facts.get("keeps_idle_slots") is False,
+                    kind=server.kind)
     if server.slots > 1:
         log.info("%s has %d slots: each person's requests keep to one", server.kind,
                  server.slots)
-        return Kept(server.slots)
-    return Kept(1, person_first=server.facts.get("restores_prompts") is True)
+        return Kept(server.slots, kind=server.kind)
+    return Kept(1, person_first=server.facts.get("restores_prompts") is True, kind=server.kind)

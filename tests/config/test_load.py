@@ -30,6 +30,7 @@ def test_example_file_loads_with_secrets_from_the_environment():
     ("MEDIABOT_LLM_API_KEY", "sk-env", lambda c: c.llm.api_key, "sk-env"),
     ("MEDIABOT_HISTORY_MAX_MESSAGES", "12", lambda c: c.history.max_messages, 12),
     ("MEDIABOT_HISTORY_SUMMARIES", "true", lambda c: c.history.summaries, True),
+    ("MEDIABOT_LLM_READ_AHEAD", "false", lambda c: c.llm.read_ahead, False),
     ("MEDIABOT_LLM_TIMEOUT_SECONDS", "7.5", lambda c: c.llm.timeout_seconds, 7.5),
     ("MEDIABOT_SONARR_URL", "http://nas:8989", lambda c: c.sonarr.url, "http://nas:8989"),
 ])
@@ -37,6 +38,11 @@ def test_environment_overrides_with_type_conversion(var, value, get, expected):
     environ = {"MEDIABOT_SONARR_URL": "http://localhost:8989", "MEDIABOT_SONARR_API_KEY": "k",
                var: value}
     assert get(parse_config(MINIMAL, environ=environ)) == expected
+
+
+def test_read_ahead_must_be_true_or_false():
+    with pytest.raises(ConfigError, match=r"\[llm\] read_ahead.*true or false"):
+        parse_config(raw_with(llm={"read_ahead": "yes"}), environ={})
 
 
 def test_environment_beats_the_file():

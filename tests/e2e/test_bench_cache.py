@@ -201,6 +201,23 @@ def test_a_household_run_reports_reuse_where_another_member_texted_before():
     assert summary["tokens_read_per_text_mean"] == round(1960 / 3, 2)
 
 
+def test_prompts_read_ahead_are_counted_beside_what_the_person_waits_for():
+    """A text answered in a tool's own words, its next prompt read ahead, then a text that
+    reads only its own words: the person waited for two requests, the server read three."""
+    rows = [{**row(0, 0, "first", 0, 1000), "prompt_ms": 2000.0},
+            {**row(1, 0, "read_ahead", 950, 60), "prompt_ms": 300.0},
+            {**row(2, 1, "first", 1050, 10), "prompt_ms": 100.0}]
+    texts = [{"text": i, "turn_seconds": 1.0} for i in range(2)]
+    summary = summarise(rows, texts, [], "solo-20")
+    assert summary["requests_per_text"] == 1.0 and summary["read_ahead_per_text"] == 0.5
+    assert summary["tokens_read_per_text_mean"] == 505.0
+    assert summary["tokens_read_per_text_all_mean"] == 535.0
+    assert summary["server_seconds_per_text_mean"] == 1.05
+    assert summary["server_seconds_per_text_all_mean"] == 1.2
+    assert summary["first_median"] == round((0 + 1050 / 1060) / 2, 3), "first requests only"
+    assert summary["read_ahead_median"] == round(950 / 1010, 3)
+
+
 def test_figures_take_medians_over_rounds_and_compare_against_the_baseline():
     def run(label, cold_tokens):
         return {"label": label, "variant": "solo-20", "driver_cpu_seconds": 1.0,
@@ -304,6 +321,28 @@ def test_scripted_replies_ask_the_server_for_one_token_and_answer_from_the_scrip
                                            for t in texts]
     assert {r["max_tokens"] for r in fake.requests} == {1}
     assert [r["stage"] for r in proxy.recorder.rows] == ["first", "first", "after_tool"]
+
+
+@pytest.mark.e2e
+def test_the_driver_times_the_reply_and_the_proxy_tells_the_read_ahead_apart(tmp_path):
+    """On a llama-server, "what's downloading right now?" is answered in the tool's words and
+    its next prompt read ahead after the reply: a request of its own, for one token, never
+    the scripted call; the next text's first request begins with what it read."""
+    fake = FakeOpenAI(default_text="a long ramble from the tiny model").start()
+    fake.serves_any_model = True
+    fake.serve_root("/props", {**LLAMA_PROPS, "total_slots": 1})
+    plan = variant_plan("solo-20", None)
+    try:
+        with Proxy(urlparse(fake.url).port, scripted=True) as proxy:
+            drive_household(proxy, {"members": [MEMBERS[0]]}, plan["texts"][3:5], tmp_path)
+    finally:
+        fake.stop()
+    rows, requests = proxy.recorder.rows, proxy.recorder.requests
+    assert [(r["text"], r["stage"]) for r in rows] == [(0, "first"), (0, "read_ahead"),
+                                                       (1, "first")]
+    assert [r["forced_call"] for r in rows] == ["download_queue", None, None]
+    assert fake.requests[1]["max_tokens"] == 1
+    assert requests[2]["messages"][:-1] == requests[1]["messages"][:-1]
 
 
 @pytest.mark.e2e
