@@ -120,11 +120,12 @@ def test_calls_stored_in_a_former_shape_still_run(former, raw, now):
 
 
 def test_a_former_shape_that_does_not_fit_is_named():
-    with pytest.raises(ToolError, match="unknown argument kind; the arguments are: id$"):
+    with pytest.raises(ToolError) as caught:
         parse_arguments(get_tool("search_again"), {"kind": "book", "id": 5})
-    with pytest.raises(ToolError, match="^id must be one search_media gave, like tv78107 or "
-                                        "m841$"):
+    assert str(caught.value) == "unknown argument kind; the arguments are: id"
+    with pytest.raises(ToolError) as caught:
         parse_arguments(get_tool("search_again"), {"id": 5})
+    assert str(caught.value) == "id must be one search_media gave, like tv78107 or m841"
 
 
 def test_tool_schemas_stay_small_and_keep_validation_out_of_the_prompt():
