@@ -19,8 +19,9 @@ from bench.cache_proxy import SCRIPTED_REPLY, Proxy
 from bench.cache_summary import compare, figures, summarise, tool_results
 from bench.cold_prompt import breakdown, cold_figures, read_cold, wire_bytes
 from bench.harness import ROOT
-from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
+from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS, as_offered, call
 from bench.prompt_cache import drive, export_revision, parse_args, server_argv, variant_plan
+from mediabot.arr.tools import available_tools, tool_schemas
 from tests.fakes.openai import FakeOpenAI
 from tests.support.messages import LLAMA_PROPS
 from tests.support.prompts import person_part
@@ -53,6 +54,41 @@ def test_only_the_admin_removes_and_the_y_comes_from_who_asked():
         if forced is not None and forced["name"] == "remove_media":
             assert member == ADMIN and MEMBERS[member][2] == "admin"
             assert HOUSEHOLD[index + 1][2] == "Y" and HOUSEHOLD[index + 1][0] == member
+
+
+def test_a_scripted_call_takes_the_shape_of_the_tools_the_request_offers():
+    """The script is written in the oldest form, so every tree runs it; where the tree's
+    tools name a title by one id, the call is what a model reading them writes."""
+    today = tool_schemas(available_tools("admin", sonarr=True, radarr=True))
+    add = call("add_series", tvdb_id=78107)
+    assert as_offered(add, today) == {"name": "add_media", "arguments": '{"id": "tv78107"}'}
+    assert json.loads(as_offered(call("remove_media", kind="movie", id=329865),
+                                 today)["arguments"]) == {"id": "m329865"}
+    search = call("library_status", query="arrival", kind="movie")
+    assert as_offered(search, today) == search
+    two_ids = [{"type": "function", "function": {"name": "add_media", "parameters": {
+        "type": "object", "properties": {"tmdb_id": {"type": "integer"},
+                                         "tvdb_id": {"type": "integer"}}}}}]
+    oldest = [{"type": "function", "function": {"name": "add_series", "parameters": {
+        "type": "object", "properties": {"tvdb_id": {"type": "integer"}}}}}]
+    assert as_offered(add, two_ids) == add and as_offered(add, oldest) == add
+
+
+@pytest.mark.e2e
+def test_through_the_proxy_a_scripted_add_is_sent_as_todays_tools_take_it(tmp_path):
+    fake = FakeOpenAI(default_text="Sure.").start()
+    fake.serves_any_model = True
+    plan = variant_plan("solo-20", None)
+    [add] = [entry for entry in plan["texts"] if entry[2] == "add the uk one please"]
+    try:
+        with Proxy(urlparse(fake.url).port) as proxy:
+            drive_household(proxy, plan, [add], tmp_path)
+    finally:
+        fake.stop()
+    after = proxy.recorder.requests[-1]["messages"]
+    [made] = [c["function"] for m in after for c in m.get("tool_calls") or ()]
+    assert (made["name"], json.loads(made["arguments"])) == ("add_media", {"id": "tv78107"})
+    assert json.loads(after[-1]["content"])["id"] == "tv78107"
 
 
 def test_variants_set_members_window_and_host_memory_cache():
