@@ -23,7 +23,7 @@ from mediabot.store import db
 from mediabot.text.keywords import HELP_TEXT
 from mediabot.trial.sim.arr_fixtures import DUNE_TMDB
 from tests.fakes.openai import error_reply
-from tests.support.clock import stamped, unstamped
+from tests.support.clock import short_stamped, stamped, unstamped
 from tests.support.household import ADMIN
 from tests.support.prompts import conversation, person_part
 
@@ -61,7 +61,7 @@ def test_recall_across_turns_seed_004(engine, alex, fake_llm):
     third = fake_llm.requests[2]
     contents = [m.get("content") or "" for m in non_system(third)]
     assert any("Alien" in c for c in contents[:-1]), "turn 1's fact is in turn 3's prompt"
-    assert contents[-1] == stamped("What's my favourite film?")
+    assert contents[-1] == short_stamped("What's my favourite film?")   # after turn 2's
     assert sum("favourite film is Alien" in c for c in contents) == 1
 
 
@@ -85,7 +85,7 @@ def test_a_failure_after_a_parallel_tool_round_leaves_prompts_every_template_acc
     assert [m["tool_calls"][0]["function"]["arguments"] for m in sent[1:5:2]] == ["{}", "{}"]
     assert [m["name"] for m in sent[2:5:2]] == ["download_queue", "upcoming"]
     assert sent[5]["content"] == "Checking both.\n\n" + UNANSWERED_LINE
-    assert sent[6]["content"] == stamped("hello?")
+    assert sent[6]["content"] == short_stamped("hello?")
     stored = history.get_history(alex, 20)
     assert stored[1]["content"] == "Checking both." and len(stored[1]["tool_calls"]) == 2
 

@@ -13,7 +13,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
 from tests.fakes.openai import Reply
 from tests.support.asking import office_in_library
-from tests.support.clock import stamped
+from tests.support.clock import short_stamped
 from tests.support.household import ADMIN
 from tests.support.prompts import conversation, offered, person_part, tool_results
 
@@ -156,7 +156,7 @@ def test_a_long_household_conversation(engine, alex, fake_llm, stack):
     said = [m.get("content") or "" for m in last["messages"]]
     assert "Removed The Office (2005) and deleted its files." in said
     assert said[-2:] == ["Removed The Office (2005) and deleted its files.",
-                         stamped("what did we change today?")]
+                         short_stamped("what did we change today?")]
     assert "Waiting for this person's answer" not in said[0]
     assert all(len(m.get("tool_call_id", "")) <= 40 for m in last["messages"])
     assert estimate_tokens(last["messages"]) <= 4000

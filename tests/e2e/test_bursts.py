@@ -14,7 +14,7 @@ from mediabot.trial.sim.arr import API_KEY
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from mediabot.trial.sim.loopback import wait_for
 from tests.support.asking import office_in_library
-from tests.support.clock import stamped, unstamped
+from tests.support.clock import short_stamped, stamped, unstamped
 from tests.support.household import ADMIN, URL
 from tests.support.prompts import conversation
 from tests.support.texting import params, sign, text
@@ -72,10 +72,10 @@ def burst_after_the_question(daemon, fake_llm, fake_twilio, burst):
 
 
 def prompt_for(fake_llm, newest: str) -> list[dict]:
-    """The messages of the model request whose newest message is ``newest``: the system
-    message and the conversation (the person's part after the system message left out)."""
-    request = next(r for r in fake_llm.requests
-                   if r["messages"][-1]["content"] == stamped(newest))
+    """The messages of the model request whose newest message is ``newest`` (as the model
+    received it, stamp and all): the system message and the conversation (the person's part
+    after the system message left out)."""
+    request = next(r for r in fake_llm.requests if r["messages"][-1]["content"] == newest)
     return request["messages"][:1] + conversation(request)
 
 
@@ -87,7 +87,7 @@ def test_reset_in_a_burst_resets_before_the_rest_is_answered(daemon, fake_llm, f
                                                              burst, rest):
     burst_during_a_slow_turn(daemon, fake_llm, "what's downloading?", burst)
     assert fake_twilio.bodies() == [FIRST_ANSWER, RESET_REPLY, "Answer to: " + rest]
-    roles = [m["role"] for m in prompt_for(fake_llm, rest)]
+    roles = [m["role"] for m in prompt_for(fake_llm, stamped(rest))]   # the first: in full
     assert roles == ["system", "user"], "the rest is answered from a clean history"
 
 
@@ -115,8 +115,8 @@ def test_help_in_a_burst_is_answered_and_the_rest_goes_on(daemon, fake_llm, fake
                                                           burst, rest):
     burst_during_a_slow_turn(daemon, fake_llm, "what's downloading?", burst)
     assert fake_twilio.bodies() == [FIRST_ANSWER, HELP_TEXT, "Answer to: " + rest]
-    assert [m["content"] for m in prompt_for(fake_llm, rest)[1:]] == [
-        stamped("what's downloading?"), FIRST_ANSWER, stamped(rest)], \
+    assert [m["content"] for m in prompt_for(fake_llm, short_stamped(rest))[1:]] == [
+        stamped("what's downloading?"), FIRST_ANSWER, short_stamped(rest)], \
         "HELP is not shown to the model"
 
 

@@ -13,7 +13,7 @@ import pytest
 from mediabot.conversation.model_turn import APOLOGIES, APOLOGY, STUCK_REPLY
 from mediabot.conversation.prompt.build import validate_messages
 from mediabot.trial.sim.arr_fixtures import DUNE_1984_TMDB, OFFICE_TVDB
-from tests.support.clock import stamped
+from tests.support.clock import short_stamped
 
 # (what Alex texts, the model's tool calls for it, the model's reply after the results; None
 # where the model writes none: it fails, mediabot asks or answers, or the tool answers itself)
@@ -78,7 +78,7 @@ def test_a_household_evening_through_a_real_template(engine, alex, fake_llm, tem
     assert "Earlier messages were pruned" in "".join(fake_llm.rendered), "the window evicted"
     after_failure = fake_llm.rendered[next(i for i, r in enumerate(fake_llm.requests)
                                            if r["messages"][-1]["content"]
-                                           == stamped(EVENING[FAILED_TURN + 1][0]))]
+                                           == short_stamped(EVENING[FAILED_TURN + 1][0]))]
     assert EVENING[FAILED_TURN + 1][0] in after_failure, "the newest text reaches the model"
     for request in fake_llm.requests:
         validate_messages(request["messages"])

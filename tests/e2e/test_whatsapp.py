@@ -13,7 +13,7 @@ from mediabot.ops.accounts import roster
 from mediabot.store import db
 from mediabot.trial.sim.arr_fixtures import OFFICE_TVDB
 from tests.support.asking import dune_two_is_ready, last_tool_result
-from tests.support.clock import stamped
+from tests.support.clock import short_stamped, stamped
 from tests.support.household import ADMIN, MEMBER, READY_TEMPLATE, SANDBOX, THREE
 from tests.support.prompts import conversation
 from tests.support.sent import last_sent, never_refused
@@ -41,7 +41,7 @@ def test_one_person_on_sms_and_whatsapp_is_one_history_and_one_quota(
     assert reply["body"] == "*Added* Dune: Part Three 🎬 — I'll tell you when it's ready."
     assert stack.has("movie", THREE)
     seen = [m["content"] for m in conversation(fake_llm.requests[-2]) if m["role"] == "user"]
-    assert seen == [stamped("hello"), stamped("add dune part three")], \
+    assert seen == [stamped("hello"), short_stamped("add dune part three")], \
         "one history across both channels"
 
     fake_llm.enqueue_tool_calls([("add_movie", {"tmdb_id": 653664})])

@@ -7,7 +7,7 @@ import pytest
 from mediabot.answering.texts_pass import RATE_LIMIT_REPLY
 from mediabot.answering.worker import UNKNOWN_SENDER_REPLY
 from mediabot.store import db
-from tests.support.clock import stamped, unstamped
+from tests.support.clock import short_stamped, unstamped
 from tests.support.household import ADMIN, MEMBER, URL
 from tests.support.texting import params, settle, sign, text
 
@@ -125,7 +125,7 @@ def test_messages_during_a_turn_are_joined_into_the_next(daemon, client, fake_ll
     settle(daemon)
     assert len(fake_llm.requests) == 2
     last_user = [m for m in fake_llm.requests[1]["messages"] if m["role"] == "user"][-1]
-    assert last_user["content"] == stamped("the 2021 one\nin 4K")
+    assert last_user["content"] == short_stamped("the 2021 one\nin 4K")
     assert len(fake_twilio.sent) == 2
 
 

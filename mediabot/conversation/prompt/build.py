@@ -48,8 +48,11 @@ with the pruned line or summary, and notes: they change only when a block is evi
 pruned line lists the tools in the catalog's order and forgets none, so after its first
 appearance it changes only when a kind of tool first falls out), the conversation last.
 Nothing that changes each text comes before it: the system prompt names no date or time;
-each user message starts with the local time it was received (``stamp_times``), rendered
-from its stored row, so the same in every later prompt. The window's start is replayed from
+each user message starts with the local time it was received (``shape.stamp_texts``),
+rendered from its stored row: short ("[Sat 18:33]") after a text of the same day, full
+("[Sat 2026-03-14 18:33 GMT]") on a day's first and on the window's first, whose full stamp
+the cut counts (``Unit.lead_chars``), so each text is the same in every later prompt while
+it and the text before it are kept (``stamps``). The window's start is replayed from
 the fetched history (``recent_history``, whose first row moves only in steps), so it moves
 only at a block eviction; a stored call keeps its prompt id (derived from its row) for as
 long as it is in the window. bench/prompt_cache.py measures this on a real llama-server;
@@ -105,7 +108,6 @@ from mediabot.conversation.prompt.shape import (
     message_chars,
     sanitise,
     shape,
-    stamp_times,
     with_turn_note,
 )
 from mediabot.conversation.prompt.window import (
@@ -235,7 +237,7 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     past it, and it leaves the history at least ``MIN_HISTORY_TOKENS`` whatever the system
     prompt and schemas take. The newest user message and what follows it are kept even
     when they alone exceed every cap. With ``zone``, each stored user message
-    starts with the local time it was received (``stamp_times``). Logs the metrics, a
+    starts with the local time it was received (``shape.stamp_texts``). Logs the metrics, a
     warning above 80% of the budget and a warning for consecutive same-role messages in the
     stored history. ``earlier_tools``: the tools used in stored messages older than
     ``history`` (``tools_before``; None when there are none): the pruned line names them
@@ -249,10 +251,10 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
     covers; the window starts after it, so what the summary says is not sent again. Raises
     ValueError only on a bug (an invalid result).
     """
-    pruned = prune_orphaned_user_messages(stamp_times(history, zone) if zone else history)
+    pruned = prune_orphaned_user_messages(history)
     sane, dropped, closed = sanitise(pruned)
     clean = prune_orphaned_user_messages(sane)   # dropping a broken assistant can join users
-    units, left_out, bridged = shape(clean)
+    units, left_out, bridged = shape(clean, zone)
     fixed = (message_chars({"content": system_prompt}) + _turn_note_chars(turn_note)
              + (len(f"[{person}]{PERSON_ACK}") if person else 0)
              + reserved_tokens * CHARS_PER_TOKEN)
@@ -265,8 +267,8 @@ def build_prompt(system_prompt: str, history: list[dict], *, max_messages: int =
                        _covered(units, summary_through if summary else None))
     start = cut.start
     evicted = Evicted(units[:start], earlier_tools)
-    kept = [_briefed(unit) if index < cut.brief_before else unit
-            for index, unit in enumerate(units) if index >= start]
+    kept = [_opened(unit) if index == start else _briefed(unit) if index < cut.brief_before
+            else unit for index, unit in enumerate(units) if index >= start]
     context = _context(kept, part.lines[start])
     said = PARAGRAPH.join(text for text in (person, context) if text)
     messages = with_person(with_turn_note(_assemble(system_prompt, kept), turn_note), said)
@@ -304,6 +306,12 @@ def _turn_note_chars(note: str) -> int:
 def _briefed(unit: Unit) -> Unit:
     """A call unit with its results as digests (``shape.digest``); other units as they are."""
     return unit if unit.brief is None else replace(unit, messages=unit.brief)
+
+
+def _opened(unit: Unit) -> Unit:
+    """The window's first unit: a text with its full stamp (``Unit.opening``), which the
+    cut counted (``Unit.lead_chars``); other units as they are."""
+    return unit if unit.opening is None else replace(unit, messages=unit.opening)
 
 
 def _assemble(system_prompt: str, kept: list[Unit]) -> list[dict]:

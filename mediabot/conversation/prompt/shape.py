@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Literal, NoReturn
 
-from mediabot.text.localtime import local_text
+from mediabot.conversation.prompt.stamps import stamps
 
 INTERRUPTED_RESULT = json.dumps(
     {"error": "interrupted: no result was recorded for this call, its outcome is unknown"})
@@ -32,7 +32,9 @@ UnitKind = Literal["user", "calls", "reply", "note"]
 class Unit:
     """Prompt messages kept or evicted together, and the stored messages they stand for.
 
-    A "note" unit has no prompt message: its text joins the system message when kept.
+    A "note" unit has no prompt message: its text joins the system message when kept. A
+    "user" unit whose stamp is short has ``opening``, the message with its full stamp, sent
+    when it is the window's first, which costs ``lead_chars`` more (``stamps``).
     """
 
     kind: UnitKind
@@ -43,6 +45,8 @@ class Unit:
     chars: int = 0
     brief: list[dict] | None = None   # "calls": the same pairs with each result a digest
     brief_chars: int = 0
+    opening: list[dict] | None = None
+    lead_chars: int = 0
 
 
 def message_chars(message: dict) -> int:
@@ -202,20 +206,6 @@ def _private(message: dict) -> dict:
     return {k: v for k, v in message.items() if k.startswith("_")}
 
 
-def stamp_times(history: list[dict], zone: dt.tzinfo) -> list[dict]:
-    """User messages that carry the time they were received (``_at``, naive UTC as stored)
-    start with it in ``zone``, as tools give times: "[Sun 2026-11-22 18:33 GMT] hi".
-
-    The model learns the hour and minute from the message itself, never from the system
-    prompt, so what comes before the newest text stays the prompt a server last read; a
-    stored message renders the same in every later prompt. Messages without ``_at`` (made
-    up, not stored) and content that is not text pass as they are. Returns new dicts.
-    """
-    return [{**m, "content": f"[{local_text(m['_at'], zone)}] {m['content']}"}
-            if m.get("role") == "user" and m.get("_at") and isinstance(m.get("content"), str)
-            else m for m in history]
-
-
 def with_turn_note(messages: list[dict], note: str) -> list[dict]:
     """``messages`` with ``note`` added, as its own paragraph in brackets, to the newest user
     message: a note for this turn only, after everything earlier turns already sent, so a
@@ -230,8 +220,11 @@ def with_turn_note(messages: list[dict], note: str) -> list[dict]:
 
 # --------------------------------------------------------------------------- 3. shape
 
-def shape(messages: list[dict]) -> tuple[list[Unit], int, int]:
-    """Portable units, turn by turn; also how many texts were left out and turns bridged."""
+def shape(messages: list[dict], zone: dt.tzinfo | None = None) -> tuple[list[Unit], int, int]:
+    """Portable units, turn by turn; also how many texts were left out and turns bridged.
+
+    With ``zone``, each user message that carries the time it was received (``_at``, as
+    stored) starts with it in ``zone`` (``stamp_texts``)."""
     turns: list[list[dict]] = []
     for message in messages:
         if message["role"] == "user" or not turns:
@@ -242,6 +235,8 @@ def shape(messages: list[dict]) -> tuple[list[Unit], int, int]:
         shaped, lost, bridge = _shape_turn(turn, last=number == len(turns) - 1)
         units += shaped
         left_out, bridged = left_out + lost, bridged + bridge
+    if zone is not None:
+        stamp_texts(units, zone)
     for unit in units:
         unit.chars = sum(message_chars(m) for m in unit.messages) + (
             len(PARAGRAPH + unit.note) if unit.note else 0)
@@ -250,7 +245,26 @@ def shape(messages: list[dict]) -> tuple[list[Unit], int, int]:
                           for m in unit.messages]
         unit.brief_chars = sum(message_chars(m) for m in unit.brief or unit.messages) + (
             len(PARAGRAPH + unit.note) if unit.note else 0)
+        if unit.opening is not None:
+            unit.lead_chars = sum(map(message_chars, unit.opening)) - unit.chars
     return units, left_out, bridged
+
+
+def stamp_texts(units: list[Unit], zone: dt.tzinfo) -> None:
+    """Start each user unit's text with the local time it was received, in ``zone``, as
+    tools give times: short after a text of the same day ("[Sat 18:33] hi"), else full
+    ("[Sat 2026-03-14 18:33 GMT] hi"), with the full form kept as ``opening`` for when it
+    is the window's first (``stamps``). Rendered from the stored row, a stamp is the same
+    in every later prompt while the text before it is kept too."""
+    users = [unit for unit in units if unit.kind == "user"]
+    for unit, stamp in zip(users, stamps([unit.sources[0].get("_at") or None
+                                          for unit in users], zone), strict=True):
+        if stamp is None:
+            continue
+        text = unit.messages[0]["content"]
+        unit.messages = [{"role": "user", "content": stamp.after + text}]
+        if stamp.opening != stamp.after:
+            unit.opening = [{"role": "user", "content": stamp.opening + text}]
 
 
 def digest(result: str) -> str:

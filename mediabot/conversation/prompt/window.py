@@ -144,6 +144,7 @@ def window_start(units: list[Unit], limits: Limits, floor: int = 0) -> Cut:
     def fits(first: int, last: int, share: float = 1.0) -> bool:
         middle = min(max(cut.brief_before, first), last + 1)
         size = (brief[middle] - brief[first] + chars[last + 1] - chars[middle]
+                + units[first].lead_chars   # the full stamp of the text that opens it
                 + limits.part.chars(first, notes[last + 1] > notes[first]))
         return limits.fit(counts[last + 1] - counts[first], size, share,
                           counted=last <= held_after)

@@ -11,14 +11,23 @@ history ends with one.
 """
 
 import copy
+import datetime as dt
 import itertools
 import json
+import re
+from zoneinfo import ZoneInfo
 
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from mediabot.conversation.prompt.build import build_prompt, estimate_tokens, validate_messages
+from mediabot.conversation.prompt.build import (
+    CHARS_PER_TOKEN,
+    build_prompt,
+    estimate_tokens,
+    validate_messages,
+)
 from mediabot.conversation.prompt.message_rules import find_violation
+from mediabot.conversation.prompt.shape import message_chars
 from tests.support.prompts import body
 
 SYSTEM = "You are mediabot, a helpful media assistant."
@@ -186,3 +195,93 @@ def test_nothing_said_after_the_first_user_message_is_lost_in_the_reshaping(stor
                for c, m in itertools.pairwise(messages) if m["role"] == "tool")
     assert all(isinstance(json.loads(c["function"]["arguments"]), dict)
                for m in messages for c in m.get("tool_calls", ()))
+
+
+# ------------------------------------------------------------------------ time stamps
+
+ZONES = st.sampled_from([ZoneInfo(name) for name in
+                         ("UTC", "Europe/London", "America/New_York", "Australia/Sydney")])
+# evenings either side of a daylight-saving change (London, New York, Sydney), naive UTC
+STARTS = st.sampled_from([dt.datetime(2026, 3, 28, 20), dt.datetime(2026, 10, 31, 22),
+                          dt.datetime(2026, 4, 4, 12), dt.datetime(2026, 11, 22, 18)])
+GAPS = st.one_of(st.integers(0, 30), st.integers(0, 36 * 60))   # minutes between messages
+NUMBERED = re.compile(r"#(\d+)$")
+
+
+@st.composite
+def stamped_history(draw, pieces=piece):
+    """A history whose messages carry the times they were received, minutes or a day and
+    more apart, across midnights and daylight-saving changes; now and then one without (made
+    up, not stored). Each user text ends with its row's number, to find it in the prompt."""
+    at, stored = draw(STARTS), []
+    for message in draw(history(pieces)):
+        at += dt.timedelta(minutes=draw(GAPS))
+        timed = dict(message, _at=at) if draw(st.integers(0, 9)) else dict(message)
+        if timed["role"] == "user":
+            timed["content"] = f"{timed['content']}#{timed['_id']}"
+        stored.append(timed)
+    return stored
+
+
+def expected_stamps(texts: list[str], stored: list[dict], zone) -> list[str]:
+    """What each of the prompt's texts should start with: the full stamp on the first and
+    after a text of another local day or offset (or one with no time), else the short one."""
+    times = {str(m["_id"]): m.get("_at") for m in stored}
+    out, before = [], None
+    for text in texts:
+        at = times[NUMBERED.search(text).group(1)]
+        local = at.replace(tzinfo=dt.UTC).astimezone(zone) if at else None
+        same = before and local and (before.date(), before.utcoffset()) == (
+            local.date(), local.utcoffset())
+        out.append("" if local is None else local.strftime(
+            "[%a %H:%M] " if same else "[%a %Y-%m-%d %H:%M %Z] "))
+        before = local
+    return out
+
+
+def user_texts(messages: list[dict]) -> list[str]:
+    return [m["content"] for m in after_system(messages) if m["role"] == "user"]
+
+
+@given(stamped_history(), ZONES, st.integers(1, 30), st.integers(20, 600), st.integers(0, 40))
+def test_with_time_stamps_the_prompt_never_exceeds_its_budget(stored, zone, max_messages,
+                                                              max_tokens, reserved):
+    prompt = build_prompt(SYSTEM, stored, max_messages=max_messages, max_tokens=max_tokens,
+                          reserved_tokens=reserved, zone=zone)
+    rest = after_system(prompt.messages)
+    assert rest[-1]["content"].endswith(stored[-1]["content"])
+    assert estimate_tokens(prompt.messages) + reserved <= max_tokens or len(rest) == 1
+    texts = user_texts(prompt.messages)
+    assert all(text.startswith(stamp) for text, stamp
+               in zip(texts, expected_stamps(texts, stored, zone), strict=True)), texts
+
+
+@given(stamped_history(), ZONES, st.integers(0, 30), st.sampled_from([None, "They like films."]))
+def test_the_cut_counts_the_stamps_as_they_are_sent(stored, zone, through, summary):
+    """A budget of exactly what the prompt costs keeps it whole; one character more and the
+    window lets a turn go (unless the newest text is all it holds): the cut counted the
+    short stamps and the full one of the text that opens the window, to the character."""
+    whole = build_prompt(SYSTEM, stored, max_messages=10**4, max_tokens=10**6, zone=zone,
+                         summary=summary, summary_through=through)
+    chars = sum(message_chars(m) for m in whole.messages)
+    for extra in (0, 1):
+        pad = -chars % CHARS_PER_TOKEN + extra
+        prompt = build_prompt(SYSTEM + " " * pad, stored, max_messages=10**4,
+                              max_tokens=(chars + pad - extra) // CHARS_PER_TOKEN, zone=zone,
+                              summary=summary, summary_through=through)
+        same = prompt.messages[1:] == whole.messages[1:]
+        assert same if extra == 0 else (not same or len(user_texts(whole.messages)) == 1)
+
+
+@given(stamped_history(), ZONES, st.integers(2, 12), st.data())
+def test_a_text_renders_the_same_while_it_and_the_text_before_it_are_kept(stored, zone,
+                                                                          max_messages, data):
+    """The prompt of an earlier text and the newest one: a text both send, the first of
+    neither, is sent the same, so the prefix a server read stays valid."""
+    ends = [i + 1 for i, m in enumerate(stored) if m["role"] == "user"]
+    earlier = stored[:data.draw(st.sampled_from(ends))]
+    before, after = (user_texts(build_prompt(SYSTEM, h, max_messages=max_messages,
+                                             max_tokens=400, zone=zone).messages)
+                     for h in (earlier, stored))
+    sent = {NUMBERED.search(t).group(1): t for t in before[1:]}
+    assert all(sent.get(NUMBERED.search(t).group(1), t) == t for t in after[1:])
