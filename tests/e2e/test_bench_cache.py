@@ -10,6 +10,7 @@ import json
 import statistics
 import subprocess
 import threading
+from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse
 
@@ -17,6 +18,7 @@ import pytest
 
 from bench.cache_proxy import SCRIPTED_REPLY, Proxy
 from bench.cache_summary import compare, figures, summarise, tool_results
+from bench.cold_offline import CountingUpstream
 from bench.cold_prompt import breakdown, cold_figures, read_cold, wire_bytes
 from bench.harness import ROOT
 from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS, as_offered, call
@@ -191,6 +193,27 @@ def test_the_parts_of_a_cold_prompt_add_up_to_what_the_server_reads(llama):
     assert parts["total"] == cold["prompt_n"] == sum(
         parts[key] for key in ("system", "tools_block", "history", "template"))
     assert cold["cache_n"] == 0 and llama.bodies[-1]["max_tokens"] == 1
+
+
+def test_offline_each_answer_reports_the_prompt_as_the_server_counts_it_and_nothing_else(
+        llama):
+    """``bench/cold_offline.py``: the upstream answers without generating, with the
+    rendered prompt's tokens as usage, so the engine calibrates as against the server; other
+    requests reach the server as they came."""
+    upstream = CountingUpstream(llama.url)
+    try:
+        connection = HTTPConnection("127.0.0.1", upstream.port, timeout=10)
+        connection.request("POST", "/v1/chat/completions", json.dumps(REQUEST))
+        answer = json.loads(connection.getresponse().read())
+        connection.request("POST", "/tokenize", json.dumps({"content": "one two three"}))
+        counted = json.loads(connection.getresponse().read())
+        connection.close()
+    finally:
+        upstream.close()
+    assert answer["usage"]["prompt_tokens"] == breakdown(llama.url, REQUEST)["total"]
+    assert answer["choices"][0]["message"] == {"role": "assistant", "content": "ok"}
+    assert counted == {"tokens": [0, 1, 2]}
+    assert not any("max_tokens" in body for body in llama.bodies), "nothing was generated"
 
 
 def test_cold_figures_count_every_first_request_read_a_sample_and_size_tool_lists(llama):
