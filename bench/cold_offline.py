@@ -21,13 +21,12 @@ import sys
 import tempfile
 import threading
 import time
-from http.client import HTTPConnection
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import ThreadingHTTPServer
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.cache_proxy import Proxy
+from bench.cache_proxy import Proxy, Recorder, make_handler
 from bench.cold_prompt import breakdown, first_requests, render, tokens
 from bench.harness import ROOT, free_port, median
 from bench.llama_setup import DEFAULT_MODEL, MODELS, ensure_model, ensure_server
@@ -65,36 +64,17 @@ class CountingUpstream:
                           "total_tokens": count + 1}}
 
     def _handler(self):
+        """The recording proxy's handler (its pass-through to llama-server and its answers),
+        with chat completions answered here."""
         upstream = self
+        host, port = self.llama.removeprefix("http://").split(":")
 
-        class Handler(BaseHTTPRequestHandler):
-            def log_message(self, *args):
-                pass
-
-            def do_GET(self):
-                self._pass("GET")
-
+        class Handler(make_handler(Recorder(), (host, int(port)), 120.0)):
             def do_POST(self):
-                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
                 if not self.path.endswith("/chat/completions"):
-                    return self._pass("POST", body)
-                self._send(200, json.dumps(upstream.answer(json.loads(body))).encode())
-
-            def _pass(self, method: str, body: bytes | None = None):
-                host, port = upstream.llama.removeprefix("http://").split(":")
-                connection = HTTPConnection(host, int(port), timeout=120)
-                connection.request(method, self.path, body,
-                                   {"Content-Type": "application/json"} if body else {})
-                reply = connection.getresponse()
-                self._send(reply.status, reply.read())
-                connection.close()
-
-            def _send(self, status: int, data: bytes):
-                self.send_response(status)
-                self.send_header("Content-Type", "application/json")
-                self.send_header("Content-Length", str(len(data)))
-                self.end_headers()
-                self.wfile.write(data)
+                    return super().do_POST()
+                body = self.rfile.read(int(self.headers.get("Content-Length") or 0))
+                self._answer(200, json.dumps(upstream.answer(json.loads(body))).encode())
         return Handler
 
     def close(self) -> None:
