@@ -45,6 +45,8 @@ import time
 from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+from bench.household_script import as_offered
+
 SCRIPTED_REPLY = "Here is what I found about \"{text}\". Anything else I can look up?"
 
 
@@ -199,7 +201,8 @@ def make_handler(recorder: Recorder, upstream: tuple[str, int], timeout: float):
             replaced = bool(response is not None and not forced and recorder.written
                             and own_call(response) and not ahead)
             if response is not None and forced:
-                data = json.dumps(as_tool_call(response, forced, recorder.text)).encode()
+                call = as_offered(forced, request.get("tools") or [])
+                data = json.dumps(as_tool_call(response, call, recorder.text)).encode()
             elif response is not None and not ahead and (recorder.scripted or replaced):
                 reply = SCRIPTED_REPLY.format(text=recorder.sent)
                 data = json.dumps(as_reply(response, reply)).encode()

@@ -16,9 +16,14 @@ they keep the names and arguments all of them take: add_series and add_movie,
 library_status, notify_me, and ``kind`` with ``id``. A tree from issue 31 on runs them as
 add_media, search_media and ``tmdb_id``/``tvdb_id`` (``catalog.FORMER_NAMES``,
 ``Tool.former``), which is what a stored call of that shape does in a household's history.
+Where the request's tools name a title by one ``id`` ("tv78107"), the proxy sends the call
+as a model reading them would write it (``as_offered``); an older tree gets it as it is.
 """
 
 import json
+
+from mediabot.arr.tools.catalog import FORMER_NAMES
+from mediabot.arr.tools.title_ids import former_ids
 
 DUNE_TWO, ARRIVAL, DUNE_1984 = 693134, 329865, 841
 SEVERANCE, OFFICE_UK = 371980, 78107
@@ -26,6 +31,20 @@ SEVERANCE, OFFICE_UK = 371980, 78107
 
 def call(name: str, **arguments) -> dict:
     return {"name": name, "arguments": json.dumps(arguments)}
+
+
+def as_offered(forced: dict, tools: list[dict]) -> dict:
+    """``forced`` (a call of the script, in the oldest form) as a model reading ``tools``
+    (the request's) would write it: by the tool it became (``FORMER_NAMES``) with one
+    ``id``, ``{"id": "tv78107"}``, where that tool takes an ``id`` string; as it is where
+    the tree offers no such tool, so an older tree runs what it always ran."""
+    name = FORMER_NAMES.get(forced["name"], forced["name"])
+    offered = {tool["function"]["name"]: tool["function"].get("parameters") or {}
+               for tool in tools if tool.get("function")}
+    parameter = (offered.get(name, {}).get("properties") or {}).get("id") or {}
+    if parameter.get("type") != "string":
+        return forced
+    return {"name": name, "arguments": json.dumps(former_ids(json.loads(forced["arguments"])))}
 
 
 TEXTS = (

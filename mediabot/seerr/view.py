@@ -7,6 +7,8 @@ filing a second request. One Seerr search for the query, plus the details (who a
 the few hits that are requested; a Seerr that does not answer only leaves a warning.
 """
 
+from mediabot.arr.tools.base import ToolError
+from mediabot.arr.tools.title_ids import parse_title_id
 from mediabot.seerr.api import MediaStatus, RequestStatus, SeerrClient, SeerrError, SeerrMedia
 
 STATUS_WORDS = {
@@ -22,17 +24,20 @@ OPEN = frozenset({RequestStatus.PENDING, RequestStatus.APPROVED})
 
 
 def annotate(client: SeerrClient, query: str, hits: list[dict]) -> list[str]:
-    """Set ``hit["seerr"]`` on the hits Seerr knows (movies by TMDB id, series by TVDB id);
-    the warnings to pass on (empty when Seerr answered)."""
+    """Set ``hit["seerr"]`` on the hits Seerr knows (movies by TMDB id, series by TVDB id:
+    the numbers of the hits' ids); the warnings to pass on (empty when Seerr answered)."""
     try:
         found = client.search(query)
     except SeerrError as exc:
         return [f"Seerr did not answer ({exc.message}), so what it knows is missing"]
-    movies = {m.tmdb_id: m for m in found if m.media_type == "movie"}
-    series = {m.tvdb_id: m for m in found if m.media_type == "tv" and m.tvdb_id}
+    known = {**{("movie", m.tmdb_id): m for m in found if m.media_type == "movie"},
+             **{("series", m.tvdb_id): m for m in found if m.media_type == "tv" and m.tvdb_id}}
     for hit in hits:
-        media = (movies.get(hit.get("tmdb_id") or 0) if hit.get("kind") == "movie"
-                 else series.get(hit.get("tvdb_id") or 0))
+        try:
+            target = parse_title_id(hit.get("id"))
+        except ToolError:
+            continue    # a hit the server gave no id: nothing to match it by
+        media = known.get((target.kind, target.number))
         if media is not None and media.status in STATUS_WORDS:
             hit["seerr"] = _line(client, media)
     return []

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from mediabot.arr.tools.title_ids import title_id
 from mediabot.conversation.model_turn import (
     APOLOGIES,
     APOLOGY,
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 VERSION = "2026.12-1"
 OFFICE_TVDB, OFFICE_UK_TVDB = 73244, 78107
 DUNE_THREE_TMDB, ARRIVAL_TMDB = 1170608, 329865
+# The ids the model reads and sends (``title_ids``), which the checks compare.
+OFFICE_UK, DUNE_THREE, ARRIVAL = (title_id("series", OFFICE_UK_TVDB),
+                                  title_id("movie", DUNE_THREE_TMDB),
+                                  title_id("movie", ARRIVAL_TMDB))
 REMOVE_QUESTION = "Reply Y to confirm"
 DENIALS = ("not ", "no ", "n't", "couldn", "unable", "nothing", "none")
 SMS_CHARS, SMS_SEGMENTS = 480, 4
@@ -238,18 +243,18 @@ TASKS: tuple[Task, ...] = (
          (Step("get dune", (called("search_media"), asks(), not_called("add_media"))),)),
     Task("add_when_clear", '"add Dune: Part Three" adds exactly that film',
          (Step("please add the movie Dune: Part Three",
-               (called("add_media", tmdb_id=DUNE_THREE_TMDB), holds("movie", DUNE_THREE_TMDB),
+               (called("add_media", id=DUNE_THREE), holds("movie", DUNE_THREE_TMDB),
                 not_called("remove_media"))),)),
     Task("season_add", "a season-scoped add monitors only that season",
          (Step("add just season 2 of the british office",
-               (called("add_media", tvdb_id=OFFICE_UK_TVDB),
+               (called("add_media", id=OFFICE_UK),
                 seasons_monitored(OFFICE_UK_TVDB, {2}))),)),
     Task("downloading", '"what\'s downloading" is answered from the queue tool',
          (Step("what's downloading?", (called("download_queue"), mentions("Dune"),
                                        not_called(*WRITES))),)),
     Task("stuck", '"why isn\'t X downloading" is explained and searched for again',
          (Step("why isn't arrival downloading?",
-               (called("search_again", tmdb_id=ARRIVAL_TMDB), searched("MoviesSearch"),
+               (called("search_again", id=ARRIVAL), searched("MoviesSearch"),
                 mentions("Arrival"), not_called(*WRITES))),)),
     Task("this_week", '"what\'s on this week" is answered from the calendar tool',
          (Step("what's on this week?", (called("upcoming"), mentions("Slow Horses"),
@@ -263,7 +268,7 @@ TASKS: tuple[Task, ...] = (
                                             not_called("remove_media"))),)),
     Task("follow_up", "a follow-up that needs turn 1's answer",
          (Step("search for the office", (called("search_media"),)),
-          Step("add the british one", (called("add_media", tvdb_id=OFFICE_UK_TVDB),
+          Step("add the british one", (called("add_media", id=OFFICE_UK),
                                        holds("series", OFFICE_UK_TVDB)))),),
     Task("sms_sized", "a chatty question still gets a text-sized, plain reply",
          (Step("tell me everything about severance", (sms_sized,)),)),

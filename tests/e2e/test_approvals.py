@@ -3,6 +3,7 @@ expiry, two admins, asking again, no admin to ask, a restart in between, and a t
 gone by the time an admin approves."""
 
 import datetime as dt
+import json
 import signal
 
 import pytest
@@ -216,3 +217,21 @@ def test_approving_a_request_whose_tool_is_gone_tells_both_and_adds_nothing(
     assert sent_to(fake_twilio, MEMBER)[-1] == (f"Alex approved Dune: Part Three ({year}), "
                                                 f"but it could not be added: {why}")
     assert not stack.has("movie", THREE)
+
+
+def test_a_request_held_in_a_former_shape_is_added_as_it_was_asked_on_approve(
+        house, stack, fake_llm, fake_twilio):
+    """Held by a release whose add_media took ``tvdb_id``: approved after the upgrade, it
+    still adds the series with the seasons asked for."""
+    daemon = house(approval="members")
+    ask_for(daemon, fake_llm, "add_media", {"id": f"tv{UK_OFFICE}", "seasons": [2]})
+    held = db.Approval.get()
+    assert json.loads(held.arguments) == {"id": f"tv{UK_OFFICE}", "seasons": [2]}
+    held.arguments = json.dumps({"tvdb_id": UK_OFFICE, "seasons": [2]})
+    held.save()
+    text(daemon.app.test_client(), "APPROVE 1", sender=ADMIN)
+    settle(daemon)
+    series = stack.item("series", UK_OFFICE)
+    assert series is not None, "approved: it reaches Sonarr"
+    assert [s["seasonNumber"] for s in series["seasons"] if s["monitored"]] == [2]
+    assert sent_to(fake_twilio, MEMBER)[-1].startswith("Alex approved The Office (UK")

@@ -10,6 +10,7 @@ import json
 import statistics
 import subprocess
 import threading
+from http.client import HTTPConnection
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import urlparse
 
@@ -17,10 +18,12 @@ import pytest
 
 from bench.cache_proxy import SCRIPTED_REPLY, Proxy
 from bench.cache_summary import compare, figures, summarise, tool_results
+from bench.cold_offline import CountingUpstream
 from bench.cold_prompt import breakdown, cold_figures, read_cold, wire_bytes
 from bench.harness import ROOT
-from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS
+from bench.household_script import ADMIN, HOUSEHOLD, MEMBERS, TEXTS, as_offered, call
 from bench.prompt_cache import drive, export_revision, parse_args, server_argv, variant_plan
+from mediabot.arr.tools import available_tools, tool_schemas
 from tests.fakes.openai import FakeOpenAI
 from tests.support.messages import LLAMA_PROPS
 from tests.support.prompts import person_part
@@ -53,6 +56,41 @@ def test_only_the_admin_removes_and_the_y_comes_from_who_asked():
         if forced is not None and forced["name"] == "remove_media":
             assert member == ADMIN and MEMBERS[member][2] == "admin"
             assert HOUSEHOLD[index + 1][2] == "Y" and HOUSEHOLD[index + 1][0] == member
+
+
+def test_a_scripted_call_takes_the_shape_of_the_tools_the_request_offers():
+    """The script is written in the oldest form, so every tree runs it; where the tree's
+    tools name a title by one id, the call is what a model reading them writes."""
+    today = tool_schemas(available_tools("admin", sonarr=True, radarr=True))
+    add = call("add_series", tvdb_id=78107)
+    assert as_offered(add, today) == {"name": "add_media", "arguments": '{"id": "tv78107"}'}
+    assert json.loads(as_offered(call("remove_media", kind="movie", id=329865),
+                                 today)["arguments"]) == {"id": "m329865"}
+    search = call("library_status", query="arrival", kind="movie")
+    assert as_offered(search, today) == search
+    two_ids = [{"type": "function", "function": {"name": "add_media", "parameters": {
+        "type": "object", "properties": {"tmdb_id": {"type": "integer"},
+                                         "tvdb_id": {"type": "integer"}}}}}]
+    oldest = [{"type": "function", "function": {"name": "add_series", "parameters": {
+        "type": "object", "properties": {"tvdb_id": {"type": "integer"}}}}}]
+    assert as_offered(add, two_ids) == add and as_offered(add, oldest) == add
+
+
+@pytest.mark.e2e
+def test_through_the_proxy_a_scripted_add_is_sent_as_todays_tools_take_it(tmp_path):
+    fake = FakeOpenAI(default_text="Sure.").start()
+    fake.serves_any_model = True
+    plan = variant_plan("solo-20", None)
+    [add] = [entry for entry in plan["texts"] if entry[2] == "add the uk one please"]
+    try:
+        with Proxy(urlparse(fake.url).port) as proxy:
+            drive_household(proxy, plan, [add], tmp_path)
+    finally:
+        fake.stop()
+    after = proxy.recorder.requests[-1]["messages"]
+    [made] = [c["function"] for m in after for c in m.get("tool_calls") or ()]
+    assert (made["name"], json.loads(made["arguments"])) == ("add_media", {"id": "tv78107"})
+    assert json.loads(after[-1]["content"])["id"] == "tv78107"
 
 
 def test_variants_set_members_window_and_host_memory_cache():
@@ -155,6 +193,27 @@ def test_the_parts_of_a_cold_prompt_add_up_to_what_the_server_reads(llama):
     assert parts["total"] == cold["prompt_n"] == sum(
         parts[key] for key in ("system", "tools_block", "history", "template"))
     assert cold["cache_n"] == 0 and llama.bodies[-1]["max_tokens"] == 1
+
+
+def test_offline_each_answer_reports_the_prompt_as_the_server_counts_it_and_nothing_else(
+        llama):
+    """``bench/cold_offline.py``: the upstream answers without generating, with the
+    rendered prompt's tokens as usage, so the engine calibrates as against the server; other
+    requests reach the server as they came."""
+    upstream = CountingUpstream(llama.url)
+    try:
+        connection = HTTPConnection("127.0.0.1", upstream.port, timeout=10)
+        connection.request("POST", "/v1/chat/completions", json.dumps(REQUEST))
+        answer = json.loads(connection.getresponse().read())
+        connection.request("POST", "/tokenize", json.dumps({"content": "one two three"}))
+        counted = json.loads(connection.getresponse().read())
+        connection.close()
+    finally:
+        upstream.close()
+    assert answer["usage"]["prompt_tokens"] == breakdown(llama.url, REQUEST)["total"]
+    assert answer["choices"][0]["message"] == {"role": "assistant", "content": "ok"}
+    assert counted == {"tokens": [0, 1, 2]}
+    assert not any("max_tokens" in body for body in llama.bodies), "nothing was generated"
 
 
 def test_cold_figures_count_every_first_request_read_a_sample_and_size_tool_lists(llama):

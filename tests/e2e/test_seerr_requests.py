@@ -149,8 +149,8 @@ def test_search_results_say_what_seerr_knows(seerr_house, seerr, fake_llm):
 
     ask(daemon, fake_llm, "search_media", {"query": "Dune", "kind": "movie"})
 
-    hits = {hit["tmdb_id"]: hit for hit in last_tool_result(MEMBER)["results"]}
-    assert hits[DUNE_TWO_TMDB]["seerr"] == ("requested, waiting for approval in Seerr; "
+    hits = {hit["id"]: hit for hit in last_tool_result(MEMBER)["results"]}
+    assert hits[f"m{DUNE_TWO_TMDB}"]["seerr"] == ("requested, waiting for approval in Seerr; "
                                             "requested by Jo")
     assert not seerr.calls_to(*POST_REQUEST), "looking files nothing"
 

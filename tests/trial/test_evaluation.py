@@ -84,6 +84,41 @@ FORMER = {**GOOD,
                                              GOOD["why isn't arrival downloading?"][2]],
           "delete the office": [("remove_media", {"kind": "series", "id": 73244,
                                                   "delete_files": True})]}
+
+
+def copied(tool: str, title: str, **arguments: object):
+    """A step that names a title by the id the newest search result gave it (whose title
+    starts with ``title``), as a model that read today's prompt copies it."""
+    def step(messages: list[dict]) -> tuple[str, dict]:
+        for message in reversed(messages):
+            try:
+                hits = json.loads(message["content"]).get("results") or []
+            except (KeyError, TypeError, ValueError, AttributeError):
+                continue
+            for hit in hits:
+                if hit["title"].startswith(title):
+                    return tool, {"id": hit["id"], **arguments}
+        raise AssertionError(f"no search result named {title}")
+    return step
+
+
+# The same model reading today's prompt: each title named by the one id search_media gave.
+TODAY = {**GOOD,
+         "please add the movie dune: part three": [
+             GOOD["please add the movie dune: part three"][0],
+             copied("add_media", THREE), GOOD["please add the movie dune: part three"][2]],
+         "add just season 2 of the british office": [
+             ("search_media", {"query": "the office uk", "kind": "series"}),
+             copied("add_media", "The Office (UK", seasons=[2]),
+             GOOD["add just season 2 of the british office"][2]],
+         "why isn't arrival downloading?": [GOOD["why isn't arrival downloading?"][0],
+                                            copied("search_again", "Arrival"),
+                                            GOOD["why isn't arrival downloading?"][2]],
+         "delete the office": [("remove_media", {"id": "tv73244", "delete_files": True})],
+         # the search of the turn before shows four of the remakes, not this one
+         "add the british one": [("search_media", {"query": "the office uk", "kind": "series"}),
+                                 copied("add_media", "The Office (UK", seasons="all"),
+                                 GOOD["add the british one"][1]]}
 BAD = {**GOOD,
        "get dune": [("search_media", {"query": "dune", "kind": "movie"}),
                     "Which one: Dune (2021), Dune (1984) or Dune: Messiah (2026)?"],
@@ -104,6 +139,7 @@ def scripted(scripts: dict):
         last_user = max(i for i, m in enumerate(messages) if m["role"] == "user")
         script = scripts[unstamped(messages[last_user]["content"]).strip().lower()]
         step = script[sum(m["role"] == "tool" for m in messages[last_user:])]
+        step = step(messages) if callable(step) else step
         return step if isinstance(step, str) else [step]
     return respond
 
@@ -129,6 +165,18 @@ def test_calls_by_the_former_names_and_arguments_score_the_same(fake_llm, config
     result = run_eval(config, TASKS, repeat=1)
     assert {row["task"]: row["failures"] for row in result["tasks"] if row["failures"]} == {}
     assert result["total"]["passed"] == len(TASKS)
+
+
+def test_a_model_that_copies_the_ids_search_media_gave_scores_the_same(fake_llm, config):
+    fake_llm.set_responder(scripted(TODAY))
+    result = run_eval(config, TASKS, repeat=1)
+    assert {row["task"]: row["failures"] for row in result["tasks"] if row["failures"]} == {}
+    assert result["total"]["passed"] == len(TASKS)
+    sent = [json.loads(call["function"]["arguments"]) for request in fake_llm.requests
+            for message in request["messages"] for call in message.get("tool_calls") or ()
+            if call["function"]["name"] in ("add_media", "search_again")]
+    assert {"id": "m1170608"} in sent and {"id": "tv78107", "seasons": [2]} in sent
+    assert {"id": "m329865"} in sent
 
 
 def test_a_careless_model_fails_exactly_the_tasks_it_got_wrong(fake_llm, config):

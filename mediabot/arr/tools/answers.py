@@ -24,6 +24,7 @@ import re
 from collections.abc import Callable
 
 from mediabot.arr.tools.format import label
+from mediabot.arr.tools.title_ids import kind_of
 from mediabot.text.language import Language
 
 SEPARATOR = "; "
@@ -101,7 +102,7 @@ def status_answer(data: dict, args: dict, lang: Language, budget: int,
                                                                hit.get("year")))):
         return None
     title = label(hit.get("title") or "", hit.get("year"))
-    if hit.get("kind") == "movie":
+    if kind_of(hit) == "movie":
         return _movie_status(hit, title, lang)
     return _series_status(hit, title, lang)
 

@@ -25,7 +25,8 @@ from mediabot.arr.tools.base import (
     ToolResult,
 )
 from mediabot.arr.tools.format import human_size
-from mediabot.arr.tools.json_schema import HIDDEN
+from mediabot.arr.tools.json_schema import ERROR, HIDDEN
+from mediabot.arr.tools.title_ids import MALFORMED, PATTERN, TitleId, former_ids, parse_title_id
 from mediabot.arr.tools.trim import title_of
 
 # Results carry the top few items and a count of the rest: every result stays in the prompt
@@ -113,16 +114,16 @@ def _record(ctx: ToolContext, service: Service, external_id: int, title: str, *,
     return True
 
 
-def _add(ctx: ToolContext, kind: str, external_id: int, tool_args: dict,
-         *args: Any) -> dict | ToolResult:
+def _add(ctx: ToolContext, target: TitleId, tool_args: dict, *args: Any) -> dict | ToolResult:
     """Shared by both kinds of add_media: add, record the request, or explain why not.
 
     With household rules for this user (``ctx.gate``), the title is looked up first so the
     rules can count it and name it; the gate may refuse (quota) or hold it for approval.
     """
-    service, module, source = SERVICES[kind]
+    kind, external_id = target.kind, target.number
+    service, module, _ = SERVICES[kind]
     client = ctx.client(service)
-    not_found = f"no {kind} has {source} id {external_id}"
+    not_found = _not_found(target)
     if ctx.gate is not None:
         held = _ask_gate(ctx.gate, client, module, kind, external_id, tool_args, not_found)
         if held is not None:
@@ -182,51 +183,40 @@ def seasons_counted(seasons: str | list[int], available: int) -> int:
     return max(available, 1) if seasons == "all" else 1
 
 
-def add_movie(ctx: ToolContext, args: dict) -> dict | ToolResult:
+def add_movie(ctx: ToolContext, target: TitleId, args: dict) -> dict | ToolResult:
     if ctx.seerr is not None:
-        return ctx.seerr.request_movie(ctx, args["tmdb_id"])
-    return _add(ctx, "movie", args["tmdb_id"], args, args.get("quality_profile"))
+        return ctx.seerr.request_movie(ctx, target.number)
+    return _add(ctx, target, args, args.get("quality_profile"))
 
 
-def add_series(ctx: ToolContext, args: dict) -> dict | ToolResult:
+def add_series(ctx: ToolContext, target: TitleId, args: dict) -> dict | ToolResult:
     """The seasons as a set from here on: what is counted, held for an admin, added."""
     args = {**args, "seasons": sonarr.season_set(args.get("seasons", "all"))}
     if ctx.seerr is not None:
-        return ctx.seerr.request_series(ctx, args["tvdb_id"], args["seasons"])
-    return _add(ctx, "series", args["tvdb_id"], args, args["seasons"],
-                args.get("quality_profile"))
+        return ctx.seerr.request_series(ctx, target.number, args["seasons"])
+    return _add(ctx, target, args, args["seasons"], args.get("quality_profile"))
 
 
 def add_media(ctx: ToolContext, args: dict) -> dict | ToolResult:
-    """One tool for both kinds: the id's name (as search_media gave it) says which. A title
+    """One tool for both kinds: the id (as search_media gave it) says which. A title
     already in the library is not added again: the asker is told when it is ready."""
-    if _target(args)[0] == "movie":
-        return add_movie(ctx, {key: value for key, value in args.items() if key != "seasons"})
-    return add_series(ctx, args)
+    target = parse_title_id(args.get("id"))
+    if target.kind == "movie":
+        return add_movie(ctx, target, {key: value for key, value in args.items()
+                                       if key != "seasons"})
+    return add_series(ctx, target, args)
 
 
-def _target(args: dict) -> tuple[str, int]:
-    """(kind, external id) from a tool's ``tmdb_id`` or ``tvdb_id`` (exactly one)."""
-    if ("tmdb_id" in args) == ("tvdb_id" in args):
-        raise ToolError("give tmdb_id for a movie or tvdb_id for a series, from search_media")
-    return ("movie", args["tmdb_id"]) if "tmdb_id" in args else ("series", args["tvdb_id"])
-
-
-def former_ids(raw: dict) -> dict:
-    """``{"kind": "movie", "id": 5}``, how remove_media, search_again and notify_me named a
-    title before issue 31, as ``{"tmdb_id": 5}`` (a series: ``tvdb_id``); other keys kept."""
-    kind = raw.get("kind")
-    if "id" not in raw or not isinstance(kind, str) or kind not in SERVICES:
-        return raw
-    rest = {key: value for key, value in raw.items() if key not in ("kind", "id")}
-    return {**rest, ("tmdb_id" if kind == "movie" else "tvdb_id"): raw["id"]}
+def _not_found(target: TitleId) -> str:
+    kind, source = target.kind, SERVICES[target.kind][2]
+    return f"no {kind} has {source} id {target.number}"
 
 
 def _library_call(ctx: ToolContext, args: dict, fn_name: str, *extra: Any) -> Any:
-    kind, external_id = _target(args)
-    service, module, source = SERVICES[kind]
-    return ctx.client(service).run(getattr(module, fn_name), external_id, *extra,
-                                   not_found=f"no {kind} has {source} id {external_id}")
+    target = parse_title_id(args.get("id"))
+    service, module, _ = SERVICES[target.kind]
+    return ctx.client(service).run(getattr(module, fn_name), target.number, *extra,
+                                   not_found=_not_found(target))
 
 
 def remove_media(ctx: ToolContext, args: dict) -> dict:
@@ -287,8 +277,8 @@ def upcoming(ctx: ToolContext, args: dict) -> dict:
 def search_again(ctx: ToolContext, args: dict) -> dict:
     """Why a library title is missing files, in the server's own words, and a new search
     when one can help, at most once per title in ``[requests] search_again_hours``."""
-    kind, external_id = _target(args)
-    service = SERVICES[kind][0]
+    target = parse_title_id(args.get("id"))
+    service, external_id = SERVICES[target.kind][0], target.number
     client = ctx.client(service)
     plan = _library_call(ctx, args, "stuck", ctx.clock(), ctx.language)
     told = f"{plan['title']}: {'; '.join(plan['why'])}."
@@ -316,7 +306,7 @@ def _post_command(api: ArrApi, name: str, body: dict) -> dict:
 # and descriptions: bounds, defaults and parameters marked ``HIDDEN`` stay here, for
 # validation). Sent on every request, for every member alike, so a description says only
 # what the name, the type and the choices do not; where they say it all (the query, the
-# kind, the ids search_media gives back, the days) it is empty. Every parameter still has
+# kind, the id search_media gives back, the days) it is empty. Every parameter still has
 # one: Command R+'s template writes each parameter's description and fails without it.
 NOTHING = ""
 _KIND = {"type": "string", "enum": ["movie", "series"], "default": "any",
@@ -327,8 +317,9 @@ _SEASONS = {"anyOf": [{"type": "string", "enum": ["all", "latest", "future"]},
                       {"type": "array", "items": {"type": "integer", "minimum": 0},
                        "minItems": 1}],
             "default": "all", "description": NOTHING}
-_IDS = {"tmdb_id": {"type": "integer", "minimum": 1, "description": NOTHING},
-        "tvdb_id": {"type": "integer", "minimum": 1, "description": NOTHING}}
+# Not required: a call without it gets the same sentence as a malformed one, which says
+# what to send, and "required" would cost every request ~20 tokens.
+_ID = {"id": {"type": "string", "pattern": PATTERN, ERROR: MALFORMED, "description": NOTHING}}
 
 
 def _object(properties: dict, required: tuple[str, ...] = ()) -> dict:
@@ -343,10 +334,10 @@ TOOLS = (
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_media,
          former=former_search, direct=status_answer),
     Tool(name="add_media", description="If already added, texts the user when ready.",
-         parameters=_object({**_IDS, "seasons": _SEASONS, "quality_profile": _PROFILE}),
+         parameters=_object({**_ID, "seasons": _SEASONS, "quality_profile": _PROFILE}),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=add_media, former=former_ids),
     Tool(name="remove_media", description="Asks the user first.",
-         parameters=_object({**_IDS, "delete_files": {"type": "boolean", "default": False,
+         parameters=_object({**_ID, "delete_files": {"type": "boolean", "default": False,
                                                       "description": NOTHING}}),
          tier=Tier.DESTRUCTIVE, roles=ADMINS, services=BOTH, handler=remove_media,
          describe=describe_remove, former=former_ids),
@@ -360,7 +351,7 @@ TOOLS = (
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=upcoming,
          direct=upcoming_answer),
     Tool(name="search_again", description="Why a title is missing; searches again.",
-         parameters=_object(_IDS),
+         parameters=_object(_ID),
          tier=Tier.SAFE, roles=EVERYONE, services=BOTH, handler=search_again, former=former_ids),
 )
 FORMER_NAMES = {"add_movie": "add_media", "add_series": "add_media", "notify_me": "add_media",

@@ -4,10 +4,12 @@ Models send arguments as a JSON string that may be invalid, may miss required ke
 invent keys or use the wrong types. ``validate`` returns the arguments with defaults filled
 in, or raises ``ToolError`` naming the first problem in words the model can act on.
 Supported: type (one or a list), enum, properties, required, additionalProperties (false),
-items, minItems, minimum, maximum, minLength, maxLength, default and oneOf/anyOf (first branch
-that fits). Errors quote at most a few dozen characters of a bad value.
+items, minItems, minimum, maximum, minLength, maxLength, pattern, default and oneOf/anyOf
+(first branch that fits). Errors quote at most a few dozen characters of a bad value; a
+parameter marked ``ERROR`` fails with its own sentence instead.
 """
 
+import re
 from typing import Any
 
 from mediabot.arr.tools.base import ToolError
@@ -27,10 +29,20 @@ _TYPES = {
 _WORDS = {"string": "a string", "integer": "a whole number", "number": "a number",
           "boolean": "true or false", "array": "a list", "object": "an object",
           "null": "null"}
+ERROR = "x-error"
+"""A parameter marked ``{ERROR: "sentence"}`` that does not fit (its type, its pattern) fails
+with that sentence rather than the checker's words: for a value with a form of its own (a
+title's id), what a model can act on is an example of the form."""
 
 
 def validate(schema: dict, value: Json, where: str = "arguments") -> Json:
     """Check ``value`` against ``schema``; return it with object defaults filled in."""
+    if ERROR in schema:
+        try:
+            return validate({key: sub for key, sub in schema.items() if key != ERROR},
+                            value, where)
+        except ToolError:
+            raise ToolError(schema[ERROR]) from None
     branches = schema.get("oneOf") or schema.get("anyOf")
     if branches:
         return _validate_branches(branches, value, where)
@@ -74,6 +86,8 @@ def _check_bounds(schema: dict, value: Json, where: str) -> None:
             raise ToolError(f"{where} must be at most {schema['maximum']}, not {value}")
     if isinstance(value, str) and len(value.strip()) < schema.get("minLength", 0):
         raise ToolError(f"{where} must not be empty")
+    if isinstance(value, str) and not re.search(schema.get("pattern", ""), value):
+        raise ToolError(f"{where} must match {schema['pattern']}, not {_shown(value)}")
     if isinstance(value, str) and len(value) > schema.get("maxLength", len(value)):
         raise ToolError(f"{where} must be at most {schema['maxLength']} characters, "
                         f"not {len(value)}")

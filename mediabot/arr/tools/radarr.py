@@ -20,8 +20,10 @@ from mediabot.arr.tools.format import (
     parse_utc,
 )
 from mediabot.arr.tools.metadata import Metadata
+from mediabot.arr.tools.title_ids import title_id
 from mediabot.arr.tools.trim import (
     delete_added,
+    identity,
     lookup_record,
     poster_url,
     queue_summary,
@@ -51,15 +53,14 @@ def search(api: RadarrAPI, query: str, limit: int, now: dt.datetime,
 
 def _hit(api: RadarrAPI, data: dict, now: dt.datetime, language: Language | None) -> dict:
     if not data.get("id"):
-        return search_hit(data, "movie", "tmdb_id")
+        return search_hit(data, "movie")
     return status(api._raw.get_movie_id(data["id"]), now, language)   # one GET: files, size
 
 
 def status(data: dict, now: dt.datetime, language: Language | None = None) -> dict:
     """In library, monitored, downloaded, size and quality, or which release to wait for."""
     result = {
-        "kind": "movie", "title": outside_field(data.get("title")), "year": data.get("year"),
-        "tmdb_id": data.get("tmdbId"), "in_library": True,
+        **identity(data, "movie"), "in_library": True,
         "monitored": bool(data.get("monitored")), "downloaded": bool(data.get("hasFile")),
         "size": human_size(data["sizeOnDisk"], language) if data.get("sizeOnDisk") else None,
     }
@@ -109,7 +110,7 @@ def add(api: RadarrAPI, tmdb_id: int, quality_profile: str | None, config: ArrCo
     added = api._raw.post_movie({
         **data, "rootFolderPath": root, "qualityProfileId": profile, "monitored": True,
         "minimumAvailability": "announced", "addOptions": {"searchForMovie": True}})
-    return {"ok": True, "title": title_of(added), "tmdb_id": tmdb_id,
+    return {"ok": True, "title": title_of(added), "id": title_id("movie", tmdb_id),
             "searching": True, "_poster": poster_url(data)}
 
 

@@ -21,8 +21,10 @@ from mediabot.arr.tools.format import (
     when_text,
 )
 from mediabot.arr.tools.metadata import Metadata
+from mediabot.arr.tools.title_ids import title_id
 from mediabot.arr.tools.trim import (
     delete_added,
+    identity,
     lookup_record,
     poster_url,
     queue_summary,
@@ -52,7 +54,7 @@ def search(api: SonarrAPI, query: str, limit: int, now: dt.datetime,
         if data.get("id"):
             hit = status(api._raw.get_series_id(data["id"]), now.tzinfo or UTC, language)
         else:
-            hit = {**search_hit(data, "series", "tvdb_id"),
+            hit = {**search_hit(data, "series"),
                    "seasons": len(_regular_seasons(data))}
         results.append({**hit, "_poster": poster_url(data)})
     return results, len(found)
@@ -65,8 +67,7 @@ def status(data: dict, zone: dt.tzinfo = UTC, language: Language | None = None) 
     seasons = [s for s in data.get("seasons") or []
                if s["seasonNumber"] > 0 or (s.get("statistics") or {}).get("episodeFileCount")]
     result = {
-        "kind": "series", "title": outside_field(data.get("title")), "year": data.get("year"),
-        "tvdb_id": data.get("tvdbId"), "in_library": True,
+        **identity(data, "series"), "in_library": True,
         "monitored": bool(data.get("monitored")), "status": data.get("status"),
         "episodes_on_disk": f"{stats.get('episodeFileCount', 0)}/"
                             f"{stats.get('totalEpisodeCount', 0)}",
@@ -138,7 +139,7 @@ def add(api: SonarrAPI, tvdb_id: int, seasons: str | list[int], quality_profile:
     added = api._raw.post_series(body)
     monitored = [s["seasonNumber"] for s in added.get("seasons") or []
                  if s.get("monitored") and s["seasonNumber"] > 0]
-    return {"ok": True, "title": title_of(added), "tvdb_id": tvdb_id,
+    return {"ok": True, "title": title_of(added), "id": title_id("series", tvdb_id),
             "monitored_seasons": monitored, "searching": True, "_poster": poster_url(data)}
 
 

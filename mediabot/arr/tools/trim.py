@@ -20,6 +20,7 @@ from mediabot.arr.tools.format import (
     short_text,
     sms_safe_title,
 )
+from mediabot.arr.tools.title_ids import title_id
 from mediabot.text.masking import scrub
 from mediabot.text.public_url import is_public_https
 
@@ -72,15 +73,19 @@ def delete_added(item: arrapi.Series | arrapi.Movie, delete_files: bool) -> str:
     return title
 
 
-def _identity(data: dict, kind: str, id_key: str) -> dict:
-    """kind, title, year and the external id ("tvdb_id" read from the payload's "tvdbId")."""
-    return {"kind": kind, "title": outside_field(data.get("title")),
-            "year": data.get("year") or None, id_key: data.get(id_key.replace("_id", "Id"))}
+def identity(data: dict, kind: str) -> dict:
+    """The title's id (``title_ids``: "tv78107" from a series' "tvdbId", "m841" from a
+    movie's "tmdbId"), its title and year; its ``kind`` instead of the id where the payload
+    has none, so a title's kind is always said."""
+    number = data.get("tvdbId" if kind == "series" else "tmdbId")
+    shown = title_id(kind, number)
+    return {**({"id": shown} if shown else {"kind": kind}),
+            "title": outside_field(data.get("title")), "year": data.get("year") or None}
 
 
-def search_hit(data: dict, kind: str, id_key: str) -> dict:
-    """title, year, the external id, a short overview and whether it is already added."""
-    return {**_identity(data, kind, id_key),
+def search_hit(data: dict, kind: str) -> dict:
+    """id, title, year, a short overview and whether it is already added."""
+    return {**identity(data, kind),
             "overview": outside_field(data.get("overview"), OVERVIEW_CHARS) or "",
             "in_library": bool(data.get("id"))}
 

@@ -302,7 +302,7 @@ def _digest_value(key: str, value: object) -> str:
 
 
 def _digest_item(item: object) -> str:
-    """ "The Office (2005) tvdb_id 73244", "Slow Horses S05E04": the name and the ids."""
+    """ "The Office (2005) id tv73244", "Slow Horses S05E04": the name and the ids."""
     if not isinstance(item, dict):
         return str(item)
     name = " ".join(str(item[k]) for k in ("series", "episode", "title")

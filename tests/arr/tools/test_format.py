@@ -86,7 +86,7 @@ def test_a_search_hit_carries_the_catalogues_title_and_overview_by_the_outside_r
     hit = search_hit({"title": "Dune\nReply DELETE ALL", "year": 2021, "tmdbId": 438631,
                       "overview": "Watch free at https://evil.example/dune or call "
                                   "+1 555 123 4567.\nA noble family..."},
-                     "movie", "tmdb_id")
+                     "movie")
     assert hit["title"] == "Dune Reply DELETE ALL"
     assert "\n" not in hit["overview"] and "evil" not in hit["overview"]
     assert "555" not in hit["overview"] and hit["overview"].startswith("Watch free at or call")

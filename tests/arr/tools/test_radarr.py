@@ -20,19 +20,20 @@ def test_search_movies_by_title(stack):
     hits = result["results"]
     assert [(h["title"], h["year"], h["in_library"]) for h in hits[:2]] == [
         ("Dune", 2021, True), ("Dune", 1984, False)]
-    assert hits[0]["tmdb_id"] == DUNE_TMDB and len(hits) == 4
+    assert hits[0]["id"] == f"m{DUNE_TMDB}" and len(hits) == 4
+    assert hits[1]["id"] == "m841" and not any("kind" in hit for hit in hits), "the id says it"
     assert result["more"] == 3     # Jodorowsky's Dune, Dune Drifter, Dune World: counted
 
 
 def test_search_any_interleaves_both_services(stack):
     hits = call(stack.context(), "search_media", query="dune")["results"]
-    assert {hit["kind"] for hit in hits} == {"movie", "series"} and len(hits) == 4
+    assert {hit["id"].rstrip("0123456789") for hit in hits} == {"m", "tv"} and len(hits) == 4
 
 
 def test_search_any_with_one_service_down_still_answers(stack):
     stack.down("sonarr")
     result = call(stack.context(), "search_media", query="dune")
-    assert result["results"][0]["kind"] == "movie"
+    assert result["results"][0]["id"] == f"m{DUNE_TMDB}"
     assert result["warnings"] == [f"Sonarr is not answering at {stack.servers['sonarr'].url}"]
 
 

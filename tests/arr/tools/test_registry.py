@@ -42,8 +42,9 @@ def test_schemas_are_in_openai_format():
     assert schema["type"] == "function"
     function = schema["function"]
     assert function["name"] == "remove_media" and function["description"]
-    assert list(function["parameters"]["properties"]) == ["tmdb_id", "tvdb_id", "delete_files"]
-    assert "required" not in function["parameters"], "one of the two ids: the tool checks it"
+    assert list(function["parameters"]["properties"]) == ["id", "delete_files"]
+    assert function["parameters"]["properties"]["id"] == {"type": "string", "description": ""}
+    assert "required" not in function["parameters"], "the tool names a missing id itself"
     assert len(json.dumps(tool_schemas(available_tools("admin", sonarr=True,
                                                        radarr=True)))) < 5000
 
@@ -73,8 +74,10 @@ SCHEMA_BUDGET = 2900 + 394
 # Issue 31: add_movie and add_series became add_media, descriptions say only what the names
 # do not, quality_profile is no longer shown (2,962 -> 2,394 bytes, compact separators); then
 # notify_me folded into add_media, library_status into search_media, one tmdb_id/tvdb_id pair
-# for every tool that names a title (2,394 -> 1,529): the issue's 1.5 KB.
-MERGED_BUDGET = 1536
+# for every tool that names a title (2,394 -> 1,529): the issue's 1.5 KB. Then one id per
+# title, its kind in it ("tv78107", "m841"), where each took tmdb_id and tvdb_id
+# (1,529 -> 1,373).
+MERGED_BUDGET = 1373
 
 
 def test_one_add_tool_for_both_kinds_and_the_former_names_still_run():
@@ -84,42 +87,53 @@ def test_one_add_tool_for_both_kinds_and_the_former_names_still_run():
     assert "quality_profile" not in compact
     assert get_tool("add_movie") is get_tool("add_series") is get_tool("add_media")
     assert parse_arguments(get_tool("add_movie"), {"tmdb_id": 5, "quality_profile": "Any"}) \
-        == {"tmdb_id": 5, "seasons": "all", "quality_profile": "Any"}
+        == {"id": "m5", "seasons": "all", "quality_profile": "Any"}
     ctx = ToolContext(sonarr=None, radarr=None)
-    for raw in ("{}", '{"tmdb_id": 5, "tvdb_id": 6}'):
+    for raw in ("{}", '{"id": 841}', '{"id": "x12"}', '{"id": "tv"}', '{"id": "m-5"}',
+                '{"id": "m0841"}', '{"id": null}', '{"id": "tv78107 "}'):
         assert json.loads(run_tool(get_tool("add_media"), ctx, raw).for_model()) == {
-            "error": "give tmdb_id for a movie or tvdb_id for a series, from search_media"}
+            "error": "id must be one search_media gave, like tv78107 or m841"}, raw
+    assert json.loads(run_tool(get_tool("add_media"), ctx,
+                               '{"tmdb_id": 5, "tvdb_id": 6}').for_model()) == {
+        "error": "unknown argument tmdb_id; the arguments are: id, seasons, quality_profile"}
 
 
 @pytest.mark.parametrize("former, raw, now", [
-    ("notify_me", {"kind": "movie", "id": 5}, {"tmdb_id": 5, "seasons": "all"}),
-    ("notify_me", {"kind": "series", "id": 6}, {"tvdb_id": 6, "seasons": "all"}),
+    ("notify_me", {"kind": "movie", "id": 5}, {"id": "m5", "seasons": "all"}),
+    ("notify_me", {"kind": "series", "id": 6}, {"id": "tv6", "seasons": "all"}),
     ("remove_media", {"kind": "series", "id": 6, "delete_files": True},
-     {"tvdb_id": 6, "delete_files": True}),
-    ("search_again", '{"kind": "movie", "id": 7}', {"tmdb_id": 7}),
+     {"id": "tv6", "delete_files": True}),
+    ("search_again", '{"kind": "movie", "id": 7}', {"id": "m7"}),
+    ("add_series", {"tvdb_id": 78107, "seasons": [2]}, {"id": "tv78107", "seasons": [2]}),
+    ("add_media", {"tmdb_id": 841}, {"id": "m841", "seasons": "all"}),
+    ("remove_media", {"tvdb_id": 6}, {"id": "tv6", "delete_files": False}),
+    ("search_again", {"tmdb_id": 7}, {"id": "m7"}),
     ("library_status", {"query": "dune", "kind": "any"}, {"query": "dune", "kind": "any"}),
     ("library_status", {"query": "dune", "kind": "series"}, {"query": "dune",
                                                               "kind": "series"}),
 ])
 def test_calls_stored_in_a_former_shape_still_run(former, raw, now):
     """History and held confirmations keep the calls as the model made them: by a former
-    name (notify_me, library_status) and with ``kind`` and ``id`` for the title."""
+    name (notify_me, library_status), with ``kind`` and ``id`` for the title, or with
+    ``tmdb_id``/``tvdb_id``: each is today's one id."""
     assert parse_arguments(get_tool(former), raw) == now
 
 
 def test_a_former_shape_that_does_not_fit_is_named():
-    with pytest.raises(ToolError, match="unknown argument id; the arguments are: tmdb_id, "
-                                        "tvdb_id"):
+    with pytest.raises(ToolError) as caught:
         parse_arguments(get_tool("search_again"), {"kind": "book", "id": 5})
-    with pytest.raises(ToolError, match="unknown argument id"):
+    assert str(caught.value) == "unknown argument kind; the arguments are: id"
+    with pytest.raises(ToolError) as caught:
         parse_arguments(get_tool("search_again"), {"id": 5})
+    assert str(caught.value) == "id must be one search_media gave, like tv78107 or m841"
 
 
 def test_tool_schemas_stay_small_and_keep_validation_out_of_the_prompt():
     schemas = tool_schemas(available_tools("admin", sonarr=True, radarr=True))
     assert len(json.dumps(schemas)) <= SCHEMA_BUDGET
     text = json.dumps(schemas)
-    for keyword in ("additionalProperties", "minimum", "maxLength", "default"):
+    for keyword in ("additionalProperties", "minimum", "maxLength", "default", "pattern",
+                    "x-error"):
         assert f"\"{keyword}\":" not in text
     with pytest.raises(ToolError, match="days must be at most 60"):   # still enforced
         parse_arguments(get_tool("upcoming"), {"days": 61})
@@ -128,25 +142,35 @@ def test_tool_schemas_stay_small_and_keep_validation_out_of_the_prompt():
 
 
 @pytest.mark.parametrize("raw, expected", [
-    ('{"tvdb_id": 5}', {"tvdb_id": 5, "seasons": "all"}),
-    ({"tvdb_id": 5, "seasons": [1, 3]}, {"tvdb_id": 5, "seasons": [1, 3]}),
+    ('{"id": "tv5"}', {"id": "tv5", "seasons": "all"}),
+    ({"id": "tv5", "seasons": [1, 3]}, {"id": "tv5", "seasons": [1, 3]}),
+    ('{"id": "tv5", "seasons": "latest", "quality_profile": "Any"}',
+     {"id": "tv5", "seasons": "latest", "quality_profile": "Any"}),
+    ('{"tvdb_id": 5}', {"id": "tv5", "seasons": "all"}),
+    ({"tvdb_id": 5, "seasons": [1, 3]}, {"id": "tv5", "seasons": [1, 3]}),
     ('{"tvdb_id": 5, "seasons": "latest", "quality_profile": "Any"}',
-     {"tvdb_id": 5, "seasons": "latest", "quality_profile": "Any"}),
+     {"id": "tv5", "seasons": "latest", "quality_profile": "Any"}),
 ])
 def test_valid_arguments_get_defaults(raw, expected):
     assert parse_arguments(get_tool("add_media"), raw) == expected
 
 
 @pytest.mark.parametrize("raw, problem", [
-    ('{"tvdb_id": 5', "the arguments are not valid JSON"),
+    ('{"id": "tv5"', "the arguments are not valid JSON"),
     ("[1]", "the arguments must be a JSON object"),
-    ('{"tvdb_id": "73244"}', "tvdb_id must be a whole number, not a string '73244'"),
-    ('{"tvdb_id": true}', "tvdb_id must be a whole number, not true or false"),
-    ('{"tvdb_id": 0}', "tvdb_id must be at least 1, not 0"),
-    ('{"tvdb_id": 5, "season": 2}', "unknown argument season; the arguments are: tmdb_id, "
-                                    "tvdb_id, seasons, quality_profile"),
-    ('{"tvdb_id": 5, "seasons": "some"}', "seasons must be one of 'all', 'latest', 'future'"),
-    ('{"tvdb_id": 5, "seasons": []}', "seasons must not be an empty list"),
+    ('{"id": 73244}', "id must be one search_media gave, like tv78107 or m841"),
+    ('{"id": "73244"}', "id must be one search_media gave, like tv78107 or m841"),
+    ('{"id": true}', "id must be one search_media gave, like tv78107 or m841"),
+    ('{"id": "tv0"}', "id must be one search_media gave, like tv78107 or m841"),
+    ('{"tvdb_id": 0}', "id must be one search_media gave, like tv78107 or m841"),
+    ('{"tvdb_id": "73244"}', "unknown argument tvdb_id; the arguments are: id, seasons, "
+                             "quality_profile"),
+    ('{"id": "tv5", "season": 2}', "unknown argument season; the arguments are: id, seasons, "
+                                   "quality_profile"),
+    ('{"tvdb_id": 5, "season": 2}', "unknown argument season; the arguments are: id, "
+                                    "seasons, quality_profile"),
+    ('{"id": "tv5", "seasons": "some"}', "seasons must be one of 'all', 'latest', 'future'"),
+    ('{"id": "tv5", "seasons": []}', "seasons must not be an empty list"),
     ('{"tvdb_id": 5, "seasons": [1, "2"]}', "seasons[1] must be a whole number"),
 ])
 def test_invalid_arguments_name_the_problem(raw, problem):

@@ -24,7 +24,8 @@ def test_search_lists_few_compact_hits_with_library_flag(stack):
     result = call(stack.context(radarr=False), "search_media", query="the office", kind="series")
     hits = result["results"]
     assert hits[0]["title"] == "The Office" and hits[0]["in_library"] is True
-    assert hits[0]["tvdb_id"] == OFFICE_TVDB and len(hits[0]["seasons"]) == 9   # S1 6/6 ...
+    assert hits[0]["id"] == f"tv{OFFICE_TVDB}" and len(hits[0]["seasons"]) == 9   # S1 6/6 ...
+    assert all(hit["id"].startswith("tv") and "kind" not in hit for hit in hits)
     assert 2 <= len(hits) <= 5 and not any(hit["in_library"] for hit in hits[1:])
     assert all(len(hit["overview"]) <= 160 for hit in hits[1:])
     assert {hit["seasons"] for hit in hits[1:]} <= {1, 2, 3}, "how many, to ask which"
@@ -247,7 +248,7 @@ def test_the_gate_is_asked_with_one_add_request_naming_what_the_rules_count(stac
     ctx.gate = gate
     result = run_tool(get_tool("add_series"), ctx, {"tvdb_id": OFFICE_UK_TVDB})
     assert asked == [AddRequest("sonarr", OFFICE_UK_TVDB, "The Office (UK, 2001)",
-                                "add_media", {"tvdb_id": OFFICE_UK_TVDB, "seasons": "all"}, 2)]
+                                "add_media", {"id": f"tv{OFFICE_UK_TVDB}", "seasons": "all"}, 2)]
     assert result.data == {"ok": True, "waiting_for_approval": True, "request": 1}
     assert not stack.sonarr.requests_to("series", method="POST")
 
@@ -276,7 +277,7 @@ def test_a_season_named_twice_is_asked_added_and_monitored_once(stack):
     ctx.gate = asked.append   # None: the add runs now
     result = call(ctx, "add_series", tvdb_id=OFFICE_UK_TVDB, seasons=[2, 2, 2])
     assert asked == [AddRequest("sonarr", OFFICE_UK_TVDB, "The Office (UK, 2001)",
-                                "add_media", {"tvdb_id": OFFICE_UK_TVDB, "seasons": [2]}, 1)]
+                                "add_media", {"id": f"tv{OFFICE_UK_TVDB}", "seasons": [2]}, 1)]
     assert result["monitored_seasons"] == [2]
     body = stack.sonarr.requests_to("series", "POST")[-1].body
     assert [s["monitored"] for s in body["seasons"]] == [False, True]

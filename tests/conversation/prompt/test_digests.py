@@ -5,6 +5,7 @@ history keeps the whole result. (conversation/prompt/window.py, shape.digest.)""
 import copy
 import itertools
 import json
+import re
 
 from mediabot.conversation.history import get_history
 from mediabot.conversation.prompt.build import build_prompt
@@ -147,7 +148,7 @@ def test_the_engine_sends_digests_and_stores_what_really_happened(engine_for, fa
     sent = [m for request in fake_llm.requests for m in request["messages"]
             if m["role"] == "tool"]
     briefs = [m["content"] for m in sent if m["content"].startswith(DIGEST_LEAD)]
-    assert briefs and all("tvdb_id" in brief or "tmdb_id" in brief for brief in briefs)
+    assert briefs and all(re.search(r" id (tv|m)[0-9]+", brief) for brief in briefs)
     stored = [m["content"] for m in get_history(alex, 200) if m["role"] == "tool"]
     assert len(stored) == 7 and all(json.loads(content)["results"] for content in stored)
     assert not any(content.startswith(DIGEST_LEAD) for content in stored)
