@@ -29,6 +29,7 @@ SMALLEST = {
     "tool_payload.py": [],
     "prompt_cache.py": ["--variant", "solo-20", "--texts", "1", "--rounds", "1", "--swa", "on",
                         "--cold-sample", "1", "--scripted-replies"],
+    "cold_offline.py": ["--model", "smollm2", "--variant", "solo-20"],
 }
 # Scripts that are a step of a bench above, run by it rather than on their own.
 RUN_BY = {"load_client.py": "webhook_load.py", "cache_driver.py": "prompt_cache.py",
@@ -116,3 +117,14 @@ def test_prompt_cache_smallest(tmp_path):
                      keep=("MEDIABOT_BENCH_CACHE",)))   # where missing() looked
     texts = out["runs"][0]["texts"]
     assert len(texts) == 1 and texts[0]["reply"], texts
+
+
+def test_cold_offline_smallest(tmp_path):
+    absent = missing("smollm2")
+    if absent:
+        pytest.skip("bench/cold_offline.py needs " + " and ".join(absent))
+    out = report(run(tmp_path, "cold_offline.py", *SMALLEST["cold_offline.py"], timeout=300,
+                     keep=("MEDIABOT_BENCH_CACHE",)))   # where missing() looked
+    (solo,) = out["current"]
+    assert solo["variant"] == "solo-20" and len(solo["first_requests"]) == 29
+    assert 0 < solo["tools_block_median"] < solo["total_median"]
