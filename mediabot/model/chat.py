@@ -101,15 +101,16 @@ class ChatModel:
                                person)
         import openai
 
+        slot = self.pins.slot_for(person)
         try:
             completion = completion_of(self._create_resampled(kwargs))
         except openai.OpenAIError as exc:
-            self.reads.remember(person, tools, None)
+            self.reads.remember(person, tools, None, slot)
             raise self._failure(exc) from exc
         except ModelError:
-            self.reads.remember(person, tools, None)
+            self.reads.remember(person, tools, None, slot)
             raise
-        self.reads.remember(person, tools, [*messages, completion.message])
+        self.reads.remember(person, tools, [*messages, completion.message], slot)
         return completion
 
     def reads_ahead(self) -> bool:
@@ -126,17 +127,25 @@ class ChatModel:
 
         Skipped where it does not pay (``reads_ahead``), when the server read the prompt
         before the stand-in already (``Reads``: a reply the model wrote, no slide), when the
-        person's last request failed (a busy server gets no more), and when ``waiting()``
-        says another text waits (its turn goes first). One try, bounded by
-        ``[llm] timeout_seconds``, never retried; a failure is returned, never raised.
+        person's last request failed (a busy server gets no more), when ``waiting()``
+        says another text waits (its turn goes first), and where the server keeps one prompt
+        per slot and does not restore saved ones (not ``SlotPins.person_first``) while
+        someone else's texts shared the person's slot since their last turn (``Reads.shared``:
+        the next to text would likely be another, and the prompt read for nothing). One try,
+        bounded by ``[llm] timeout_seconds``, never retried; a failure is returned, never
+        raised.
         """
         known = messages[:-1]
         if not self.reads_ahead():
             return ReadAhead(skipped="off" if not self.config.read_ahead else "not llama.cpp")
+        slot = self.pins.slot_for(person)
+        shared = self.reads.shared(person, slot)
         if self.reads.holds(person, tools, known):
             return ReadAhead(skipped="already read")
         if self.reads.failed(person):
             return ReadAhead(skipped="their last request failed")
+        if shared and not self.pins.person_first():
+            return ReadAhead(skipped="another person's texts share the slot")
         if waiting():
             return ReadAhead(skipped="a text waits")
         started = time.monotonic()
@@ -151,7 +160,7 @@ class ChatModel:
             return ReadAhead(failed=self._failure(exc).reason)
         except ModelError as exc:
             return ReadAhead(failed=exc.reason)
-        self.reads.remember(person, tools, known)
+        self.reads.remember(person, tools, known, slot)
         return ReadAhead(prompt_tokens=completion.prompt_tokens,
                          cached_tokens=completion.cached_tokens,
                          duration_ms=int((time.monotonic() - started) * 1000))

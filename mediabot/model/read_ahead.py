@@ -36,22 +36,41 @@ class ReadAhead:
 class Reads:
     """Per person (their place in the household), the tools and messages the server has read
     (the last request's messages and the answer it wrote to them, or a read-ahead's prompt
-    before its stand-in text); thread-safe, as the workers answer people in parallel."""
+    before its stand-in text), and who sent each slot's requests lately; thread-safe, as the
+    workers answer people in parallel."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         # None: the person's last request failed (a server that timed out or refused their
         # prompt is not given another long one off their wait)
         self._read: dict[int, tuple[list[dict], list[dict]] | None] = {}
+        self._count = 0   # requests remembered, numbering them
+        # per slot (None: the one the server picks), each person's latest request's number
+        self._latest: dict[int | None, dict[int, int]] = {}
+        self._decided: dict[int, int] = {}   # the number when a person's read-ahead was weighed
 
     def remember(self, person: int | None, tools: list[dict] | None,
-                 messages: list[dict] | None) -> None:
-        """What the server read for ``person``; ``messages`` None: their request failed."""
+                 messages: list[dict] | None, slot: int | None = None) -> None:
+        """What the server read for ``person`` on ``slot``; ``messages`` None: their request
+        failed."""
         if person is None:
             return
         with self._lock:
             self._read[person] = None if messages is None else (list(tools or []),
                                                                  list(messages))
+            self._count += 1
+            self._latest.setdefault(slot, {})[person] = self._count
+
+    def shared(self, person: int, slot: int | None) -> bool:
+        """Whether someone else's request went to ``slot`` since ``person``'s read-ahead was
+        last weighed (ever, the first time), which counts as weighing it now. Where the server
+        keeps one prompt per slot, that someone would likely take the slot again before the
+        person's next text, and a prompt read ahead would be read for nothing."""
+        with self._lock:
+            since = self._decided.get(person, 0)
+            self._decided[person] = self._count
+            return any(other != person and number > since
+                       for other, number in self._latest.get(slot, {}).items())
 
     def failed(self, person: int) -> bool:
         """Whether the person's last request got no answer."""

@@ -94,3 +94,48 @@ def test_reads_are_kept_per_person():
     assert not reads.holds(1, TOOLS, ASKED[:1]) and not reads.holds(1, None, ASKED)
     reads.remember(1, TOOLS, None)
     assert reads.failed(1) and not reads.holds(1, TOOLS, ASKED) and not reads.failed(2)
+
+
+def turn_and_read_ahead(model: ChatModel, fake_llm, person: int):
+    """One text of ``person``'s answered, then their next prompt weighed for a read-ahead."""
+    fake_llm.enqueue_text("Nothing is downloading.")
+    answer = model.complete(ASKED, TOOLS, person=person).message
+    reply = {"role": "assistant", "content": "Nothing is downloading right now."}
+    return model.read_ahead([*ASKED, answer | reply, STAND_IN], TOOLS, person=person,
+                            waiting=never)
+
+
+def test_a_slot_that_keeps_one_prompt_is_read_ahead_only_for_whoever_has_it_alone(fake_llm):
+    """llama-server with ``--cache-ram 0`` and one slot for the household: a prompt read ahead
+    for Sam is lost as soon as Alex texts, so none is read while members take turns; once
+    Sam is the only one texting, his next prompt is read ahead again."""
+    model = model_on(fake_llm, slots=1)
+    fake_llm.restores_prompts = False
+    sam, alex = 0, 1
+    assert turn_and_read_ahead(model, fake_llm, sam).read, "nobody else has texted"
+    assert turn_and_read_ahead(model, fake_llm, alex).skipped == \
+        "another person's texts share the slot"
+    assert turn_and_read_ahead(model, fake_llm, sam).skipped == \
+        "another person's texts share the slot"
+    assert turn_and_read_ahead(model, fake_llm, sam).read, "no one else since his last text"
+    assert [r["max_tokens"] for r in fake_llm.requests].count(1) == 2
+
+
+def test_a_server_that_restores_saved_prompts_is_read_ahead_for_every_member(fake_llm):
+    """llama-server as it comes saves each member's prompt in host memory and gives it back:
+    members taking turns on one slot still find their prompt read ahead."""
+    model = model_on(fake_llm, slots=1)
+    fake_llm.restores_prompts = True
+    assert turn_and_read_ahead(model, fake_llm, 0).read
+    assert turn_and_read_ahead(model, fake_llm, 1).read
+    assert turn_and_read_ahead(model, fake_llm, 0).read
+
+
+def test_who_shares_a_slot_is_counted_per_slot():
+    reads = Reads()
+    reads.remember(0, TOOLS, ASKED, slot=0)
+    reads.remember(1, TOOLS, ASKED, slot=1)
+    assert not reads.shared(0, 0) and not reads.shared(1, 1), "a slot each"
+    reads.remember(2, TOOLS, ASKED, slot=0)
+    assert reads.shared(0, 0), "someone else took slot 0 since"
+    assert not reads.shared(0, 0), "no one since it was last weighed"
