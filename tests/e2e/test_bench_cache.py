@@ -368,12 +368,8 @@ def test_scripted_replies_ask_the_server_for_one_token_and_answer_from_the_scrip
     plan = variant_plan("solo-20", None)
     try:
         with Proxy(urlparse(fake.url).port, scripted=True) as proxy:
-            texts, _ = drive(ROOT, {
-                "proxy": proxy.url, "texts": plan["texts"][:2], "timeout": 10,
-                "members": [dict(zip(("phone", "name", "role", "language"), MEMBERS[0],
-                                     strict=True))],
-                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
-                "database": str(tmp_path / "bench.db")}, timeout=120)
+            texts, _ = drive_household(proxy, {"members": [MEMBERS[0]]}, plan["texts"][:2],
+                                       tmp_path)
     finally:
         fake.stop()
     assert [t["reply"] for t in texts] == [SCRIPTED_REPLY.format(text=t["sent"])
@@ -416,12 +412,8 @@ def test_written_replies_are_the_models_own_within_the_bound_and_its_own_calls_a
     plan = variant_plan("solo-20", None)
     try:
         with Proxy(urlparse(fake.url).port, written=40) as proxy:
-            texts, _ = drive(ROOT, {
-                "proxy": proxy.url, "texts": plan["texts"][:2], "timeout": 10,
-                "members": [dict(zip(("phone", "name", "role", "language"), MEMBERS[0],
-                                     strict=True))],
-                "reply_tokens": 48, "max_messages": 20, "workdir": str(tmp_path),
-                "database": str(tmp_path / "bench.db")}, timeout=120)
+            texts, _ = drive_household(proxy, {"members": [MEMBERS[0]]}, plan["texts"][:2],
+                                       tmp_path)
     finally:
         fake.stop()
     assert [t["reply"] for t in texts] == [SCRIPTED_REPLY.format(text=texts[0]["sent"]),
